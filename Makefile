@@ -1,0 +1,44 @@
+# Two entry points for a new user: `make run` (start the server) and `make test` (the whole suite).
+# Both create .venv and install what they need; `make test` also installs Chromium and Redis from
+# Debian when they are missing (needs root or sudo).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8080
+
+.PHONY: run test lint typecheck pytest bench system clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(VENV)/.stamp-run: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(VENV)/.stamp-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(VENV)/.stamp-run $@
+
+run: $(VENV)/.stamp-run
+	$(BIN)/solrace serve --host $(HOST) --port $(PORT)
+
+system:
+	bash scripts/system-deps.sh
+
+lint: $(VENV)/.stamp-dev
+	$(BIN)/ruff check .
+	$(BIN)/mypy shared/solrules server/solrace
+
+pytest: $(VENV)/.stamp-dev
+	$(BIN)/python -m pytest
+
+test: system lint pytest
+
+bench: $(VENV)/.stamp-dev
+	$(BIN)/python bench/rules_bench.py
+	$(BIN)/python bench/race_bench.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis test-artifacts

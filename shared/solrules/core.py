@@ -1,0 +1,735 @@
+"""The rules core: moves, errors, pile rules and the :class:`Game` every variant subclasses.
+
+A game is described by class attributes (how its foundations and tableau build, what moves, what
+fills a space) plus a :meth:`Game.deal` method; everything else — legal move generation, checking
+with player-readable reasons, push/pop with exact undo, boards and position text — is shared.
+Standard library only: no I/O, no clock, no randomness (deals come from :mod:`solrules.deal`).
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, ClassVar
+
+from .cards import KING, RANK_NAMES, RANK_OF, RANKS, RED_OF, SUIT_NAMES, SUIT_OF, TEXT_OF
+
+__all__ = [
+    "Build",
+    "Fill",
+    "Foundations",
+    "Game",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "InvalidPositionError",
+    "Match",
+    "Move",
+    "Moves",
+    "Tableau",
+]
+
+
+class InvalidMoveError(ValueError):
+    """A move text that does not parse (``"t3->f1"``, ``"t2>t5/1"``); needs no position to say."""
+
+
+class IllegalMoveError(ValueError):
+    """A well-formed move that the rules refuse in the current position; the message says why."""
+
+
+class InvalidPositionError(ValueError):
+    """A position text that does not describe a position of a known game."""
+
+
+_MOVE_RE = re.compile(r"([a-z]+[0-9]*)>([a-z]+[0-9]*)(?:/([0-9]+))?")
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """Move the top ``count`` cards of pile ``src`` onto pile ``dst`` as a unit.
+
+    Text notation: ``"t3>f1"`` (one card), ``"t2>t5/3"`` (three cards), ``"s>w"`` (deal from the
+    stock), ``"w>s"`` (turn the waste over). Parsing needs no position; legality does.
+    """
+
+    src: str
+    dst: str
+    count: int = 1
+
+    @classmethod
+    def from_text(cls, text: str) -> Move:
+        """Parse a move text; raises :exc:`InvalidMoveError` if it is not one."""
+        if not isinstance(text, str):
+            raise InvalidMoveError(f"a move is a text such as 't3>f1', not {type(text).__name__}")
+        m = _MOVE_RE.fullmatch(text.strip())
+        if m is None:
+            raise InvalidMoveError(
+                f"{text!r} is not a move: write SOURCE>DESTINATION, e.g. 't3>f1' or 't2>t5/3'"
+            )
+        src, dst, count = m.group(1), m.group(2), m.group(3)
+        if count is None:
+            return cls(src, dst, 1)
+        n = int(count)
+        if n < 2 or len(count) > 3:
+            raise InvalidMoveError(f"{text!r}: a card count after '/' must be 2 or more")
+        return cls(src, dst, n)
+
+    def text(self) -> str:
+        """The move text, e.g. ``"t2>t5/3"``."""
+        if self.count == 1:
+            return f"{self.src}>{self.dst}"
+        return f"{self.src}>{self.dst}/{self.count}"
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        return f"Move.from_text({self.text()!r})"
+
+
+class Match(enum.Enum):
+    """What a card must share with the card it is built on, besides the rank step."""
+
+    ANY = "any suit"
+    ALT_COLOUR = "alternate colour"
+    SUIT = "same suit"
+
+
+class Moves(enum.Enum):
+    """Which cards of a tableau pile may move together."""
+
+    ONE = "top card only"
+    RUN = "any run in sequence from the top"
+    FACE_UP = "any face-up card with everything above it"
+
+
+class Fill(enum.Enum):
+    """What an empty tableau pile accepts."""
+
+    NEVER = "never filled again"
+    KING = "only a King"
+    ANY = "any card or movable run"
+
+
+@dataclass(frozen=True)
+class Build:
+    """How cards build on a pile: ``step`` +1 (up) or -1 (down), a :class:`Match`, wrap-around."""
+
+    step: int
+    match: Match
+    wrap: bool = False
+
+    def tables(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """``(key, wanted)``: a card fits on ``top`` exactly when ``key[card] == wanted[top]``."""
+        return _build_tables(self)
+
+    def describe(self) -> str:
+        direction = "up" if self.step > 0 else "down"
+        wrap = ", wrapping" if self.wrap else ""
+        return f"{direction} by one in {self.match.value}{wrap}"
+
+
+def _card_key(match: Match, rank: int, suit: int, red: int) -> int:
+    if match is Match.ANY:
+        return rank
+    if match is Match.ALT_COLOUR:
+        return rank * 2 + red
+    return rank * 4 + suit
+
+
+@cache
+def _build_tables(build: Build) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    # Reducing "does card fit on top" to one integer comparison keeps legal_moves a dictionary
+    # lookup per source card instead of a test per (source, destination) pair.
+    keys: list[int] = []
+    wanted: list[int] = []
+    for c in range(len(RANK_OF)):
+        rank, suit, red = RANK_OF[c], SUIT_OF[c], RED_OF[c]
+        keys.append(_card_key(build.match, rank, suit, red))
+        nxt = rank + build.step
+        if build.wrap:
+            nxt %= 13
+        if not 0 <= nxt < 13:
+            wanted.append(-1)
+        else:
+            wanted.append(_card_key(build.match, nxt, suit, 1 - red))
+    return tuple(keys), tuple(wanted)
+
+
+@dataclass(frozen=True)
+class Foundations:
+    """The foundation piles ``f1``…: count, how they build, their base rank and what may leave them.
+
+    ``base`` is the rank an empty foundation takes (``None``: set by the deal, as in Canfield).
+    With ``suit_groups`` the foundations are split in four groups, clubs, spades, hearts, diamonds.
+    """
+
+    count: int
+    build: Build
+    base: int | None = 0
+    suit_groups: bool = False
+    give_back: bool = False
+    max_cards: int = 13
+
+
+@dataclass(frozen=True)
+class Tableau:
+    """The tableau piles ``t1``…: count, build, what moves, what fills a space, forced effects.
+
+    ``refill_from_reserve``: a pile emptied by a move is at once refilled with the reserve's top
+    card (part of that move). ``flip``: a face-down card that becomes the top turns face up.
+    ``noun`` names a pile to the player ("fan", "column").
+    """
+
+    count: int
+    build: Build
+    moves: Moves
+    fill: Fill
+    refill_from_reserve: bool = False
+    flip: bool = False
+    noun: str = "pile"
+
+
+class Kind(enum.IntEnum):
+    FOUNDATION = 0
+    RESERVE = 1
+    STOCK = 2
+    WASTE = 3
+    TABLEAU = 4
+
+
+_KIND_NOUN = {Kind.FOUNDATION: "foundation", Kind.RESERVE: "reserve", Kind.STOCK: "stock",
+              Kind.WASTE: "waste"}
+
+# Undo records: each push stores a tuple of operations, replayed backwards by pop.
+_TRANSFER, _FLIP, _DEAL, _TURN = 0, 1, 2, 3
+
+
+class Game:
+    """A game of patience in progress: the piles, whose cards are face up, and the moves so far.
+
+    Subclasses set :attr:`name`, :attr:`title`, :attr:`decks`, :attr:`foundations`,
+    :attr:`tableau`, optionally :attr:`reserve` and :attr:`stock_deal`, and implement :meth:`deal`.
+    Build one with :func:`solrules.new_game` (a seeded deal) or :func:`solrules.parse_position`.
+    """
+
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    decks: ClassVar[int] = 1
+    foundations: ClassVar[Foundations]
+    tableau: ClassVar[Tableau]
+    reserve: ClassVar[bool] = False
+    #: Cards turned from stock to waste by ``s>w``; 0 for a game without stock and waste.
+    stock_deal: ClassVar[int] = 0
+
+    # Per-class layout, computed once by __init_subclass__.
+    pile_ids: ClassVar[tuple[str, ...]]
+    _kinds: ClassVar[tuple[Kind, ...]]
+    _index: ClassVar[dict[str, int]]
+    _f_range: ClassVar[range]
+    _t_range: ClassVar[range]
+    _r: ClassVar[int]
+    _s: ClassVar[int]
+    _w: ClassVar[int]
+    _move_cache: ClassVar[dict[int, Move]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not cls.name:
+            return
+        ids = [f"f{i + 1}" for i in range(cls.foundations.count)]
+        kinds = [Kind.FOUNDATION] * cls.foundations.count
+        if cls.reserve:
+            ids.append("r")
+            kinds.append(Kind.RESERVE)
+        if cls.stock_deal:
+            ids += ["s", "w"]
+            kinds += [Kind.STOCK, Kind.WASTE]
+        first_t = len(ids)
+        ids += [f"t{i + 1}" for i in range(cls.tableau.count)]
+        kinds += [Kind.TABLEAU] * cls.tableau.count
+        cls.pile_ids = tuple(ids)
+        cls._kinds = tuple(kinds)
+        cls._index = {p: i for i, p in enumerate(ids)}
+        cls._f_range = range(cls.foundations.count)
+        cls._t_range = range(first_t, len(ids))
+        cls._r = cls._index.get("r", -1)
+        cls._s = cls._index.get("s", -1)
+        cls._w = cls._index.get("w", -1)
+        cls._move_cache = {}
+
+    def __init__(self, cards: Sequence[int] | None = None, *, seed: int | None = None) -> None:
+        """Lay out ``cards`` (a shuffled pile, top last) with :meth:`deal`; empty piles if None."""
+        if not self.name:
+            raise TypeError("Game is abstract: use solrules.new_game(name, seed)")
+        self.seed = seed
+        self.move_stack: list[Move] = []
+        self._undo: list[tuple[tuple[int, ...], ...]] = []
+        self._piles: list[list[int]] = [[] for _ in self.pile_ids]
+        self._down: list[int] = [0] * len(self.pile_ids)
+        base = self.foundations.base
+        self.base_rank: int = 0 if base is None else base
+        self._set_tables()
+        if cards is not None:
+            pile = list(cards)
+            if len(pile) != 52 * self.decks:
+                raise ValueError(f"{self.title} needs {52 * self.decks} cards, not {len(pile)}")
+            self.deal(pile)
+
+    def _set_tables(self) -> None:
+        self._fkey, self._fwanted = self.foundations.build.tables()
+        self._tkey, self._twanted = self.tableau.build.tables()
+        # What an empty foundation accepts: its base rank, in its suit when grouped.
+        fb = self.foundations
+        per_suit = fb.count // 4
+        empty: list[tuple[int, ...]] = []
+        for f in range(fb.count):
+            suits = [f // per_suit] if fb.suit_groups else [0, 1, 2, 3]
+            empty.append(tuple(sorted({
+                _card_key(fb.build.match, self.base_rank, s, 1 if s >= 2 else 0) for s in suits
+            })))
+        self._f_empty_keys = tuple(empty)
+
+    # -- dealing ---------------------------------------------------------------------------------
+
+    def deal(self, cards: list[int]) -> None:
+        """Lay out a shuffled pile (top = last element); subclasses implement the game's deal."""
+        raise NotImplementedError
+
+    def _put(self, pile: str, card: int, *, face_up: bool = True) -> None:
+        """Deal one card onto a pile: for :meth:`deal` only."""
+        p = self._index[pile]
+        if not face_up:
+            if self._down[p] != len(self._piles[p]):
+                raise ValueError(f"cannot deal a face-down card onto face-up cards in {pile}")
+            self._down[p] += 1
+        self._piles[p].append(card)
+
+    # -- reading the position --------------------------------------------------------------------
+
+    def cards(self, pile: str) -> list[str]:
+        """The texts of the cards in ``pile``, bottom to top, face-down ones included."""
+        return [TEXT_OF[c] for c in self._piles[self._index[pile]]]
+
+    def face_down(self, pile: str) -> int:
+        """How many cards at the bottom of ``pile`` are face down."""
+        return self._down[self._index[pile]]
+
+    def progress(self) -> tuple[int, int]:
+        """``(cards on foundations, total cards)``."""
+        piles = self._piles
+        return sum(len(piles[f]) for f in self._f_range), 52 * self.decks
+
+    def is_won(self) -> bool:
+        """True when every card is on a foundation."""
+        done, total = self.progress()
+        return done == total
+
+    def board(self, reveal: bool = False) -> dict[str, Any]:
+        """The wire ``board`` object: ``{"game", "piles": [{"pile", "cards"}]}``, bottom to top.
+
+        Face-down cards (and undealt stock cards) are ``None`` unless ``reveal`` is true.
+        """
+        out = []
+        for pid, pile, down in zip(self.pile_ids, self._piles, self._down, strict=True):
+            if reveal or not down:
+                cards: list[str | None] = [TEXT_OF[c] for c in pile]
+            else:
+                cards = [None] * down + [TEXT_OF[c] for c in pile[down:]]
+            out.append({"pile": pid, "cards": cards})
+        return {"game": self.name, "piles": out}
+
+    def position(self) -> str:
+        """One-line position text; :func:`solrules.parse_position` gives back an equal position.
+
+        ``GAME [base=R] PILE:CARDS …``: each pile in order, cards bottom to top as two-character
+        texts, a ``|`` after the face-down ones (left out when there are none).
+        """
+        parts = [self.name]
+        if self.foundations.base is None:
+            parts.append(f"base={RANKS[self.base_rank]}")
+        for pid, pile, down in zip(self.pile_ids, self._piles, self._down, strict=True):
+            text = "".join(TEXT_OF[c] for c in pile)
+            if down:
+                text = text[: 2 * down] + "|" + text[2 * down:]
+            parts.append(f"{pid}:{text}")
+        return " ".join(parts)
+
+    def __repr__(self) -> str:
+        return f"solrules.parse_position({self.position()!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Game) and self.position() == other.position()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # -- moves -----------------------------------------------------------------------------------
+
+    def _movable(self, p: int) -> int:
+        """How many cards from the top of tableau pile ``p`` may move together."""
+        pile = self._piles[p]
+        free = len(pile) - self._down[p]
+        if free <= 0:
+            return 0
+        rule = self.tableau.moves
+        if rule is Moves.ONE:
+            return 1
+        if rule is Moves.FACE_UP:
+            return free
+        key, wanted = self._tkey, self._twanted
+        k = 1
+        while k < free and key[pile[-k]] == wanted[pile[-k - 1]]:
+            k += 1
+        return k
+
+    def _move(self, a: int, b: int, n: int) -> Move:
+        k = (a << 16) | (b << 8) | n
+        move = self._move_cache.get(k)
+        if move is None:
+            move = self._move_cache[k] = Move(self.pile_ids[a], self.pile_ids[b], n)
+        return move
+
+    def _foundation_wants(self) -> dict[int, list[int]]:
+        """Foundation-key → foundations that take a card with that key now."""
+        wants: dict[int, list[int]] = {}
+        piles, fwanted, limit = self._piles, self._fwanted, self.foundations.max_cards
+        for f in self._f_range:
+            pile = piles[f]
+            if not pile:
+                for k in self._f_empty_keys[f]:
+                    wants.setdefault(k, []).append(f)
+            elif len(pile) < limit:
+                k = fwanted[pile[-1]]
+                if k >= 0:
+                    wants.setdefault(k, []).append(f)
+        return wants
+
+    def legal_moves(self) -> list[Move]:
+        """Every distinct legal (source, count, destination), in a fixed order."""
+        piles, down = self._piles, self._down
+        fkey, tkey, twanted = self._fkey, self._tkey, self._twanted
+        fwants = self._foundation_wants()
+        twants: dict[int, list[int]] = {}
+        empties: list[int] = []
+        for t in self._t_range:
+            pile = piles[t]
+            if pile:
+                k = twanted[pile[-1]]
+                if k >= 0:
+                    twants.setdefault(k, []).append(t)
+            else:
+                empties.append(t)
+        fill = self.tableau.fill
+        if fill is Fill.NEVER:
+            empties = []
+        king_only = fill is Fill.KING
+        out: list[Move] = []
+        add = out.append
+        mv = self._move
+        for t in self._t_range:
+            pile = piles[t]
+            if not pile or down[t] == len(pile):
+                continue
+            for f in fwants.get(fkey[pile[-1]], ()):
+                add(mv(t, f, 1))
+            size = len(pile)
+            for n in range(1, self._movable(t) + 1):
+                card = pile[-n]
+                for d in twants.get(tkey[card], ()):
+                    if d != t:
+                        add(mv(t, d, n))
+                if empties and n < size and (not king_only or RANK_OF[card] == KING):
+                    for d in empties:
+                        add(mv(t, d, n))
+        singles = [p for p in (self._r, self._w) if p >= 0 and piles[p]]
+        if self.foundations.give_back:
+            singles += [f for f in self._f_range if piles[f]]
+        for p in singles:
+            card = piles[p][-1]
+            if p >= self.foundations.count:
+                for f in fwants.get(fkey[card], ()):
+                    add(mv(p, f, 1))
+            for d in twants.get(tkey[card], ()):
+                add(mv(p, d, 1))
+            if empties and (not king_only or RANK_OF[card] == KING):
+                for d in empties:
+                    add(mv(p, d, 1))
+        if self._s >= 0:
+            if piles[self._s]:
+                add(mv(self._s, self._w, 1))
+            elif piles[self._w]:
+                add(mv(self._w, self._s, 1))
+        return out
+
+    def generate_legal_moves(self) -> Iterator[Move]:
+        """Iterate over :meth:`legal_moves`."""
+        return iter(self.legal_moves())
+
+    def _noun(self, p: int) -> str:
+        kind = self._kinds[p]
+        if kind is Kind.TABLEAU:
+            return self.tableau.noun
+        return _KIND_NOUN[kind]
+
+    def refusal(self, move: Move) -> str | None:
+        """Why ``move`` is not legal here, in words a player understands; ``None`` if legal."""
+        a = self._index.get(move.src)
+        b = self._index.get(move.dst)
+        if a is None:
+            return f"{self.title} has no pile {move.src}"
+        if b is None:
+            return f"{self.title} has no pile {move.dst}"
+        n = move.count
+        piles = self._piles
+        ka, kb = self._kinds[a], self._kinds[b]
+        if ka is Kind.STOCK:
+            if kb is not Kind.WASTE or n != 1:
+                return "the stock only deals to the waste: s>w"
+            if not piles[a]:
+                return "the stock is empty: turn the waste over with w>s"
+            return None
+        if ka is Kind.WASTE and kb is Kind.STOCK:
+            if n != 1:
+                return "the waste turns over as a whole: w>s"
+            if piles[a] and not piles[b]:
+                return None
+            if not piles[a]:
+                return "the waste is empty"
+            return "deal the whole stock before turning the waste over"
+        if a == b:
+            return f"{move.src} cannot move onto itself"
+        pile = piles[a]
+        if not pile:
+            return f"{move.src} is empty"
+        if kb in (Kind.STOCK, Kind.WASTE, Kind.RESERVE):
+            return f"nothing can be played onto the {_KIND_NOUN[kb]}"
+        if ka is Kind.FOUNDATION:
+            if not self.foundations.give_back:
+                return "cards never come back from a foundation"
+            if kb is Kind.FOUNDATION:
+                return "cards do not move from one foundation to another"
+        if n > 1:
+            if ka is not Kind.TABLEAU:
+                return f"only the top card of the {self._noun(a)} moves"
+            if n > len(pile):
+                return f"{move.src} holds only {len(pile)} cards"
+            movable = self._movable(a)
+            if n > movable:
+                rule = self.tableau.moves
+                if rule is Moves.ONE:
+                    return "only one card moves at a time"
+                if rule is Moves.FACE_UP:
+                    return f"{move.src} has only {movable} face-up cards"
+                return (f"the top {n} cards of {move.src} are not a sequence "
+                        f"{self.tableau.build.describe()}")
+        elif self._down[a] >= len(pile):
+            return f"the top card of {move.src} is face down"
+        card = pile[-n]
+        if kb is Kind.FOUNDATION:
+            if n != 1:
+                return "cards go to a foundation one at a time"
+            return self._foundation_refusal(b, card)
+        dest = piles[b]
+        if not dest:
+            fill = self.tableau.fill
+            noun = self.tableau.noun
+            if fill is Fill.NEVER:
+                return f"an empty {noun} is never filled again"
+            if fill is Fill.KING and RANK_OF[card] != KING:
+                return f"only a King may fill an empty {noun}"
+            if ka is Kind.TABLEAU and n == len(pile):
+                return f"moving all of {move.src} onto an empty {noun} changes nothing"
+            return None
+        if self._tkey[card] != self._twanted[dest[-1]]:
+            return f"{TEXT_OF[card]} does not go on {TEXT_OF[dest[-1]]}"
+        return None
+
+    def _foundation_refusal(self, f: int, card: int) -> str | None:
+        pile = self._piles[f]
+        fid = self.pile_ids[f]
+        if not pile:
+            if self._fkey[card] in self._f_empty_keys[f]:
+                return None
+            rank = RANK_NAMES[self.base_rank]
+            if self.foundations.suit_groups:
+                suit = SUIT_NAMES[f // (self.foundations.count // 4)]
+                return f"empty {fid} takes only a {rank} of {suit}, not {TEXT_OF[card]}"
+            article = "an" if rank in ("Ace", "8") else "a"
+            return f"empty {fid} takes only {article} {rank}, not {TEXT_OF[card]}"
+        if len(pile) >= self.foundations.max_cards:
+            return f"{fid} is complete"
+        if self._fkey[card] != self._fwanted[pile[-1]]:
+            return f"{TEXT_OF[card]} does not go on {TEXT_OF[pile[-1]]}"
+        return None
+
+    def is_legal(self, move: Move) -> bool:
+        """True if ``move`` may be pushed now."""
+        return self.refusal(move) is None
+
+    def parse_move(self, text: str) -> Move:
+        """Parse and check a move text: :exc:`InvalidMoveError` or :exc:`IllegalMoveError`."""
+        move = Move.from_text(text)
+        why = self.refusal(move)
+        if why is not None:
+            raise IllegalMoveError(why)
+        return move
+
+    def push(self, move: Move) -> None:
+        """Play ``move`` and its forced effects; :exc:`IllegalMoveError` if illegal (no change)."""
+        why = self.refusal(move)
+        if why is not None:
+            raise IllegalMoveError(why)
+        self._apply(move)
+
+    def push_text(self, text: str) -> Move:
+        """Parse, check and play a move text; returns the :class:`Move`."""
+        move = self.parse_move(text)
+        self._apply(move)
+        return move
+
+    def _apply(self, move: Move) -> None:
+        a, b = self._index[move.src], self._index[move.dst]
+        ops: list[tuple[int, ...]] = []
+        if a == self._s:
+            k = min(self.stock_deal, len(self._piles[a]))
+            self._deal_stock(k)
+            ops.append((_DEAL, k))
+        elif a == self._w and b == self._s:
+            self._turn_waste()
+            ops.append((_TURN,))
+        else:
+            self._transfer(a, b, move.count)
+            ops.append((_TRANSFER, a, b, move.count))
+            self._forced_effects(a, ops)
+        self._undo.append(tuple(ops))
+        self.move_stack.append(move)
+
+    def _forced_effects(self, a: int, ops: list[tuple[int, ...]]) -> None:
+        piles, down = self._piles, self._down
+        if (not piles[a] and self._kinds[a] is Kind.TABLEAU and self.tableau.refill_from_reserve
+                and self._r >= 0 and piles[self._r]):
+            self._transfer(self._r, a, 1)
+            ops.append((_TRANSFER, self._r, a, 1))
+            a = self._r
+        if down[a] and down[a] == len(piles[a]):
+            down[a] -= 1
+            ops.append((_FLIP, a))
+
+    def _transfer(self, a: int, b: int, n: int) -> None:
+        src = self._piles[a]
+        self._piles[b] += src[-n:]
+        del src[-n:]
+
+    def _deal_stock(self, k: int) -> None:
+        stock, waste = self._piles[self._s], self._piles[self._w]
+        for _ in range(k):
+            waste.append(stock.pop())
+        self._down[self._s] = len(stock)
+
+    def _turn_waste(self) -> None:
+        s, w = self._s, self._w
+        self._piles[s] = self._piles[w][::-1]
+        self._piles[w] = []
+        self._down[s] = len(self._piles[s])
+
+    def pop(self) -> Move:
+        """Take back the last move exactly, forced effects included; :exc:`IndexError` if none."""
+        if not self.move_stack:
+            raise IndexError("no move to take back")
+        move = self.move_stack.pop()
+        for op in reversed(self._undo.pop()):
+            code = op[0]
+            if code == _TRANSFER:
+                self._transfer(op[2], op[1], op[3])
+            elif code == _FLIP:
+                self._down[op[1]] += 1
+            elif code == _DEAL:
+                stock, waste = self._piles[self._s], self._piles[self._w]
+                for _ in range(op[1]):
+                    stock.append(waste.pop())
+                self._down[self._s] = len(stock)
+            else:
+                s, w = self._s, self._w
+                self._piles[w] = self._piles[s][::-1]
+                self._piles[s] = []
+                self._down[s] = 0
+        return move
+
+    def copy(self) -> Game:
+        """An independent copy, move stack and undo history included."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.move_stack = list(self.move_stack)
+        new._undo = list(self._undo)
+        new._piles = [list(p) for p in self._piles]
+        new._down = list(self._down)
+        return new
+
+    # -- building from a position text -----------------------------------------------------------
+
+    @classmethod
+    def _from_fields(cls, options: dict[str, str], piles: dict[str, str]) -> Game:
+        game = cls()
+        if cls.foundations.base is None:
+            if options.get("base", "") not in tuple(RANKS):
+                raise InvalidPositionError(f"{cls.name} needs base=RANK (one of {RANKS})")
+            game.base_rank = RANKS.index(options["base"])
+            game._set_tables()
+        elif options:
+            raise InvalidPositionError(f"{cls.name} takes no options, got {sorted(options)}")
+        missing = [p for p in cls.pile_ids if p not in piles]
+        extra = [p for p in piles if p not in cls._index]
+        if missing or extra:
+            raise InvalidPositionError(
+                f"{cls.name}: missing piles {missing}, unknown piles {extra}")
+        seen: dict[str, int] = {}
+        for pid in cls.pile_ids:
+            text = piles[pid]
+            down_text, bar, up_text = text.partition("|")
+            if not bar:
+                down_text, up_text = "", text
+            p = cls._index[pid]
+            for part, face_down in ((down_text, True), (up_text, False)):
+                if len(part) % 2:
+                    raise InvalidPositionError(f"{pid}: cards are two characters each: {part!r}")
+                for i in range(0, len(part), 2):
+                    ct = part[i:i + 2]
+                    if ct[0] not in RANKS or ct[1] not in "CSHD":
+                        raise InvalidPositionError(f"{pid}: {ct!r} is not a card")
+                    copies = seen.get(ct, 0)
+                    seen[ct] = copies + 1
+                    card = copies * 52 + "CSHD".index(ct[1]) * 13 + RANKS.index(ct[0])
+                    if copies >= cls.decks:
+                        raise InvalidPositionError(f"{ct} appears more than {cls.decks} times")
+                    game._piles[p].append(card)
+                    if face_down:
+                        game._down[p] += 1
+            game._check_pile(p)
+        if len(seen) != 52 or any(v != cls.decks for v in seen.values()):
+            raise InvalidPositionError(f"{cls.title} needs every card exactly {cls.decks} times")
+        return game
+
+    def _check_pile(self, p: int) -> None:
+        pile, down, kind, pid = self._piles[p], self._down[p], self._kinds[p], self.pile_ids[p]
+        if kind is Kind.STOCK:
+            if down != len(pile):
+                raise InvalidPositionError("every stock card is face down (write s:CARDS|)")
+        elif down and (kind in (Kind.FOUNDATION, Kind.WASTE) or down >= len(pile)):
+            raise InvalidPositionError(f"{pid}: this pile cannot have face-down cards here")
+        elif kind is Kind.TABLEAU and down and not self.tableau.flip:
+            raise InvalidPositionError(f"{pid}: {self.title} has no face-down tableau cards")
+        elif kind is Kind.RESERVE and pile and down != len(pile) - 1:
+            raise InvalidPositionError("the reserve shows exactly its top card")
+        if kind is Kind.FOUNDATION and pile:
+            if len(pile) > self.foundations.max_cards:
+                raise InvalidPositionError(f"{pid} holds more than {self.foundations.max_cards}")
+            if self._fkey[pile[0]] not in self._f_empty_keys[p]:
+                raise InvalidPositionError(f"{pid} cannot start with {TEXT_OF[pile[0]]}")
+            for below, above in itertools.pairwise(pile):
+                if self._fkey[above] != self._fwanted[below]:
+                    raise InvalidPositionError(f"{pid}: {TEXT_OF[above]} is not built on "
+                                               f"{TEXT_OF[below]}")

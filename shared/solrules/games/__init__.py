@@ -1,0 +1,1 @@
+"""The launch games, one small module each."""
