@@ -1,0 +1,37 @@
+"""Plain-text rendering of a position, for terminals and logs."""
+
+from __future__ import annotations
+
+from .core import Game
+
+
+def render(game: Game, reveal: bool = False) -> str:
+    """A legible multi-line picture of ``game``: one pile per line, ``##`` for a face-down card.
+
+    Foundations share one line; the reserve and the stock show their size, as on a table.
+    """
+    board = game.board(reveal=reveal)
+    piles = {p["pile"]: p["cards"] for p in board["piles"]}
+    done, total = game.progress()
+    lines = [f"{game.title}" + (f"  seed {game.seed}" if game.seed is not None else "")
+             + f"  —  {done}/{total} home, {len(game.move_stack)} moves"]
+    found = [pid for pid in game.pile_ids if pid.startswith("f")]
+    cells = []
+    for pid in found:
+        cards = piles[pid]
+        cells.append(f"{pid}:{cards[-1] if cards else '--'}" + (f"({len(cards)})" if cards else ""))
+    for i in range(0, len(cells), 8):
+        lines.append("  ".join(cells[i:i + 8]))
+    if "r" in piles:
+        r = piles["r"]
+        lines.append(f"r: {(r[-1] or '##') if r else '--'}  ({len(r)} cards)")
+    if "s" in piles:
+        w = piles["w"]
+        shown = " ".join(c or "##" for c in w[-3:]) if w else "--"
+        lines.append(f"s: {len(piles['s'])} cards   w: {shown}  ({len(w)} cards)")
+    for pid in game.pile_ids:
+        if pid.startswith("t"):
+            cards = piles[pid]
+            body = " ".join(c or "##" for c in cards) if cards else "(empty)"
+            lines.append(f"{pid:>3}: {body}")
+    return "\n".join(lines)
