@@ -1,4 +1,4 @@
-"""Command line: ``python -m solrules deal GAME SEED [--json]`` and ``python -m solrules play GAME [SEED]``."""
+"""Command line: ``python -m solrules deal GAME SEED [--json]`` and ``... play GAME [SEED]``."""
 
 from __future__ import annotations
 
