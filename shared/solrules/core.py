@@ -60,6 +60,12 @@ class Move:
     dst: str
     count: int = 1
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.src, str) or not isinstance(self.dst, str):
+            raise InvalidMoveError("a move's source and destination are pile ids such as 't3'")
+        if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 1:
+            raise InvalidMoveError(f"a move takes 1 card or more, not {self.count!r}")
+
     @classmethod
     def from_text(cls, text: str) -> Move:
         """Parse a move text; raises :exc:`InvalidMoveError` if it is not one."""

@@ -22,13 +22,15 @@ def render(game: Game, reveal: bool = False) -> str:
         cells.append(f"{pid}:{cards[-1] if cards else '--'}" + (f"({len(cards)})" if cards else ""))
     for i in range(0, len(cells), 8):
         lines.append("  ".join(cells[i:i + 8]))
-    if "r" in piles:
-        r = piles["r"]
-        lines.append(f"r: {(r[-1] or '##') if r else '--'}  ({len(r)} cards)")
-    if "s" in piles:
-        w = piles["w"]
-        shown = " ".join(c or "##" for c in w[-3:]) if w else "--"
-        lines.append(f"s: {len(piles['s'])} cards   w: {shown}  ({len(w)} cards)")
+    # The reserve, stock and waste show what a player sees on a table (the top card, a count),
+    # or every card, bottom to top, when revealing.
+    for pid, seen in (("r", 1), ("s", 0), ("w", 3)):
+        if pid not in piles:
+            continue
+        cards = piles[pid]
+        shown = cards if reveal else cards[len(cards) - seen:] if seen else []
+        body = " ".join(c or "##" for c in shown) if shown else ("--" if not cards else "")
+        lines.append(f"{pid:>3}: {body}  ({len(cards)} cards)".replace(":   (", ": (", 1))
     for pid in game.pile_ids:
         if pid.startswith("t"):
             cards = piles[pid]
