@@ -717,6 +717,10 @@ class Game:
             game._check_pile(p)
         if len(seen) != 52 or any(v != cls.decks for v in seen.values()):
             raise InvalidPositionError(f"{cls.title} needs every card exactly {cls.decks} times")
+        if (cls.tableau.refill_from_reserve and game._piles[cls._r]
+                and any(not game._piles[t] for t in cls._t_range)):
+            # Spaces are refilled from the reserve as part of the move that empties them.
+            raise InvalidPositionError("a tableau pile cannot be empty while the reserve has cards")
         return game
 
     def _check_pile(self, p: int) -> None:
