@@ -1,0 +1,132 @@
+"""`python -m solrules deal|play`, run as a user would (subprocess)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+import solrules
+
+from tests.solrules.helpers import piles
+
+TIMEOUT = 30
+
+
+def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "solrules", *args], input=stdin,
+                          capture_output=True, text=True, timeout=TIMEOUT, check=False)
+
+
+def no_traceback(proc: subprocess.CompletedProcess[str]) -> None:
+    assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("game", solrules.GAMES)
+def test_deal_json_is_the_board(game: str) -> None:
+    proc = run("deal", game, "617", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == solrules.new_game(game, 617).board()
+
+
+@pytest.mark.parametrize("game", solrules.GAMES)
+def test_deal_json_reveal(game: str) -> None:
+    proc = run("deal", game, "617", "--json", "--reveal")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == solrules.new_game(game, 617).board(reveal=True)
+
+
+def test_deal_text_shows_every_face_up_card_and_no_face_down_one() -> None:
+    proc = run("deal", "yukon", str(2**64 - 1))
+    assert proc.returncode == 0, proc.stderr
+    assert "Yukon" in proc.stdout
+    g = solrules.new_game("yukon", 2**64 - 1)
+    tokens = proc.stdout.replace(":", " ").split()
+    shown, full = piles(g), piles(g, reveal=True)
+    for pid, cards in full.items():
+        for card, seen in zip(cards, shown[pid], strict=True):
+            assert (str(card) in tokens) == (seen is not None), card
+
+
+CARD = re.compile(r"(?<![A-Za-z0-9])[A2-9TJQK][CSHD](?![A-Za-z0-9])")
+
+
+@pytest.mark.parametrize("game", solrules.GAMES)
+def test_deal_text_reveal_shows_every_card(game: str) -> None:
+    """`--reveal`: "show face-down cards too" -- the reserve and stock included."""
+    proc = run("deal", game, "2", "--reveal")
+    assert proc.returncode == 0, proc.stderr
+    full = piles(solrules.new_game(game, 2), reveal=True)
+    assert Counter(CARD.findall(proc.stdout)) == Counter(str(c) for cs in full.values()
+                                                         for c in cs)
+
+
+def test_play_hides_face_down_cards() -> None:
+    proc = run("play", "yukon", "2", stdin="quit\n")
+    g = solrules.new_game("yukon", 2)
+    shown = [c for cs in piles(g).values() for c in cs if c is not None]
+    assert Counter(CARD.findall(proc.stdout)) == Counter(shown)
+
+
+def test_deal_text_scotch_lists_all_cards() -> None:
+    proc = run("deal", "scotch", "1")
+    assert proc.returncode == 0, proc.stderr
+    tokens = proc.stdout.split()
+    for cards in piles(solrules.new_game("scotch", 1)).values():
+        assert all(str(c) in tokens for c in cards)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("deal", "klondike", "1"), ("deal", "scotch", "-5"), ("deal", "scotch", "abc"),
+     ("deal", "scotch", str(2**64)), ("deal", "scotch"), (), ("shuffle", "scotch", "1"),
+     ("play", "yukon", "1.5")],
+)
+def test_bad_arguments_give_a_message_not_a_traceback(args: tuple[str, ...]) -> None:
+    proc = run(*args)
+    assert proc.returncode != 0
+    no_traceback(proc)
+    assert proc.stderr.strip()
+
+
+def test_play_moves_undo_legal_quit() -> None:
+    g = solrules.new_game("scotch", 1)
+    first = g.legal_moves()[0].text()
+    g.push_text(first)
+    after = {m.text() for m in g.legal_moves()}
+    proc = run("play", "scotch", "1", stdin=f"{first}\nlegal\nundo\nquit\n")
+    assert proc.returncode == 0, proc.stderr
+    no_traceback(proc)
+    out = proc.stdout
+    legal_line = next(line for line in out.splitlines() if set(line.split()) >= after)
+    assert set(legal_line.replace("move>", " ").split()) == after
+    assert "1 moves" in out or "1 move" in out
+    assert out.count(" 0 moves") == 2 and out.count(" 1 moves") == 1  # the undo took it back
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["foo", "t1>t2/2", "t1>zz", "", "t1>t2/99999999999999999999", "t1>t2é", "x" * 10000,
+     "\x00", "undo", "t1>f1/0", "   ", "legal extra", "w>s"],
+)
+def test_play_bad_input_is_a_message_never_a_traceback(line: str) -> None:
+    proc = run("play", "scotch", "1", stdin=f"{line}\nt16>t2\nquit\n")
+    assert proc.returncode == 0, proc.stderr
+    no_traceback(proc)
+    assert "1 moves" in proc.stdout or "1 move" in proc.stdout  # still playing afterwards
+
+
+def test_play_refusal_says_why() -> None:
+    proc = run("play", "scotch", "1", stdin="t1>t2/2\nquit\n")
+    g = solrules.new_game("scotch", 1)
+    reason = g.refusal(solrules.Move.from_text("t1>t2/2"))
+    assert reason and reason in proc.stdout + proc.stderr
+
+
+def test_play_ends_cleanly_on_end_of_input() -> None:
+    proc = run("play", "quadruple-canfield", "5", stdin="s>w\n")
+    assert proc.returncode == 0
+    no_traceback(proc)
