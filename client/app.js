@@ -1,0 +1,58 @@
+// Router: picks a page from location.pathname and mounts it into <main>. Pages export
+// `mount(root, params) -> unmount()`; links marked `data-link` navigate without a reload.
+
+import * as home from "./pages/home.js";
+import * as race from "./pages/race.js";
+import * as watch from "./pages/watch.js";
+import { h, navigate, replace, setConnectionState } from "./ui.js";
+
+const ROUTES = [
+  [/^\/$/, home, () => ({})],
+  [/^\/race\/([^/]+)\/watch\/?$/, watch, (m) => ({ race: decodeURIComponent(m[1]) })],
+  [/^\/race\/([^/]+)\/?$/, race, (m) => ({ race: decodeURIComponent(m[1]) })],
+];
+
+// For automation and curious players: the current page's session and a navigate function.
+window.solrace = { session: null, navigate };
+
+let unmount = null;
+
+function route() {
+  const root = document.getElementById("main");
+  unmount?.();
+  unmount = null;
+  window.solrace.session = null;
+  setConnectionState("");
+  for (const [re, page, params] of ROUTES) {
+    const m = re.exec(location.pathname);
+    if (m) {
+      root.replaceChildren();
+      unmount = page.mount(root, { ...params(m), ...(history.state || {}) }) || null;
+      return;
+    }
+  }
+  replace(
+    root,
+    h("section.panel.narrow", {},
+      h("h1", {}, "Nothing here"),
+      h("p", {}, "This address is not a page of solrace."),
+      h("p", {}, h("a.button", { href: "/", "data-link": true }, "Go to the start page"))),
+  );
+}
+
+
+document.addEventListener("click", (e) => {
+  const a = e.target.closest?.("a[data-link]");
+  if (!a || e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
+  const url = new URL(a.href, location.href);
+  if (url.origin !== location.origin) return;
+  e.preventDefault();
+  navigate(url.pathname + url.search);
+});
+
+window.addEventListener("popstate", route);
+window.addEventListener("solrace:navigate", () => {
+  route();
+  window.scrollTo(0, 0);
+});
+route();

@@ -1,0 +1,131 @@
+// Start page: create a race, join or watch one by link or code, and the races this browser knows.
+
+import { GAME_TITLES, gameTitle } from "../cards.js";
+import { createRace, store } from "../net.js";
+import { fetchJSON, h, navigate, replace } from "../ui.js";
+
+const TIME_LIMITS = [
+  [120, "2 minutes"],
+  [300, "5 minutes"],
+  [600, "10 minutes"],
+  [900, "15 minutes"],
+  [1800, "30 minutes"],
+  [3600, "1 hour"],
+];
+
+/** A race id from what a person pasted: a code, or a link like https://host/race/abc/watch. */
+export function raceFromInput(text) {
+  const t = text.trim();
+  if (!t) return "";
+  const m = /\/race\/([^/?#\s]+)/.exec(t);
+  return decodeURIComponent(m ? m[1] : t.replace(/^#/, ""));
+}
+
+export function mount(root) {
+  document.title = "solrace — patience races";
+  const gameSelect = h("select#game", { name: "game", required: true },
+    Object.entries(GAME_TITLES).map(([id, title]) => h("option", { value: id }, title)));
+  fetchJSON("/api/games")
+    .then((games) => {
+      if (!Array.isArray(games) || !games.length) return;
+      const current = gameSelect.value;
+      replace(gameSelect, games.map((g) => h("option", { value: g.game }, g.title || gameTitle(g.game))));
+      if (games.some((g) => g.game === current)) gameSelect.value = current;
+    })
+    .catch(() => {});
+
+  const racers = h("input#racers", { type: "number", name: "players", min: 1, max: 8, value: 2, required: true });
+  const timeLimit = h("select#time-limit", { name: "time_limit" },
+    TIME_LIMITS.map(([s, label]) => h("option", { value: s, selected: s === 600 }, label)));
+  const undo = h("input#undo", { type: "checkbox", name: "undo", checked: true });
+  const seed = h("input#seed", { type: "text", name: "seed", inputmode: "numeric", pattern: "[0-9]*",
+    placeholder: "random", autocomplete: "off" });
+  const createMsg = h("p.form-msg", { role: "alert" });
+  const createBtn = h("button.primary", { type: "submit" }, "Create race");
+
+  const createForm = h("form.panel.create", {
+    "aria-labelledby": "create-title",
+    onsubmit: async (e) => {
+      e.preventDefault();
+      createMsg.textContent = "";
+      createBtn.disabled = true;
+      const options = {
+        game: gameSelect.value,
+        players: Math.max(1, Math.min(8, Number(racers.value) || 2)),
+        time_limit: Number(timeLimit.value),
+        undo: undo.checked,
+      };
+      if (seed.value.trim()) options.seed = seed.value.trim();
+      try {
+        const created = await createRace(options);
+        navigate(`/race/${encodeURIComponent(created.race)}`, { created: true });
+      } catch (err) {
+        createMsg.textContent = err.message || "Could not create the race.";
+        createBtn.disabled = false;
+      }
+    },
+  },
+  h("h2#create-title", {}, "New race"),
+  h("div.field", {}, h("label", { for: "game" }, "Game"), gameSelect),
+  h("div.field-row", {},
+    h("div.field", {}, h("label", { for: "racers" }, "Racers"), racers),
+    h("div.field", {}, h("label", { for: "time-limit" }, "Time limit"), timeLimit)),
+  h("div.field.check", {}, undo, h("label", { for: "undo" }, "Allow undo")),
+  h("details.more", {},
+    h("summary", {}, "Choose the deal"),
+    h("div.field", {}, h("label", { for: "seed" }, "Deal number (seed)"), seed),
+    h("p.hint", {}, "Leave empty for a secret random deal, revealed and verifiable when the race ends.")),
+  createBtn,
+  createMsg);
+
+  const code = h("input#code", { type: "text", name: "code", placeholder: "Race code or link", autocomplete: "off",
+    required: true, spellcheck: false });
+  const name = h("input#join-name", { type: "text", name: "name", placeholder: "Your name", maxlength: 32,
+    value: store.name(), autocomplete: "nickname" });
+  const joinMsg = h("p.form-msg", { role: "alert" });
+  const go = (suffix, state) => {
+    const race = raceFromInput(code.value);
+    if (!race) {
+      joinMsg.textContent = "Enter a race code or paste a race link.";
+      code.focus();
+      return;
+    }
+    navigate(`/race/${encodeURIComponent(race)}${suffix}`, state);
+  };
+  const joinForm = h("form.panel.join", {
+    "aria-labelledby": "join-title",
+    onsubmit: (e) => {
+      e.preventDefault();
+      const n = name.value.trim();
+      if (n) store.setName(n);
+      go("", n ? { autojoin: n } : null);
+    },
+  },
+  h("h2#join-title", {}, "Join or watch"),
+  h("div.field", {}, h("label", { for: "code" }, "Race"), code),
+  h("div.field", {}, h("label", { for: "join-name" }, "Name"), name),
+  h("div.buttons", {},
+    h("button.primary", { type: "submit" }, "Join"),
+    h("button", { type: "button", onclick: () => go("/watch") }, "Watch")),
+  joinMsg);
+
+  const recent = store.recent();
+  const recentPanel = recent.length
+    ? h("section.panel.recent", { "aria-labelledby": "recent-title" },
+      h("h2#recent-title", {}, "Your races"),
+      h("ul.plain", {}, recent.map((r) =>
+        h("li", {},
+          h("a", { href: `/race/${encodeURIComponent(r.race)}`, "data-link": true }, r.race),
+          h("span.muted", {}, ` ${gameTitle(r.game || "")} · ${r.what} ${new Date(r.at).toLocaleString()}`)))))
+    : null;
+
+  replace(root,
+    h("section.hero", {},
+      h("h1", {}, "Race the same deal."),
+      h("p.lead", {}, "Everyone gets the same shuffled patience deal. The server checks every move; " +
+        "friends and spectators watch live. Fair by construction: the deal is committed before the " +
+        "start and verifiable afterwards.")),
+    h("div.home-grid", {}, createForm, joinForm),
+    recentPanel);
+  return null;
+}

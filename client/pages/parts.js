@@ -1,0 +1,187 @@
+// Pieces shared by the race and spectator pages: a racer's card (name, progress bar, live board),
+// the race header with status and clock, the share box and the progress announcer.
+
+import { BoardView } from "../board.js";
+import { gameTitle } from "../cards.js";
+import { announce, copyText, formatTime, h, ordinal, raceLink, toast } from "../ui.js";
+
+/** A racer as others see it: name, place, a progress bar and a small live board. */
+export class PlayerCard {
+  constructor(playerId, { you = false, boardOptions = {} } = {}) {
+    this.id = playerId;
+    this.name = h("span.player-name");
+    this.badge = h("span.player-badge");
+    this.meta = h("span.player-meta");
+    this.fill = h("div.bar-fill");
+    this.barText = h("span.bar-text");
+    this.bar = h("div.bar", { role: "progressbar", "aria-valuemin": 0 }, this.fill, this.barText);
+    const boardEl = h("div");
+    this.view = new BoardView(boardEl, { player: playerId, compact: true, emptyText: "Waiting for the deal…", ...boardOptions });
+    this.el = h("section.player-card", { dataset: { player: playerId }, class: you ? "is-you" : "" },
+      h("header.player-head", {}, this.name, this.badge, this.meta),
+      this.bar,
+      boardEl);
+  }
+
+  /** `showBoard`: false before the start, so the deal stays hidden until everyone gets it. */
+  update(p, showBoard = true) {
+    const progress = p.progress || {};
+    const total = progress.total || 0;
+    const home = progress.foundation || 0;
+    const pct = total ? Math.round((home / total) * 100) : 0;
+    this.name.textContent = p.name || p.player;
+    this.fill.style.width = `${pct}%`;
+    this.barText.textContent = total ? `${home} / ${total}` : "–";
+    this.bar.setAttribute("aria-valuenow", home);
+    this.bar.setAttribute("aria-valuemax", total || 1);
+    this.bar.setAttribute("aria-label", `${p.name}: ${home} of ${total} cards home`);
+    const moves = progress.moves ?? 0;
+    this.meta.textContent = `${moves} move${moves === 1 ? "" : "s"}`;
+    let badge = "";
+    if (p.finished || p.place) badge = `${ordinal(p.place)} · ${formatTime(p.time_ms)}`;
+    else if (p.resigned) badge = "resigned";
+    else if (p.connected === false) badge = "offline";
+    this.badge.textContent = badge;
+    this.el.classList.toggle("finished", !!(p.finished || p.place));
+    this.el.classList.toggle("resigned", !!p.resigned);
+    this.el.classList.toggle("offline", p.connected === false);
+    this.view.set({ board: (showBoard && p.board) || null });
+  }
+}
+
+/** Keeps one PlayerCard per racer in `container`, in the race's player order. */
+export class PlayerCards {
+  constructor(container, { exclude = null, boardOptions = {} } = {}) {
+    this.container = container;
+    this.exclude = exclude;
+    this.boardOptions = boardOptions;
+    this.cards = new Map();
+  }
+
+  update(model) {
+    const ids = model.order.filter((id) => id !== this.exclude?.());
+    for (const id of ids) {
+      if (!this.cards.has(id)) {
+        this.cards.set(id, new PlayerCard(id, { you: id === model.you, boardOptions: this.boardOptions }));
+      }
+      this.cards.get(id).update(model.players.get(id), model.status === "running" || model.status === "finished");
+    }
+    for (const [id, card] of this.cards) {
+      if (!ids.includes(id)) {
+        card.el.remove();
+        this.cards.delete(id);
+      }
+    }
+    const want = ids.map((id) => this.cards.get(id).el);
+    if (want.some((el, i) => this.container.children[i] !== el) || this.container.children.length !== want.length) {
+      this.container.replaceChildren(...want);
+    }
+  }
+}
+
+/** {phase, text, clock} for the header: what the race is doing and the time to show. */
+export function raceClock(model, now) {
+  switch (model.status) {
+    case "lobby":
+      return { phase: "lobby", text: "Waiting to start", clock: "" };
+    case "countdown": {
+      const left = Math.max(0, (model.starts_at ?? now) - now);
+      return { phase: "countdown", text: "Starting", clock: String(Math.ceil(left / 1000)), left };
+    }
+    case "running": {
+      const elapsed = model.started_at ? now - model.started_at : 0;
+      const remaining = model.ends_at ? model.ends_at - now : null;
+      return {
+        phase: "running",
+        text: remaining !== null ? `${formatTime(Math.max(0, remaining), { tenths: false })} left` : "Racing",
+        clock: formatTime(Math.max(0, elapsed)),
+      };
+    }
+    case "finished":
+      return { phase: "finished", text: "Race over", clock: "" };
+    default:
+      return { phase: "loading", text: model.notFound ? "Race not found" : "Loading…", clock: "" };
+  }
+}
+
+/** The header strip: game, race code with copy-link button, status pill and clock. */
+export class RaceHeader {
+  constructor(race, { watching = false } = {}) {
+    this.title = h("h1.race-title");
+    this.status = h("span.status-pill", { role: "status" });
+    this.clock = h("span.clock", { "aria-label": "Race clock", role: "timer" });
+    const link = raceLink(race);
+    this.el = h("div.race-head", {},
+      this.title,
+      h("span.race-code", {}, "Race ", h("code", {}, race)),
+      h("button.small.copy", {
+        type: "button",
+        title: link,
+        onclick: async () => toast((await copyText(link)) ? "Race link copied" : link, "info", 2500),
+      }, "Copy link"),
+      watching
+        ? h("a.small.button", { href: `/race/${encodeURIComponent(race)}`, "data-link": true }, "Race page")
+        : h("a.small.button", { href: `/race/${encodeURIComponent(race)}/watch`, "data-link": true }, "Spectate"),
+      h("span.grow"),
+      this.status,
+      this.clock);
+  }
+
+  update(model, now) {
+    this.title.textContent = model.game ? gameTitle(model.game) : "Race";
+    const c = raceClock(model, now);
+    this.status.textContent = c.text;
+    this.status.dataset.phase = c.phase;
+    this.clock.textContent = c.phase === "running" ? c.clock : "";
+    return c;
+  }
+}
+
+/** Announces other racers' progress in the polite live region, at most every few seconds each. */
+export class ProgressAnnouncer {
+  constructor(gapMs = 8000) {
+    this.gapMs = gapMs;
+    this.last = new Map();
+  }
+
+  update(model) {
+    const now = Date.now();
+    for (const p of model.players.values()) {
+      if (p.player === model.you || !p.progress) continue;
+      const key = p.progress.foundation;
+      const prev = this.last.get(p.player);
+      if (!prev) {
+        this.last.set(p.player, { key, at: 0 }); // the first change is announced at once
+        continue;
+      }
+      if (prev.key !== key && now - prev.at > this.gapMs) {
+        this.last.set(p.player, { key, at: now });
+        announce(`${p.name}: ${key} of ${p.progress.total} cards home`);
+      }
+    }
+  }
+}
+
+/** Toast (read out by screen readers too) for a racer who cleared the deal. */
+export function announceFinisher(detail, you) {
+  const who = detail.player === you ? "You" : detail.name || detail.player;
+  const text = `${who} finished ${ordinal(detail.place)} in ${formatTime(detail.time_ms)}`;
+  toast(text, detail.player === you ? "good" : "info", 5000); // toasts sit in a polite live region
+}
+
+/** Lobby list of racers. */
+export function lobbyList(model) {
+  const items = model.order.map((id) => {
+    const p = model.players.get(id);
+    return h("li", { class: p.connected === false ? "offline" : "" },
+      h("span.dot", { "aria-hidden": "true" }),
+      p.name || id,
+      id === model.you ? h("span.muted", {}, " (you)") : null,
+      p.ready ? h("span.tag", {}, "ready") : null);
+  });
+  const max = model.options?.players;
+  return [
+    h("h3", {}, `Racers ${model.order.length}${max ? ` / ${max}` : ""}`),
+    items.length ? h("ul.lobby-list", {}, items) : h("p.muted", {}, "Nobody has joined yet."),
+  ];
+}

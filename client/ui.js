@@ -1,0 +1,154 @@
+// Small DOM and formatting helpers shared by the pages. No game rules here.
+
+/**
+ * Build an element: h("button#go.primary", {onclick, type: "button"}, "Start").
+ * Attributes whose name starts with "on" become listeners, `dataset` and `style` objects are merged,
+ * `null`/`false` attributes are skipped; children may be strings, nodes, arrays or null.
+ */
+export function h(spec, attrs = {}, ...children) {
+  const tag = /^[a-z0-9-]*/i.exec(spec)[0] || "div";
+  const id = /#([\w-]+)/.exec(spec);
+  const classes = [...spec.matchAll(/\.([\w-]+)/g)].map((m) => m[1]);
+  const el = document.createElement(tag);
+  if (id) el.id = id[1];
+  if (classes.length) el.className = classes.join(" ");
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") {
+      el.addEventListener(key.slice(2), value);
+    } else if (key === "dataset") {
+      Object.assign(el.dataset, value);
+    } else if (key === "style" && typeof value === "object") {
+      for (const [prop, v] of Object.entries(value)) el.style.setProperty(prop, v);
+    } else if (key === "class") {
+      el.className = [el.className, value].filter(Boolean).join(" ");
+    } else if (key in el && typeof value !== "string") {
+      el[key] = value;
+    } else {
+      el.setAttribute(key, value === true ? "" : value);
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(el, child);
+    else el.append(child instanceof Node ? child : String(child));
+  }
+}
+
+/** Replace every child of `el` with `children`. */
+export function replace(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+/** Coalesce many "something changed" calls into one callback per animation frame. */
+export function frameScheduler(fn) {
+  let pending = 0;
+  return () => {
+    if (pending) return;
+    pending = requestAnimationFrame(() => {
+      pending = 0;
+      fn();
+    });
+  };
+}
+
+/** "1:05.3" for 65300 ms; "-" for null. */
+export function formatTime(ms, { tenths = true } = {}) {
+  if (ms === null || ms === undefined || Number.isNaN(ms)) return "–";
+  const neg = ms < 0;
+  ms = Math.abs(ms);
+  const total = Math.floor(ms / 100);
+  const minutes = Math.floor(total / 600);
+  const seconds = Math.floor((total % 600) / 10);
+  const t = total % 10;
+  const text = `${minutes}:${String(seconds).padStart(2, "0")}${tenths ? `.${t}` : ""}`;
+  return neg ? `-${text}` : text;
+}
+
+export function ordinal(n) {
+  const s = ["th", "st", "nd", "rd"];
+  const v = n % 100;
+  return n + (s[(v - 20) % 10] || s[v] || s[0]);
+}
+
+const toastBox = () => document.getElementById("toasts");
+
+/** Show a short message in the corner; `kind` is "info", "good" or "bad". */
+export function toast(text, kind = "info", ms = 4000) {
+  const box = toastBox();
+  if (!box) return;
+  const el = h(`div.toast.toast-${kind}`, { role: kind === "bad" ? "alert" : "status" }, text);
+  box.append(el);
+  setTimeout(() => el.classList.add("toast-out"), ms);
+  setTimeout(() => el.remove(), ms + 400);
+}
+
+/** Say something to screen-reader users without moving focus. */
+export function announce(text, { assertive = false } = {}) {
+  const el = document.getElementById(assertive ? "announce-assertive" : "announce-polite");
+  if (!el) return;
+  // Re-setting identical text is not re-announced; clear first.
+  el.textContent = "";
+  setTimeout(() => (el.textContent = text), 30);
+}
+
+/** The connection indicator in the top bar: "", "connecting", "reconnecting", "offline". */
+export function setConnectionState(state) {
+  const el = document.getElementById("conn");
+  if (!el) return;
+  el.dataset.state = state;
+  el.textContent =
+    state === "reconnecting" ? "Reconnecting…" :
+    state === "connecting" ? "Connecting…" :
+    state === "offline" ? "Offline" : "";
+}
+
+
+export async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // Clipboard API needs a secure context and permission; fall back to a selection copy.
+    const area = h("textarea", { style: { position: "fixed", opacity: "0" } });
+    area.value = text;
+    document.body.append(area);
+    area.select();
+    let ok = false;
+    try {
+      ok = document.execCommand("copy");
+    } catch {
+      ok = false;
+    }
+    area.remove();
+    return ok;
+  }
+}
+
+export async function fetchJSON(url) {
+  const res = await fetch(url, { headers: { accept: "application/json" } });
+  if (!res.ok) {
+    const err = new Error(`${res.status} ${res.statusText}`);
+    err.status = res.status;
+    throw err;
+  }
+  return res.json();
+}
+
+/** Go to `path` inside the app without a reload; `state` reaches the page's mount params. */
+export function navigate(path, state = null) {
+  history.pushState(state, "", path);
+  window.dispatchEvent(new Event("solrace:navigate"));
+}
+
+/** The link a racer shares: this origin + /race/{race}. */
+export function raceLink(race, suffix = "") {
+  return `${location.origin}/race/${encodeURIComponent(race)}${suffix}`;
+}

@@ -1,0 +1,89 @@
+"""Fixtures for the browser tests: a real ``solrace serve`` subprocess and Debian's Chromium
+driven by Playwright (sync API; never ``playwright install``). Every page opened through the
+``pages`` fixture is watched: a test fails on any JavaScript console error or uncaught exception.
+Screenshots go to ``test-artifacts/`` at the repo root.
+"""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.client.helpers import CHROMIUM, CHROMIUM_ARGS, REPO, WAIT_MS, Bot, Pages
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Base URL (``http://127.0.0.1:PORT``) of a real server with a 1-second countdown."""
+    db = tmp_path_factory.mktemp("client-server") / "races.db"
+    command = [sys.executable, "-m", "solrace", "serve", "--port", "0", "--db", str(db),
+               "--countdown", "1", "--rate-limit", "0"]  # fmt: skip
+    proc = subprocess.Popen(
+        command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    lines: queue.Queue[str] = queue.Queue()
+
+    def pump() -> None:  # keeps reading so the server never blocks on a full pipe
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.put(line)
+
+    threading.Thread(target=pump, daemon=True).start()
+    seen: list[str] = []
+    try:
+        while not seen or "serving http://" not in seen[-1]:
+            try:
+                seen.append(lines.get(timeout=WAIT_MS / 1000 * 2))
+            except queue.Empty:
+                pytest.fail(f"server did not start: {''.join(seen)}")
+        yield seen[-1].split("serving ", 1)[1].strip().rstrip("/")
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=WAIT_MS / 1000)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def pages(browser: Any, server: str) -> Iterator[Pages]:
+    """Opens pages in fresh contexts; fails the test on any JavaScript error in them."""
+    p = Pages(browser, server)
+    try:
+        yield p
+        assert p.errors == [], "JavaScript errors in the browser"
+    finally:
+        p.close()
+
+
+@pytest.fixture
+def new_bot(server: str) -> Iterator[Callable[[], Bot]]:
+    """``new_bot()`` opens a protocol connection, closed after the test."""
+    made: list[Bot] = []
+
+    def make() -> Bot:
+        made.append(Bot(server))
+        return made[-1]
+
+    yield make
+    for b in made:
+        b.close()

@@ -1,0 +1,220 @@
+"""Helpers for the browser tests: opening watched pages, reading and driving boards through their
+``data-board`` / ``data-pile`` / ``data-card`` attributes, and a blocking protocol client (``Bot``)
+to set races up around the browsers."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import solrules
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "test-artifacts"
+CHROMIUM = os.environ.get("SOLRACE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+#: Unit of waiting in the browser tests, in milliseconds; every timeout is a small multiple.
+WAIT_MS = 5000
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+class Pages:
+    """Opens pages in fresh browser contexts (each one a separate "browser" with its own
+    storage) and records every console error and uncaught page error they produce."""
+
+    def __init__(self, browser: Any, base: str) -> None:
+        self.browser = browser
+        self.base = base
+        self.contexts: list[Any] = []
+        self.errors: list[str] = []
+
+    def open(self, path: str = "/", viewport: dict[str, int] | None = None) -> Any:
+        context = self.browser.new_context(viewport=viewport or DESKTOP)
+        context.set_default_timeout(WAIT_MS * 2)
+        self.contexts.append(context)
+        page = context.new_page()
+        page.on("console", self._console)
+        page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
+        page.goto(self.base + path)
+        return page
+
+    def _console(self, msg: Any) -> None:
+        if msg.type == "error":
+            self.errors.append(f"console: {msg.text}")
+
+    def close(self) -> None:
+        for c in self.contexts:
+            c.close()
+
+
+# ------------------------------------------------------------------------- reading boards
+def own_legal(page: Any) -> list[str]:
+    """The legal moves of the racer's latest ``state`` (exposed on ``window.solrace``)."""
+    return page.evaluate("window.solrace.session.model.own?.legal ?? []")
+
+
+def own_seq(page: Any) -> int:
+    return page.evaluate("window.solrace.session.model.own?.seq ?? -1")
+
+
+def settle(page: Any) -> None:
+    """Let pending redraws (one animation frame each) happen."""
+    page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def wait_seq(page: Any, seq: int) -> None:
+    """Wait until the racer's state counts ``seq`` actions and the board shows it."""
+    page.wait_for_function(f"window.solrace.session.model.own?.seq === {seq}", timeout=WAIT_MS)
+    settle(page)
+
+
+def board_cards(page: Any, board: str) -> dict[str, list[str]]:
+    """Pile id -> face-up cards, bottom to top, as rendered in ``[data-board=board]``."""
+    return page.evaluate(
+        """(board) => Object.fromEntries([...document.querySelectorAll(
+             `[data-board="${board}"] [data-pile]`)].map(p =>
+             [p.dataset.pile, [...p.querySelectorAll('[data-card]')].map(c => c.dataset.card)]))""",
+        board,
+    )
+
+
+def own_cards(page: Any) -> dict[str, list[str]]:
+    return board_cards(page, "own")
+
+
+def top_card(page: Any, pile: str) -> Any:
+    return page.locator(f'[data-board="own"] [data-pile="{pile}"] [data-depth="1"]')
+
+
+def click_move(page: Any, move: str) -> None:
+    """Play a one-card move by clicking its card, then the destination pile."""
+    src, dst = move.split(">")
+    seq = own_seq(page)
+    top_card(page, src).click()
+    page.wait_for_selector(f'[data-board="own"] [data-pile="{dst}"].target')
+    page.locator(f'[data-board="own"] [data-pile="{dst}"]').click()
+    wait_seq(page, seq + 1)
+
+
+def screenshot(page: Any, name: str, full_page: bool = False) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    return path
+
+
+# ------------------------------------------------------------------------------ protocol
+class Bot:
+    """A blocking protocol client for setting races up around the browsers."""
+
+    def __init__(self, base: str) -> None:
+        from websockets.sync.client import connect
+
+        self._stack = contextlib.ExitStack()
+        url = base.replace("http://", "ws://") + "/ws"
+        # Unbounded queue: a bot that does not read must not stall the server's close.
+        self.ws = self._stack.enter_context(
+            connect(url, compression=None, max_size=2**22, max_queue=None, close_timeout=1)
+        )
+        self.rid = 0
+        self.state: dict[str, Any] | None = None
+
+    def request(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """Send ``msg`` and return its direct reply (an ``error`` reply fails the test)."""
+        self.rid += 1
+        self.ws.send(json.dumps({**msg, "rid": self.rid}))
+        while True:
+            reply = json.loads(self.ws.recv(timeout=WAIT_MS / 1000))
+            if reply.get("type") == "state":
+                self.state = reply
+            if reply.get("rid") == self.rid:
+                if reply["type"] == "error":
+                    raise AssertionError(f"{reply['code']}: {reply['message']}")
+                return reply
+
+    def wait_state(self) -> dict[str, Any]:
+        """The latest ``state`` with legal moves, waiting for one if needed."""
+        while self.state is None or not self.state.get("legal"):
+            msg = json.loads(self.ws.recv(timeout=WAIT_MS / 1000))
+            if msg.get("type") == "state":
+                self.state = msg
+        return self.state
+
+    def play(self, race: str, moves: int) -> None:
+        """Make ``moves`` moves, preferring the foundations."""
+        for _ in range(moves):
+            state = self.wait_state()
+            legal = state["legal"]
+            move = next((m for m in legal if ">f" in m), legal[0])
+            self.request({"type": "move", "race": race, "move": move, "seq": state["seq"] + 1})
+
+    def close(self) -> None:
+        self._stack.close()
+
+
+def create_race(base: str, **options: Any) -> dict[str, Any]:
+    """Create a race (Scotch unless ``game`` says otherwise); the ``created`` reply."""
+    bot = Bot(base)
+    try:
+        return bot.request({"type": "create", "game": "scotch", **options})
+    finally:
+        bot.close()
+
+
+# --------------------------------------------------------------------------------- deals
+def scotch_seed_with_foundation_moves(count: int = 2) -> int:
+    """A Scotch deal with at least ``count`` fans showing an Ace (foundation moves at once)."""
+    for seed in range(1, 1000):
+        legal = [m.text() for m in solrules.new_game("scotch", seed).legal_moves()]
+        if len({t.split(">")[0] for t in legal if ">f" in t}) >= count:
+            return seed
+    raise AssertionError("no such deal")
+
+
+def winning_line(game: Any, max_nodes: int) -> list[str] | None:
+    """A list of moves that wins ``game`` (depth-first, foundations first), or None."""
+    seen: set[str] = set()
+    line: list[str] = []
+    nodes = 0
+
+    def search() -> bool:
+        nonlocal nodes
+        nodes += 1
+        if game.is_won():
+            return True
+        key = json.dumps(game.board())
+        if nodes > max_nodes or key in seen:
+            return False
+        seen.add(key)
+        moves = sorted(game.legal_moves(), key=lambda m: (">f" not in m.text(), m.text()[0] == "f"))
+        for move in moves:
+            game.push(move)
+            line.append(move.text())
+            if search():
+                return True
+            game.pop()
+            line.pop()
+        return False
+
+    return line if search() else None
+
+
+def solvable_scotch(max_nodes: int = 3000) -> tuple[int, list[str]]:
+    """The first Scotch seed a small search wins, with its winning line."""
+    for seed in range(1, 200):
+        line = winning_line(solrules.new_game("scotch", seed), max_nodes)
+        if line is not None:
+            return seed, line
+    raise AssertionError("no easy deal found")
