@@ -1,0 +1,109 @@
+"""Command line: ``solrace serve`` (the race server) and ``solrace bot`` (a bot racer)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from pathlib import Path
+
+from websockets.asyncio.server import Server
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .app import App, client_dir, run_server
+    from .storage import Storage
+
+    storage = Storage(args.db)
+    app = App(
+        storage,
+        countdown=args.countdown,
+        rate_limit=args.rate_limit,
+        max_races=args.max_races,
+        client=Path(args.client_dir) if args.client_dir else client_dir(),
+    )
+
+    def ready(server: Server) -> None:
+        host, port = next(iter(server.sockets)).getsockname()[:2]
+        shown = f"[{host}]" if ":" in host else host
+        print(f"solrace serving http://{shown}:{port}/", flush=True)
+
+    async def main() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, task.cancel)
+        with contextlib.suppress(asyncio.CancelledError):
+            await run_server(app, args.host, args.port, ready)
+
+    try:
+        if args.uvloop:
+            import uvloop  # optional: not a dependency of solrace
+
+            uvloop.run(main())
+        else:
+            asyncio.run(main())
+    finally:
+        storage.close()
+    print("solrace stopped", flush=True)
+    return 0
+
+
+def _bot(args: argparse.Namespace) -> int:
+    from .bot import play
+
+    state = asyncio.run(
+        play(
+            args.url,
+            args.race,
+            name=args.name,
+            policy=args.policy,
+            delay=args.delay,
+            max_moves=args.max_moves,
+            token=args.token,
+        )
+    )
+    print(f"{args.name}: {state['progress']['foundation']}/{state['progress']['total']} "
+          f"after {state['seq']} actions", flush=True)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="solrace", description="Race server for patience games")
+    sub = p.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("serve", help="run the race server")
+    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--port", type=int, default=8080, help="0 picks a free port (printed)")
+    s.add_argument("--db", default="./solrace.db", help="SQLite file")
+    s.add_argument("--rate-limit", type=float, default=50.0, metavar="MSGS_PER_S",
+                   help="messages per second per connection, bursts of twice that; 0: off")
+    s.add_argument("--max-races", type=int, default=1000, help="unfinished races at once")
+    s.add_argument("--countdown", type=float, default=3.0, help="seconds before the start")
+    s.add_argument("--client-dir", default=None, help="serve the browser client from here")
+    s.add_argument("--uvloop", action="store_true",
+                   help="run on uvloop (must be installed; faster event loop)")
+    s.add_argument("--log-level", default="WARNING")
+    s.set_defaults(func=_serve)
+    b = sub.add_parser("bot", help="join a race and play it")
+    b.add_argument("--url", default="ws://127.0.0.1:8080/ws")
+    b.add_argument("--race", required=True)
+    b.add_argument("--name", default="bot")
+    b.add_argument("--token", default=None, help="resume this racer instead of joining anew")
+    b.add_argument("--policy", choices=["random", "greedy"], default="greedy")
+    b.add_argument("--delay", type=float, default=0.2, help="seconds between moves")
+    b.add_argument("--max-moves", type=int, default=2000)
+    b.add_argument("--log-level", default="WARNING")
+    b.set_defaults(func=_bot)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    result: int = args.func(args)
+    return result

@@ -1,0 +1,281 @@
+"""Wire codec: frames in, typed commands out; messages in, frames out.
+
+A text frame is one JSON object, a binary frame one msgpack map with the same schema. Decoding
+validates everything a command needs (types, ranges, lengths) so the rest of the server only
+sees well-formed commands; anything else raises :class:`ProtocolError` with code
+``bad_message``. Decoding never raises anything else, whatever the bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+MAX_FRAME = 64 * 1024
+MAX_NAME = 32
+MAX_ID = 64
+MAX_MOVE = 32
+MAX_RID = 64
+MAX_SEED = 2**64
+
+
+class ProtocolError(Exception):
+    """A message the server cannot accept; becomes an ``error`` reply with ``code``."""
+
+    def __init__(self, code: str, message: str, rid: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.rid = rid
+
+
+@dataclass(frozen=True)
+class Create:
+    game: str
+    players: int = 2
+    time_limit: int = 600
+    undo: bool = True
+    seed: int | None = None
+    rid: Any = None
+
+
+@dataclass(frozen=True)
+class Join:
+    race: str
+    name: str | None = None
+    token: str | None = None
+    rid: Any = None
+
+
+@dataclass(frozen=True)
+class Watch:
+    race: str
+    rid: Any = None
+
+
+@dataclass(frozen=True)
+class Leave:
+    race: str
+    rid: Any = None
+
+
+@dataclass(frozen=True)
+class Start:
+    race: str
+    token: str
+    rid: Any = None
+
+
+@dataclass(frozen=True)
+class Ready:
+    race: str
+    rid: Any = None
+
+
+@dataclass(frozen=True)
+class MoveCmd:
+    race: str
+    move: str
+    seq: int
+    rid: Any = None
+
+
+@dataclass(frozen=True)
+class Undo:
+    race: str
+    seq: int
+    rid: Any = None
+
+
+@dataclass(frozen=True)
+class Resign:
+    race: str
+    rid: Any = None
+
+
+@dataclass(frozen=True)
+class Ping:
+    rid: Any = None
+
+
+Command = Create | Join | Watch | Leave | Start | Ready | MoveCmd | Undo | Resign | Ping
+
+
+def _rid(obj: dict[Any, Any]) -> Any:
+    rid = obj.get("rid")
+    if rid is None:
+        return None
+    if isinstance(rid, bool) or not isinstance(rid, int | str):
+        raise ProtocolError("bad_message", "rid must be an integer or a string")
+    if isinstance(rid, str) and len(rid) > MAX_RID:
+        raise ProtocolError("bad_message", f"rid longer than {MAX_RID} characters")
+    if isinstance(rid, int) and not -(2**63) <= rid < 2**63:
+        raise ProtocolError("bad_message", "rid out of range")
+    return rid
+
+
+def _str(obj: dict[Any, Any], key: str, limit: int, rid: Any, required: bool = True) -> Any:
+    value = obj.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value:
+        raise ProtocolError("bad_message", f"{key!r} must be a non-empty string", rid)
+    if len(value) > limit:
+        raise ProtocolError("bad_message", f"{key!r} longer than {limit} characters", rid)
+    return value
+
+
+def _int(
+    obj: dict[Any, Any], key: str, lo: int, hi: int, rid: Any, default: int | None = None
+) -> int:
+    value = obj.get(key)
+    if value is None and default is not None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ProtocolError("bad_message", f"{key!r} must be an integer", rid)
+    if not lo <= value <= hi:
+        raise ProtocolError("bad_message", f"{key!r} must be between {lo} and {hi}", rid)
+    return value
+
+
+def parse_seed(value: Any) -> int:
+    """A seed given as an int or a decimal string, 0 <= seed < 2**64; ValueError otherwise."""
+    if isinstance(value, bool):
+        raise ValueError("seed must be an integer or a decimal string")
+    if isinstance(value, str):
+        if not value.isascii() or not value.isdigit() or len(value) > 20:
+            raise ValueError("seed must be a decimal string")
+        value = int(value)
+    if not isinstance(value, int) or not 0 <= value < MAX_SEED:
+        raise ValueError("seed must be between 0 and 2**64 - 1")
+    return value
+
+
+def _name(obj: dict[Any, Any], rid: Any) -> str | None:
+    name = obj.get("name")
+    if name is None:
+        return None
+    if not isinstance(name, str):
+        raise ProtocolError("bad_message", "'name' must be a string", rid)
+    name = " ".join(name.split())  # no control characters, newlines or runs of spaces
+    if not name or len(name) > MAX_NAME or not name.isprintable():
+        raise ProtocolError(
+            "bad_message", f"'name' must be 1 to {MAX_NAME} printable characters", rid
+        )
+    return name
+
+
+def decode_frame(frame: str | bytes) -> dict[str, Any]:
+    """Decode one frame into a dict: JSON for text, msgpack for binary."""
+    if len(frame) > MAX_FRAME:
+        raise ProtocolError("bad_message", f"frame larger than {MAX_FRAME} bytes")
+    try:
+        if isinstance(frame, str):
+            obj = json.loads(frame)
+            if "\\u" in frame:
+                # A \uD800-style escape makes a lone surrogate, which no UTF-8 frame can carry
+                # back (say, in an echoed rid): refuse such text here, once.
+                _encode_json_stdlib(obj)
+        else:
+            obj = msgpack.unpackb(frame, raw=False, strict_map_key=False)
+    except RecursionError:
+        raise ProtocolError("bad_message", "message nested too deeply") from None
+    except UnicodeEncodeError:
+        raise ProtocolError("bad_message", "text with unpaired surrogates") from None
+    except Exception:  # msgpack raises many types; any failure is the client's
+        kind = "JSON" if isinstance(frame, str) else "msgpack"
+        raise ProtocolError("bad_message", f"not valid {kind}") from None
+    if not isinstance(obj, dict):
+        raise ProtocolError("bad_message", "a message must be an object (map)")
+    return obj
+
+
+def parse_command(obj: dict[Any, Any]) -> Command:
+    """Validate a decoded message into a typed command (ProtocolError if it is not one)."""
+    rid = _rid(obj)
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        raise ProtocolError("bad_message", "missing 'type'", rid)
+    if kind == "ping":
+        return Ping(rid)
+    if kind == "create":
+        game = _str(obj, "game", MAX_ID, rid)
+        seed = None
+        if obj.get("seed") is not None:
+            try:
+                seed = parse_seed(obj["seed"])
+            except ValueError as exc:
+                raise ProtocolError("bad_message", str(exc), rid) from None
+        undo = obj.get("undo", True)
+        if not isinstance(undo, bool):
+            raise ProtocolError("bad_message", "'undo' must be true or false", rid)
+        return Create(
+            game=game,
+            players=_int(obj, "players", 1, 8, rid, default=2),
+            time_limit=_int(obj, "time_limit", 1, 86400, rid, default=600),
+            undo=undo,
+            seed=seed,
+            rid=rid,
+        )
+    race = _str(obj, "race", MAX_ID, rid)
+    if kind == "join":
+        name = _name(obj, rid)
+        token = _str(obj, "token", MAX_ID, rid, required=False)
+        if name is None and token is None:
+            raise ProtocolError("bad_message", "join needs a 'name' (new racer) or a 'token'", rid)
+        return Join(race, name, token, rid)
+    if kind == "watch":
+        return Watch(race, rid)
+    if kind == "leave":
+        return Leave(race, rid)
+    if kind == "start":
+        return Start(race, _str(obj, "token", MAX_ID, rid), rid)
+    if kind == "ready":
+        return Ready(race, rid)
+    if kind == "move":
+        move = _str(obj, "move", MAX_MOVE, rid)
+        return MoveCmd(race, move, _int(obj, "seq", 1, 2**31, rid), rid)
+    if kind == "undo":
+        return Undo(race, _int(obj, "seq", 1, 2**31, rid), rid)
+    if kind == "resign":
+        return Resign(race, rid)
+    raise ProtocolError("bad_message", f"unknown message type {kind[:40]!r}", rid)
+
+
+def decode(frame: str | bytes) -> Command:
+    """Frame to command in one step; raises only :class:`ProtocolError`."""
+    obj = decode_frame(frame)
+    return parse_command(obj)
+
+
+# One encoder object: json.dumps() with non-default options builds a new one on every call.
+_json_encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
+def _encode_json_stdlib(msg: dict[str, Any]) -> bytes:
+    return _json_encoder.encode(msg).encode()
+
+
+try:  # orjson, when installed, encodes ~8x faster (a state message: ~2 µs instead of ~17 µs)
+    import orjson
+
+    def encode_json(msg: dict[str, Any]) -> bytes:
+        """Compact UTF-8 JSON."""
+        return orjson.dumps(msg)
+
+except ImportError:  # pragma: no cover - depends on the environment
+    encode_json = _encode_json_stdlib
+
+
+def encode_msgpack(msg: dict[str, Any]) -> bytes:
+    return msgpack.packb(msg)  # type: ignore[no-any-return]
+
+
+def error(code: str, message: str, rid: Any = None) -> dict[str, Any]:
+    msg: dict[str, Any] = {"type": "error", "code": code, "message": message}
+    if rid is not None:
+        msg["rid"] = rid
+    return msg

@@ -1,0 +1,547 @@
+"""The race room: a sans-I/O state machine for one race.
+
+A :class:`Race` takes parsed commands plus the current time (unix milliseconds) and returns an
+:class:`Outcome`: the direct reply for the sender, the numbered race events for everyone, private
+messages for single racers, and the log entries that must be made durable before any of it is
+sent. It never imports asyncio, websockets or sqlite3 and never reads the clock, so it is
+deterministic: replaying its log with the same times rebuilds the same race (that is how the
+server recovers after a crash).
+
+Every method either raises :class:`RaceError` *before* changing anything, or applies the command
+completely. Rules are never decided here: every move is checked and applied by ``solrules``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import solrules
+
+Status = Literal["lobby", "countdown", "running", "finished"]
+Message = dict[str, Any]
+
+#: Error codes of the wire contract plus the ones this server adds (see docs/protocol.md).
+ERROR_CODES = (
+    "bad_message",
+    "not_found",
+    "forbidden",
+    "race_full",
+    "race_not_running",
+    "illegal_move",
+    "rate_limited",
+    "bad_seq",
+    "race_started",
+    "no_racers",
+    "limit_reached",
+    "internal",
+)
+
+MAX_RACERS = 8
+#: A race nobody starts within this time after its creation is closed (it would otherwise hold
+#: one of the server's ``--max-races`` slots forever).
+LOBBY_TTL_MS = 3600 * 1000
+
+
+class RaceError(Exception):
+    """A refused command. Raised before any state changes; becomes an ``error`` reply."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def commitment(game: str, seed: int, salt: str) -> str:
+    """Lowercase hex SHA-256 of ``"{game}:{seed}:{salt}"``: published at creation, checkable
+    by anyone once ``race_over`` reveals seed and salt."""
+    return hashlib.sha256(f"{game}:{seed}:{salt}".encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Options:
+    players: int = 2
+    time_limit: int = 600  # seconds
+    undo: bool = True
+
+    def as_dict(self) -> Message:
+        return {"players": self.players, "time_limit": self.time_limit, "undo": self.undo}
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One durable fact about a race, in order. ``kind`` is one of join, ready, start, move,
+    undo, resign; ``data`` is the name and token for join, the move text for move."""
+
+    race: str
+    at: int
+    kind: str
+    player: str | None = None
+    data: Any = None
+
+
+@dataclass
+class Outcome:
+    """What a command produced.
+
+    ``reply`` goes to the sender only; ``events`` (each with ``v``) to every subscriber of
+    the race; ``direct`` holds ``(player, message)`` pairs for one racer's connections only;
+    ``log`` must be committed before any of the others is sent. ``finished`` is true when this
+    outcome ended the race.
+    """
+
+    reply: list[Message] = field(default_factory=list)
+    events: list[Message] = field(default_factory=list)
+    direct: list[tuple[str, Message]] = field(default_factory=list)
+    log: list[LogEntry] = field(default_factory=list)
+    finished: bool = False
+
+    def extend(self, other: Outcome) -> None:
+        self.reply += other.reply
+        self.events += other.events
+        self.direct += other.direct
+        self.log += other.log
+        self.finished = self.finished or other.finished
+
+
+@dataclass
+class Racer:
+    player: str
+    name: str
+    token: str
+    game: solrules.Game
+    joined_at: int
+    ready: bool = False
+    actions: list[str] = field(default_factory=list)  # accepted move texts and "undo"
+    finished_at: int | None = None
+    place: int | None = None
+    resigned: bool = False
+    reached_at: int = 0  # when the foundation count last changed (tie-break)
+    connections: int = 0  # live connections bound to this racer (not durable)
+
+    @property
+    def seq(self) -> int:
+        return len(self.actions)
+
+    @property
+    def done(self) -> bool:
+        return self.finished_at is not None or self.resigned
+
+    def progress(self) -> Message:
+        foundation, total = self.game.progress()
+        return {"foundation": foundation, "total": total, "moves": len(self.actions)}
+
+
+class Race:
+    """One race: a seeded deal shared by up to ``options.players`` racers.
+
+    Lifecycle: lobby → countdown → running → finished. The countdown and the time limit end
+    in :meth:`tick`, which the caller runs at :meth:`next_deadline`; transitions happen at
+    their scheduled times even when ``tick`` runs late, so a replay gives the same result.
+    """
+
+    def __init__(
+        self,
+        race: str,
+        game: str,
+        seed: int,
+        salt: str,
+        options: Options,
+        created_at: int,
+        host_token: str,
+        countdown_ms: int = 3000,
+    ) -> None:
+        self.race = race
+        self.game = game
+        self.seed = seed
+        self.salt = salt
+        self.options = options
+        self.created_at = created_at
+        self.host_token = host_token
+        self.countdown_ms = countdown_ms
+        self.commitment = commitment(game, seed, salt)
+        self.status: Status = "lobby"
+        self.v = 0
+        self.racers: dict[str, Racer] = {}
+        self.starts_at: int | None = None
+        self.started_at: int | None = None
+        self.ends_at: int | None = None
+        self.finished_at: int | None = None
+        self._standings: list[Message] | None = None
+        self._replaying = False  # skip building replies nobody will read
+        # Validate game and seed now, so a bad create fails before anything is stored.
+        solrules.new_game(game, seed)
+
+    # ----------------------------------------------------------------- helpers
+    def _event(self, kind: str, **fields: Any) -> Message:
+        self.v += 1
+        return {"type": kind, "race": self.race, "v": self.v, **fields}
+
+    def _log(self, at: int, kind: str, player: str | None = None, data: Any = None) -> LogEntry:
+        return LogEntry(self.race, at, kind, player, data)
+
+    def racer(self, player: str | None) -> Racer:
+        """The racer ``player``; ``forbidden`` if the sender is not a racer of this race."""
+        if player is None or player not in self.racers:
+            raise RaceError("forbidden", "only a racer of this race can do that; join first")
+        return self.racers[player]
+
+    def find_token(self, token: str) -> Racer | None:
+        """The racer holding ``token``, compared in constant time against every racer."""
+        found = None
+        for racer in self.racers.values():
+            if hmac.compare_digest(racer.token.encode(), token.encode()):
+                found = racer
+        return found
+
+    def state(self, player: str, rid: Any = None, board: Message | None = None) -> Message:
+        """The racer's own ``state``: board as it sees it, every legal move, progress."""
+        racer = self.racers[player]
+        if board is None:
+            board = racer.game.board(reveal=False)
+        legal = [] if racer.done or self.status != "running" else racer.game.legal_moves()
+        msg: Message = {
+            "type": "state",
+            "race": self.race,
+            "player": player,
+            "seq": racer.seq,
+            "board": board,
+            "legal": [m.text() for m in legal],
+            "progress": racer.progress(),
+        }
+        if rid is not None:
+            msg["rid"] = rid
+        return msg
+
+    def public_player(self, racer: Racer, board: bool) -> Message:
+        entry: Message = {
+            "player": racer.player,
+            "name": racer.name,
+            "progress": racer.progress(),
+            "ready": racer.ready,
+            "finished": racer.finished_at is not None,
+            "place": racer.place,
+            "time_ms": self._time_ms(racer),
+            "resigned": racer.resigned,
+            "connected": racer.connections > 0,
+        }
+        if board:
+            entry["board"] = racer.game.board(reveal=False)
+        return entry
+
+    def _time_ms(self, racer: Racer) -> int | None:
+        if racer.finished_at is None or self.started_at is None:
+            return None
+        return racer.finished_at - self.started_at
+
+    def snapshot(self, you: str | None, now: int, rid: Any = None) -> Message:
+        """The full current view. Every racer's *public* board is included (face-down and
+        undealt cards are ``None``); seed and salt only once the race is finished."""
+        msg: Message = {
+            "type": "snapshot",
+            "race": self.race,
+            "game": self.game,
+            "status": self.status,
+            "v": self.v,
+            "options": self.options.as_dict(),
+            "commitment": self.commitment,
+            "created_at": self.created_at,
+            "starts_at": self.starts_at,
+            "started_at": self.started_at,
+            "ends_at": self.ends_at,
+            "now": now,
+            "you": you,
+            "role": "racer" if you is not None else "spectator",
+            "players": [self.public_player(r, board=True) for r in self.racers.values()],
+        }
+        if self.status == "finished":
+            msg["standings"] = self.standings()
+            msg["seed"] = str(self.seed)
+            msg["salt"] = self.salt
+        if rid is not None:
+            msg["rid"] = rid
+        return msg
+
+    def summary(self) -> Message:
+        """The ``GET /api/races/{race}`` view: moves, seed and salt only once finished."""
+        finished = self.status == "finished"
+        players = []
+        for racer in self.racers.values():
+            entry = self.public_player(racer, board=False)
+            del entry["connected"]
+            if finished:
+                entry["moves"] = list(racer.actions)
+            players.append(entry)
+        out: Message = {
+            "race": self.race,
+            "game": self.game,
+            "status": self.status,
+            "v": self.v,
+            "options": self.options.as_dict(),
+            "commitment": self.commitment,
+            "created_at": self.created_at,
+            "starts_at": self.starts_at,
+            "started_at": self.started_at,
+            "ends_at": self.ends_at,
+            "finished_at": self.finished_at,
+            "players": players,
+        }
+        if finished:
+            out["seed"] = str(self.seed)
+            out["salt"] = self.salt
+            out["standings"] = self.standings()
+        return out
+
+    def standings(self) -> list[Message]:
+        """Finishers by time, then everyone else by cards on foundations, ties broken by who
+        got there first, then by join order."""
+        if self._standings is not None:
+            return self._standings
+        finishers = sorted(
+            (r for r in self.racers.values() if r.finished_at is not None),
+            key=lambda r: (r.place or 0),
+        )
+        order = list(self.racers)
+        others = sorted(
+            (r for r in self.racers.values() if r.finished_at is None),
+            key=lambda r: (-r.game.progress()[0], r.reached_at, order.index(r.player)),
+        )
+        table = []
+        for place, racer in enumerate(finishers + others, start=1):
+            table.append(
+                {
+                    "player": racer.player,
+                    "name": racer.name,
+                    "place": place,
+                    "progress": racer.progress(),
+                    "time_ms": self._time_ms(racer),
+                    "resigned": racer.resigned,
+                }
+            )
+        if self.status == "finished":
+            self._standings = table
+        return table
+
+    def next_deadline(self) -> int | None:
+        """When :meth:`tick` has something to do next (unix ms), or None."""
+        if self.status == "lobby":
+            return self.created_at + LOBBY_TTL_MS
+        if self.status == "countdown":
+            return self.starts_at
+        if self.status == "running":
+            return self.ends_at
+        return None
+
+    # ------------------------------------------------------------ transitions
+    def tick(self, now: int) -> Outcome:
+        """Run the transitions due at ``now``: abandoned lobby, countdown end, time limit."""
+        out = Outcome()
+        if self.status == "lobby" and now >= self.created_at + LOBBY_TTL_MS:
+            out.extend(self._finish(self.created_at + LOBBY_TTL_MS))
+        if self.status == "countdown" and self.starts_at is not None and now >= self.starts_at:
+            out.extend(self._begin(self.starts_at))
+        if self.status == "running" and self.ends_at is not None and now >= self.ends_at:
+            out.extend(self._finish(self.ends_at))
+        return out
+
+    def _countdown(self, now: int) -> Outcome:
+        self.status = "countdown"
+        self.starts_at = now + self.countdown_ms
+        return Outcome(events=[self._event("countdown", starts_at=self.starts_at)])
+
+    def _begin(self, at: int) -> Outcome:
+        self.status = "running"
+        self.started_at = at
+        self.ends_at = at + self.options.time_limit * 1000
+        for racer in self.racers.values():
+            racer.reached_at = at
+        out = Outcome(
+            events=[self._event("started", started_at=self.started_at, ends_at=self.ends_at)]
+        )
+        if not self._replaying:
+            out.direct = [(p, self.state(p)) for p in self.racers]
+        return out
+
+    def _finish(self, at: int) -> Outcome:
+        self.status = "finished"
+        self.finished_at = at
+        event = self._event(
+            "race_over", standings=self.standings(), seed=str(self.seed), salt=self.salt
+        )
+        return Outcome(events=[event], finished=True)
+
+    def _maybe_over(self, at: int) -> Outcome:
+        if self.status == "running" and all(r.done for r in self.racers.values()):
+            return self._finish(at)
+        return Outcome()
+
+    # --------------------------------------------------------------- commands
+    def join(self, name: str, token: str, now: int) -> Outcome:
+        """Add a new racer with a server-made ``token`` (lobby or countdown only)."""
+        if self.status in ("running", "finished"):
+            raise RaceError("race_started", "the race has started: watch it, or join the next one")
+        if len(self.racers) >= self.options.players:
+            raise RaceError("race_full", f"the race already has {self.options.players} racers")
+        return self._add(name, token, now)
+
+    def _add(self, name: str, token: str, now: int) -> Outcome:
+        player = f"p{len(self.racers) + 1}"
+        self.racers[player] = Racer(
+            player, name, token, solrules.new_game(self.game, self.seed), joined_at=now
+        )
+        event = self._event("player_joined", player=player, name=name)
+        log = self._log(now, "join", player, {"name": name, "token": token})
+        return Outcome(events=[event], log=[log])
+
+    def ready(self, player: str | None, now: int) -> Outcome:
+        """Mark a racer ready; when every racer (at least 2) is ready the countdown starts."""
+        racer = self.racer(player)
+        if self.status != "lobby":
+            raise RaceError("race_started", "the race is already starting")
+        if racer.ready:
+            return Outcome()
+        racer.ready = True
+        out = Outcome(
+            events=[self._event("ready", player=racer.player)],
+            log=[self._log(now, "ready", racer.player)],
+        )
+        if len(self.racers) >= 2 and all(r.ready for r in self.racers.values()):
+            out.extend(self._countdown(now))
+        return out
+
+    def start(self, token: str, now: int) -> Outcome:
+        """The host starts the countdown (needs at least one racer)."""
+        if not hmac.compare_digest(token.encode(), self.host_token.encode()):
+            raise RaceError("forbidden", "only the host (with the host token) can start the race")
+        if self.status != "lobby":
+            raise RaceError("race_started", "the race has already started")
+        if not self.racers:
+            raise RaceError("no_racers", "nobody has joined yet")
+        out = self._countdown(now)
+        out.log.append(self._log(now, "start"))
+        return out
+
+    def _playing(self, player: str | None, seq: int) -> Racer | None:
+        """Checks common to move and undo; None means "repeated seq": reply the state."""
+        racer = self.racer(player)
+        if self.status != "running":
+            raise RaceError("race_not_running", f"the race is {self.status}")
+        if seq <= racer.seq:
+            return None
+        if racer.finished_at is not None:
+            raise RaceError("race_not_running", "you have already finished")
+        if racer.resigned:
+            raise RaceError("race_not_running", "you resigned")
+        if seq != racer.seq + 1:
+            raise RaceError("bad_seq", f"expected seq {racer.seq + 1}, got {seq}")
+        return racer
+
+    def move(self, player: str | None, text: str, seq: int, now: int, rid: Any = None) -> Outcome:
+        """Apply one move, exactly as listed in ``legal``. Replies the racer's new ``state``."""
+        racer = self._playing(player, seq)
+        if racer is None:
+            assert player is not None
+            return Outcome(reply=[self.state(player, rid)])
+        try:
+            move = solrules.Move.from_text(text)
+        except ValueError as exc:
+            raise RaceError("illegal_move", str(exc) or f"{text!r} is not a move") from None
+        if move.text() != text:
+            raise RaceError("illegal_move", f"write the move as listed: {move.text()}")
+        refusal = racer.game.refusal(move)
+        if refusal is not None:
+            raise RaceError("illegal_move", refusal)
+        before = racer.game.progress()[0]
+        try:
+            racer.game.push(move)
+        except ValueError as exc:  # refusal() and push() should agree; be safe anyway
+            raise RaceError("illegal_move", str(exc)) from None
+        racer.actions.append(text)
+        return self._after_action(racer, before, now, "move", text, rid)
+
+    def undo(self, player: str | None, seq: int, now: int, rid: Any = None) -> Outcome:
+        """Take back the racer's last move (an action of its own for ``seq``)."""
+        if not self.options.undo:
+            self.racer(player)
+            raise RaceError("forbidden", "this race does not allow undo")
+        racer = self._playing(player, seq)
+        if racer is None:
+            assert player is not None
+            return Outcome(reply=[self.state(player, rid)])
+        if not racer.game.move_stack:
+            raise RaceError("illegal_move", "there is no move to undo")
+        before = racer.game.progress()[0]
+        racer.game.pop()
+        racer.actions.append("undo")
+        return self._after_action(racer, before, now, "undo", None, rid)
+
+    def _after_action(
+        self, racer: Racer, before: int, now: int, kind: str, data: str | None, rid: Any
+    ) -> Outcome:
+        if racer.game.progress()[0] != before:
+            racer.reached_at = now
+        out = Outcome(log=[self._log(now, kind, racer.player, data)])
+        progress = racer.progress()
+        board = racer.game.board(reveal=False)
+        out.events.append(self._event("progress", player=racer.player, progress=progress))
+        out.events.append(self._event("board", player=racer.player, board=board))
+        if racer.game.is_won():
+            racer.finished_at = now
+            racer.place = 1 + sum(
+                1 for r in self.racers.values() if r.finished_at is not None and r is not racer
+            )
+            out.events.append(
+                self._event(
+                    "finished",
+                    player=racer.player,
+                    place=racer.place,
+                    time_ms=self._time_ms(racer),
+                )
+            )
+        if not self._replaying:
+            out.reply.append(self.state(racer.player, rid, board))
+        out.extend(self._maybe_over(now))
+        return out
+
+    def resign(self, player: str | None, now: int) -> Outcome:
+        """The racer stops; it is ranked after every finisher."""
+        racer = self.racer(player)
+        if self.status != "running":
+            raise RaceError("race_not_running", f"the race is {self.status}")
+        if racer.done:
+            return Outcome()
+        racer.resigned = True
+        out = Outcome(
+            events=[self._event("resigned", player=racer.player)],
+            log=[self._log(now, "resign", racer.player)],
+        )
+        out.extend(self._maybe_over(now))
+        return out
+
+    # ----------------------------------------------------------------- replay
+    def replay(self, entry: LogEntry) -> None:
+        """Re-apply one durable log entry (at its recorded time) when loading a race."""
+        self._replaying = True
+        try:
+            self.tick(entry.at)
+            self._replay(entry)
+        finally:
+            self._replaying = False
+
+    def _replay(self, entry: LogEntry) -> None:
+        if entry.kind == "join":
+            self._add(entry.data["name"], entry.data["token"], entry.at)
+        elif entry.kind == "ready":
+            self.ready(entry.player, entry.at)
+        elif entry.kind == "start":
+            self.start(self.host_token, entry.at)
+        elif entry.kind == "move":
+            self.move(entry.player, entry.data, self.racer(entry.player).seq + 1, entry.at)
+        elif entry.kind == "undo":
+            self.undo(entry.player, self.racer(entry.player).seq + 1, entry.at)
+        elif entry.kind == "resign":
+            self.resign(entry.player, entry.at)
+        else:
+            raise ValueError(f"unknown log entry {entry.kind!r}")

@@ -1,0 +1,46 @@
+"""Fixtures: a real server on port 0 (in this event loop) and connected clients."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from solrace.app import App
+from solrace.client import RaceClient
+from solrace.storage import Storage
+
+#: Every wait in these tests is a small multiple of this (seconds).
+T = 5.0
+
+
+class Server:
+    def __init__(self, app: App, url: str, http: str) -> None:
+        self.app = app
+        self.url = url
+        self.http = http
+        self.clients: list[RaceClient] = []
+
+    async def client(self, **kwargs: Any) -> RaceClient:
+        client = await RaceClient.connect(self.url, **kwargs)
+        self.clients.append(client)
+        return client
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[Server]:
+    storage = Storage(tmp_path / "race.db")
+    client_dir = tmp_path / "client"
+    client_dir.mkdir()
+    (client_dir / "index.html").write_text("<!doctype html><title>solrace</title>")
+    (client_dir / "app.js").write_text("export {};")
+    app = App(storage, countdown=0.05, rate_limit=0, client=client_dir)
+    async with app.serve("127.0.0.1", 0) as ws_server:
+        port = next(iter(ws_server.sockets)).getsockname()[1]
+        srv = Server(app, f"ws://127.0.0.1:{port}/ws", f"http://127.0.0.1:{port}")
+        yield srv
+        for client in srv.clients:
+            await client.close()
+    app.close()
+    storage.close()

@@ -1,0 +1,53 @@
+"""The Python client and the bot against a real server."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+from solrace.bot import choose, play
+from solrace.cli import parser
+from websockets.exceptions import ConnectionClosed
+
+from .conftest import Server, T
+
+
+def test_greedy_prefers_foundation_moves() -> None:
+    state = {"legal": ["t1>t2", "t3>f1", "f2>t4"]}
+    rng = random.Random(1)
+    assert {choose(state, "greedy", rng) for _ in range(20)} == {"t3>f1"}
+    assert choose({"legal": []}, "random", rng) is None
+    assert {choose(state, "random", rng) for _ in range(50)} == set(state["legal"])
+
+
+async def test_two_bots_race_to_the_end(server: Server) -> None:
+    host = await server.client()
+    race = (await host.create("scotch", players=2, seed=11))["race"]
+    watcher = await server.client()
+    await watcher.watch(race)
+    results = await asyncio.wait_for(
+        asyncio.gather(
+            play(server.url, race, "one", "greedy", delay=0, max_moves=60, seed=1),
+            play(server.url, race, "two", "random", delay=0, max_moves=60, seed=2),
+        ),
+        T * 4,
+    )
+    assert all(r["seq"] > 0 for r in results)
+    over = await watcher.next_event("race_over", timeout=T)
+    assert {s["name"] for s in over["standings"]} == {"one", "two"}
+
+
+async def test_requests_fail_once_the_connection_is_closed(server: Server) -> None:
+    client = await server.client()
+    assert (await client.ping())["type"] == "pong"
+    await client.ws.close()
+    with pytest.raises((ConnectionError, ConnectionClosed)):
+        await client.ping()
+
+
+def test_cli_parses_serve_and_bot() -> None:
+    args = parser().parse_args(["serve", "--port", "0", "--rate-limit", "0"])
+    assert args.port == 0 and args.rate_limit == 0 and args.host == "127.0.0.1"
+    args = parser().parse_args(["bot", "--race", "abc", "--policy", "random"])
+    assert args.race == "abc" and args.policy == "random"

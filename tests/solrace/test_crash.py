@@ -1,0 +1,93 @@
+"""``kill -9`` during a race, then restart on the same database: no acknowledged move is lost."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from solrace.client import RaceClient
+
+from .conftest import T
+
+
+async def start_server(db: Path) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "solrace", "serve", "--port", "0", "--db", str(db),
+         "--countdown", "0", "--rate-limit", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    line = await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), T * 2)
+    assert line.startswith("solrace serving http://"), line
+    return proc, line.split("http://", 1)[1].strip().rstrip("/")
+
+
+def get_json(url: str) -> Any:
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(url, timeout=T) as resp:
+        return json.loads(resp.read())
+
+
+async def test_kill_9_loses_no_acknowledged_move(tmp_path: Path) -> None:
+    db = tmp_path / "crash.db"
+    proc, addr = await start_server(db)
+    acked: list[str] = []
+    boards: list[Any] = []
+    try:
+        host = await RaceClient.connect(f"ws://{addr}/ws")
+        created = await host.create("yukon", players=1, seed=2024)
+        race = created["race"]
+        racer = await RaceClient.connect(f"ws://{addr}/ws")
+        token = (await racer.join(race, name="ann"))["token"]
+        await host.start(race, created["host_token"])
+        state = await racer.wait_state(race, T)
+
+        async def play() -> None:
+            nonlocal state
+            while True:
+                legal = state["legal"]
+                if legal:
+                    action, msg = legal[0], {"type": "move", "move": legal[0]}
+                else:
+                    action, msg = "undo", {"type": "undo"}
+                state = await racer.request({**msg, "race": race, "seq": state["seq"] + 1})
+                acked.append(action)
+                boards.append(state["board"])
+                if len(acked) == 40:
+                    os.kill(proc.pid, signal.SIGKILL)  # while the next moves are in flight
+
+        with contextlib.suppress(ConnectionError, OSError, TimeoutError):
+            await asyncio.wait_for(play(), T * 2)
+        assert proc.wait(T) == -signal.SIGKILL
+        assert len(acked) >= 40
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+    proc, addr = await start_server(db)
+    try:
+        again = await RaceClient.connect(f"ws://{addr}/ws")
+        assert (await again.join(race, token=token))["player"] == "p1"
+        state = await again.wait_state(race, T)
+        # Every acknowledged action is there; at most the one in flight was also recorded.
+        assert state["seq"] in (len(acked), len(acked) + 1)
+        if state["seq"] == len(acked):
+            assert state["board"] == boards[-1]
+        await again.resign(race)
+        summary = await asyncio.to_thread(get_json, f"http://{addr}/api/races/{race}")
+        assert summary["status"] == "finished"
+        assert summary["players"][0]["moves"][: len(acked)] == acked
+        await again.close()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(T) == 0, "SIGTERM shuts down cleanly"

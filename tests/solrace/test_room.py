@@ -1,0 +1,265 @@
+"""The sans-I/O race room: no sockets, no clock, every transition checked directly."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import solrules
+from solrace.room import LOBBY_TTL_MS, LogEntry, Options, Race, RaceError, commitment
+
+T0 = 1_000_000
+
+
+def new_race(players: int = 2, undo: bool = True, time_limit: int = 60, seed: int = 7) -> Race:
+    return Race("r1", "scotch", seed, "salt", Options(players, time_limit, undo), T0, "host", 1000)
+
+
+def running(n: int = 2, **kw: Any) -> Race:
+    race = new_race(players=max(n, 2), **kw)
+    for i in range(n):
+        race.join(f"racer{i}", f"token{i}", T0)
+    race.start("host", T0)
+    race.tick(T0 + 1000)
+    assert race.status == "running"
+    return race
+
+
+def first_legal(race: Race, player: str) -> str:
+    return race.racers[player].game.legal_moves()[0].text()
+
+
+def codes(fn: Any) -> str:
+    with pytest.raises(RaceError) as info:
+        fn()
+    return info.value.code
+
+
+class FakeWinningGame:
+    """Stands in for a deal that one move wins (real deals take hundreds of moves)."""
+
+    def __init__(self, real: solrules.Game) -> None:
+        self.real = real
+        self.won = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def push(self, move: solrules.Move) -> None:
+        self.real.push(move)
+        self.won = True
+
+    def is_won(self) -> bool:
+        return self.won
+
+    def progress(self) -> tuple[int, int]:
+        return (52, 52) if self.won else self.real.progress()
+
+
+def test_commitment_is_sha256_of_game_seed_salt() -> None:
+    race = new_race()
+    assert race.commitment == commitment("scotch", 7, "salt")
+    assert len(race.commitment) == 64 and race.commitment == race.commitment.lower()
+
+
+def test_lifecycle_events_are_numbered() -> None:
+    race = new_race()
+    events = race.join("ann", "t1", T0).events + race.join("bob", "t2", T0).events
+    events += race.ready("p1", T0).events
+    out = race.ready("p2", T0 + 5)
+    assert [e["type"] for e in out.events] == ["ready", "countdown"]
+    assert out.events[-1]["starts_at"] == T0 + 5 + 1000
+    assert race.next_deadline() == T0 + 1005
+    assert race.tick(T0 + 1004).events == []
+    late = race.tick(T0 + 2000)  # late tick: the start still happens at starts_at
+    assert race.started_at == T0 + 1005 and race.ends_at == T0 + 1005 + 60_000
+    assert [e["type"] for e in late.events] == ["started"]
+    assert {p for p, _ in late.direct} == {"p1", "p2"}
+    assert all(m["type"] == "state" and m["seq"] == 0 for _, m in late.direct)
+    vs = [e["v"] for e in events + out.events + late.events]
+    assert vs == list(range(1, len(vs) + 1))
+
+
+def test_one_ready_racer_does_not_start_alone() -> None:
+    race = new_race()
+    race.join("ann", "t1", T0)
+    assert [e["type"] for e in race.ready("p1", T0).events] == ["ready"]
+    assert race.status == "lobby"
+
+
+def test_join_limits_and_tokens() -> None:
+    race = new_race(players=2)
+    race.join("ann", "secret-a", T0)
+    race.join("bob", "secret-b", T0)
+    assert codes(lambda: race.join("cat", "c", T0)) == "race_full"
+    assert race.find_token("secret-b") is race.racers["p2"]
+    assert race.find_token("nope") is None
+    race.start("host", T0)
+    race.tick(T0 + 1000)
+    assert codes(lambda: new_race_started_join(race)) == "race_started"
+
+
+def new_race_started_join(race: Race) -> None:
+    race.join("late", "x", T0 + 2000)
+
+
+def test_start_needs_host_token_and_a_racer() -> None:
+    race = new_race()
+    assert codes(lambda: race.start("host", T0)) == "no_racers"
+    race.join("ann", "t", T0)
+    assert codes(lambda: race.start("not-host", T0)) == "forbidden"
+    out = race.start("host", T0)
+    assert out.events[0]["type"] == "countdown" and race.status == "countdown"
+    assert codes(lambda: race.start("host", T0)) == "race_started"
+
+
+def test_move_before_start_is_race_not_running() -> None:
+    race = new_race()
+    race.join("ann", "t", T0)
+    assert codes(lambda: race.move("p1", "t1>t2", 1, T0)) == "race_not_running"
+
+
+def test_move_checks_and_replies() -> None:
+    race = running()
+    move = first_legal(race, "p1")
+    out = race.move("p1", move, 1, T0 + 2000, rid=9)
+    assert [e["type"] for e in out.events] == ["progress", "board"]
+    state = out.reply[0]
+    assert state["type"] == "state" and state["seq"] == 1 and state["rid"] == 9
+    assert state["legal"] == [m.text() for m in race.racers["p1"].game.legal_moves()]
+    assert out.log == [LogEntry("r1", T0 + 2000, "move", "p1", move)]
+    # A repeated seq is not applied twice: the reply is the current state.
+    again = race.move("p1", move, 1, T0 + 2001)
+    assert again.events == [] and again.log == [] and again.reply[0]["seq"] == 1
+    assert codes(lambda: race.move("p1", move, 5, T0)) == "bad_seq"
+    assert codes(lambda: race.move("p2", "zz", 1, T0)) == "illegal_move"
+    assert codes(lambda: race.move("p2", "t1>t1", 1, T0)) == "illegal_move"
+    assert codes(lambda: race.move(None, move, 1, T0)) == "forbidden"
+    assert codes(lambda: race.move("p9", move, 1, T0)) == "forbidden"
+    assert race.racers["p2"].seq == 0
+
+
+def test_illegal_move_message_comes_from_the_rules() -> None:
+    race = running()
+    game = race.racers["p1"].game
+    legal = {m.text() for m in game.legal_moves()}
+    bad = next(
+        f"t{a}>t{b}" for a in range(1, 19) for b in range(1, 19)
+        if a != b and f"t{a}>t{b}" not in legal
+    )
+    with pytest.raises(RaceError) as info:
+        race.move("p1", bad, 1, T0)
+    assert info.value.message == game.refusal(solrules.Move.from_text(bad))
+
+
+def test_undo_counts_as_action_and_can_be_forbidden() -> None:
+    race = running()
+    assert codes(lambda: race.undo("p1", 1, T0)) == "illegal_move"  # nothing to undo
+    before = race.racers["p1"].game.board()
+    race.move("p1", first_legal(race, "p1"), 1, T0)
+    out = race.undo("p1", 2, T0)
+    assert out.reply[0]["seq"] == 2 and out.reply[0]["board"] == before
+    assert race.racers["p1"].actions[-1] == "undo"
+    strict = running(undo=False)
+    assert codes(lambda: strict.undo("p1", 1, T0)) == "forbidden"
+
+
+def test_finish_resign_and_standings() -> None:
+    race = running(3)
+    race.racers["p2"].game = FakeWinningGame(race.racers["p2"].game)  # type: ignore[assignment]
+    out = race.move("p2", first_legal(race, "p2"), 1, T0 + 5000)
+    finished = [e for e in out.events if e["type"] == "finished"]
+    assert finished and finished[0]["place"] == 1 and finished[0]["time_ms"] == 4000
+    assert codes(lambda: race.move("p2", "t1>t2", 2, T0)) == "race_not_running"
+    race.resign("p1", T0 + 6000)
+    assert race.status == "running"
+    out = race.resign("p3", T0 + 7000)
+    assert out.finished and race.status == "finished"
+    over = out.events[-1]
+    assert over["type"] == "race_over" and over["seed"] == "7" and over["salt"] == "salt"
+    table = over["standings"]
+    assert table[0]["player"] == "p2"
+    assert [s["place"] for s in table] == [1, 2, 3]
+    assert table[1]["time_ms"] is None and table[1]["resigned"] is True
+
+
+def test_standings_ties_by_who_got_there_first() -> None:
+    race = running(2)
+    # Find a move to a foundation for both racers (same deal) and play it at different times.
+    game = race.racers["p1"].game
+    path: list[str] = []
+    for _ in range(200):
+        home = [m for m in game.legal_moves() if m.dst.startswith("f")]
+        if home:
+            path.append(home[0].text())
+            break
+        move = game.legal_moves()[0]
+        path.append(move.text())
+        game.push(move)
+    else:
+        pytest.skip("no foundation move reached on this deal")
+    while game.move_stack:
+        game.pop()
+    for i, text in enumerate(path):
+        race.move("p2", text, i + 1, T0 + 1000 + i)
+    for i, text in enumerate(path):
+        race.move("p1", text, i + 1, T0 + 5000 + i)
+    race.tick(race.ends_at or 0)
+    assert race.status == "finished"
+    assert [s["player"] for s in race.standings()] == ["p2", "p1"]
+
+
+def test_time_limit_ends_the_race() -> None:
+    race = running(2, time_limit=10)
+    assert race.next_deadline() == T0 + 1000 + 10_000
+    out = race.tick(T0 + 1000 + 10_000)
+    assert out.finished and out.events[-1]["type"] == "race_over"
+    assert codes(lambda: race.move("p1", "t1>t2", 1, T0)) == "race_not_running"
+
+
+def test_an_abandoned_lobby_closes() -> None:
+    race = new_race()
+    race.join("ann", "t", T0)
+    assert race.next_deadline() == T0 + LOBBY_TTL_MS
+    assert race.tick(T0 + LOBBY_TTL_MS - 1).events == []
+    out = race.tick(T0 + LOBBY_TTL_MS + 5)
+    assert out.finished and race.finished_at == T0 + LOBBY_TTL_MS
+    assert codes(lambda: race.join("bob", "u", T0)) == "race_started"
+
+
+def test_no_seed_or_hidden_card_before_race_over() -> None:
+    race = Race("r", "yukon", 123456789, "s4lt", Options(2, 60, True), T0, "host", 0)
+    race.join("ann", "t", T0)
+    race.start("host", T0)
+    out = race.tick(T0)
+    texts = [repr(race.snapshot(None, T0)), repr(out.events), repr(out.direct)]
+    for text in texts:
+        assert "123456789" not in text and "s4lt" not in text
+    full = race.racers["p1"].game.board(reveal=True)
+    shown_piles = race.snapshot(None, T0)["players"][0]["board"]["piles"]
+    hidden = [
+        card
+        for pile, seen in zip(full["piles"], shown_piles, strict=True)
+        for card, shown in zip(pile["cards"], seen["cards"], strict=True)
+        if shown is None
+    ]
+    assert hidden, "yukon deals face-down cards"
+
+
+def test_replay_rebuilds_the_same_race() -> None:
+    race = running(2)
+    log: list[LogEntry] = []
+    fresh = new_race()
+    for racer in race.racers.values():
+        data = {"name": racer.name, "token": racer.token}
+        log.append(LogEntry("r1", T0, "join", racer.player, data))
+    log.append(LogEntry("r1", T0, "start"))
+    for i in range(5):
+        out = race.move("p1", first_legal(race, "p1"), i + 1, T0 + 2000 + i)
+        log += out.log
+    log += race.undo("p1", 6, T0 + 3000).log
+    log += race.resign("p2", T0 + 4000).log
+    for entry in log:
+        fresh.replay(entry)
+    assert fresh.snapshot("p1", 0) == race.snapshot("p1", 0)
+    assert fresh.state("p1") == race.state("p1")

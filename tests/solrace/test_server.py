@@ -1,0 +1,353 @@
+"""A real server on port 0 and real websockets clients."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import urllib.request
+from typing import Any, ClassVar
+
+import pytest
+from solrace.client import RaceClient, ServerError
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from .conftest import Server, T
+
+SEED = 2**63 + 12345  # 19 digits: would be easy to spot in any frame
+
+
+def http_get(url: str) -> tuple[int, str, bytes]:
+    """GET without proxies (run in a thread: urllib blocks)."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(url, timeout=T) as resp:
+            return resp.status, resp.headers["Content-Type"], resp.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers["Content-Type"], exc.read()
+
+
+async def get(url: str) -> tuple[int, str, bytes]:
+    return await asyncio.to_thread(http_get, url)
+
+
+async def code_of(coro: Any) -> str:
+    with pytest.raises(ServerError) as info:
+        await coro
+    return info.value.code
+
+
+async def drain(client: RaceClient, until: str) -> list[dict[str, Any]]:
+    """Every event up to and including the first of type ``until``."""
+    seen = []
+    async with asyncio.timeout(T):
+        while True:
+            msg = await client.events.get()
+            seen.append(msg)
+            if msg["type"] == until:
+                return seen
+
+
+async def running_race(
+    server: Server, game: str = "scotch", **opts: Any
+) -> tuple[str, RaceClient, RaceClient, dict[str, Any]]:
+    host = await server.client()
+    created = await host.create(game, **opts)
+    race = created["race"]
+    a = await server.client()
+    b = await server.client(binary=True)
+    await a.join(race, name="ann")
+    await b.join(race, name="bob")
+    await a.ready(race)
+    await b.ready(race)
+    await a.wait_state(race, T)
+    await b.wait_state(race, T)
+    return race, a, b, created
+
+
+async def test_two_racers_and_a_spectator_through_a_whole_race(server: Server) -> None:
+    host = await server.client()
+    created = await host.create("yukon", players=2, seed=str(SEED))
+    race = created["race"]
+    spectator = await server.client()
+    snap = await spectator.watch(race)
+    assert snap["type"] == "snapshot" and snap["status"] == "lobby" and snap["role"] == "spectator"
+    assert snap["commitment"] == created["commitment"]
+    ann = await server.client()
+    bob = await server.client(binary=True)
+    joined = await ann.join(race, name="ann")
+    assert joined["player"] == "p1" and len(joined["token"]) >= 24
+    assert (await bob.join(race, name="bob"))["player"] == "p2"
+    await ann.ready(race)
+    await bob.ready(race)
+    state = await ann.wait_state(race, T)
+    assert state["seq"] == 0 and state["legal"]
+    await bob.wait_state(race, T)
+
+    moves = []
+    for _ in range(6):
+        legal = ann.states[race]["legal"]
+        reply = await ann.move(race, legal[0])
+        assert reply["type"] == "state" and reply["seq"] == len(moves) + 1
+        moves.append(legal[0])
+    await ann.undo(race)
+    moves.append("undo")
+    # Bob sees Ann's progress and her public board.
+    bob_events = await drain(bob, "progress")
+    assert bob_events[-1]["player"] == "p1"
+    await ann.resign(race)
+    await bob.resign(race)
+    over = await drain(spectator, "race_over")
+    seen = [snap, *over]
+    vs = [m["v"] for m in over]
+    assert vs == list(range(snap["v"] + 1, snap["v"] + 1 + len(vs))), "no gap, no repeat"
+    boards = [m for m in over if m["type"] == "board"]
+    assert len(boards) == len(moves)
+    for m in [*over[:-1], snap]:
+        assert str(SEED) not in json.dumps(m) and created["commitment"] != m.get("seed")
+    final = over[-1]
+    assert final["seed"] == str(SEED)
+    digest = hashlib.sha256(f"yukon:{final['seed']}:{final['salt']}".encode()).hexdigest()
+    assert digest == created["commitment"]
+    assert [s["player"] for s in final["standings"]] in (["p1", "p2"], ["p2", "p1"])
+    assert all(m["type"] != "state" for m in seen)
+    # Racers get every event too (their own board events included): no gaps in v.
+    ann_events = [m for m in await drain(ann, "race_over") if "v" in m]
+    ann_vs = [m["v"] for m in ann_events]
+    assert ann_vs == list(range(ann_vs[0], ann_vs[0] + len(ann_vs)))
+    own_boards = [m for m in ann_events if m["type"] == "board" and m["player"] == "p1"]
+    assert len(own_boards) == len(moves)
+
+    status, ctype, body = await get(f"{server.http}/api/races/{race}")
+    summary = json.loads(body)
+    assert status == 200 and ctype == "application/json"
+    assert summary["status"] == "finished" and summary["seed"] == str(SEED)
+    assert summary["players"][0]["moves"] == moves
+    status, _, body = await get(f"{server.http}/api/races/{race}/replay/p1")
+    replay = json.loads(body)
+    assert status == 200 and replay["moves"] == moves and len(replay["boards"]) == len(moves) + 1
+    assert replay["boards"][-1] == state_board(ann, race)
+
+
+def state_board(client: RaceClient, race: str) -> Any:
+    return client.states[race]["board"]
+
+
+async def test_seed_and_salt_stay_secret_until_the_end(server: Server) -> None:
+    race, a, _b, _ = await running_race(server, seed=SEED)
+    status, _, body = await get(f"{server.http}/api/races/{race}")
+    assert status == 200 and str(SEED) not in body.decode()
+    assert "salt" not in json.loads(body) and "moves" not in json.loads(body)["players"][0]
+    status, _, body = await get(f"{server.http}/api/races/{race}/replay/p1")
+    assert status == 403
+    assert (await a.watch(race)).get("seed") is None
+
+
+async def test_reconnect_resumes_the_same_racer(server: Server) -> None:
+    race, a, _b, _ = await running_race(server)
+    token = a.tokens[race]
+    for _ in range(3):
+        await a.move(race, a.states[race]["legal"][0])
+    board = a.states[race]["board"]
+    await a.ws.close()
+    again = await server.client()
+    joined = await again.join(race, token=token)
+    assert joined["player"] == "p1"
+    snap = await again.next_event("snapshot", timeout=T)
+    assert snap["you"] == "p1" and snap["role"] == "racer" and snap["status"] == "running"
+    state = await again.wait_state(race, T)
+    assert state["seq"] == 3 and state["board"] == board
+    # The same seq again is not applied twice: the reply is the current state.
+    move = state["legal"][0]
+    first = await again.move(race, move, seq=4)
+    repeat = await again.move(race, move, seq=4)
+    assert first["seq"] == repeat["seq"] == 4 and first["board"] == repeat["board"]
+    assert await code_of(again.move(race, move, seq=9)) == "bad_seq"
+
+
+async def test_every_error_code(server: Server) -> None:
+    race, a, b, created = await running_race(server, players=2)
+    c = await server.client()
+    assert await code_of(c.request({"type": "fly"})) == "bad_message"
+    assert await code_of(c.create("no-such-game")) == "bad_message"
+    assert await code_of(c.watch("nope")) == "not_found"
+    assert await code_of(c.join(race, token="wrong")) == "forbidden"
+    assert await code_of(c.move(race, "t1>f1", seq=1)) == "forbidden"  # spectator moving
+    assert await code_of(c.start(race, "not-the-host")) == "forbidden"
+    assert await code_of(c.join(race, name="late")) == "race_started"
+    assert await code_of(c.start(race, created["host_token"])) == "race_started"
+    legal = set(a.states[race]["legal"])
+    illegal = next(f"t{i}>t{j}" for i in range(1, 19) for j in range(1, 19)
+                   if i != j and f"t{i}>t{j}" not in legal)
+    assert await code_of(a.move(race, illegal)) == "illegal_move"
+    assert await code_of(a.move(race, "garbage")) == "illegal_move"
+    assert await code_of(a.move(race, a.states[race]["legal"][0], seq=3)) == "bad_seq"
+
+    lobby = (await c.create("scotch", players=1))["race"]
+    assert await code_of(c.start(lobby, (await c.create("scotch"))["host_token"])) == "forbidden"
+    full = await c.create("scotch", players=1)
+    assert await code_of(c.start(full["race"], full["host_token"])) == "no_racers"
+    await c.join(full["race"], name="solo")
+    assert await code_of(c.move(full["race"], "t1>t2", seq=1)) == "race_not_running"
+    d = await server.client()
+    assert await code_of(d.join(full["race"], name="second")) == "race_full"
+    strict = await c.create("scotch", players=1, undo=False)
+    await d.join(strict["race"], name="solo")
+    await c.start(strict["race"], strict["host_token"])
+    await d.wait_state(strict["race"], T)
+    assert await code_of(d.undo(strict["race"])) == "forbidden"
+
+    server.app.max_races = len(server.app.races)
+    assert await code_of(c.create("scotch")) == "limit_reached"
+    server.app.max_races = 1000
+
+    # The rate limit: a burst beyond twice the rate gets rate_limited (connection stays open).
+    server.app.rate_limit = 5
+    limited = await server.client()
+    codes = []
+    for _ in range(14):
+        try:
+            await limited.ping()
+            codes.append("ok")
+        except ServerError as exc:
+            codes.append(exc.code)
+    assert codes[:10] == ["ok"] * 10 and "rate_limited" in codes[10:]
+    # Errors changed nothing: the racers' states are where they were.
+    assert (await b.watch(race))["players"][0]["progress"]["moves"] == 0
+
+
+async def test_a_flooding_client_is_disconnected(server: Server) -> None:
+    server.app.rate_limit = 5
+    async with connect(server.url) as ws:
+        for _ in range(100):
+            await ws.send('{"type":"ping"}')
+        with pytest.raises(ConnectionClosed):
+            async with asyncio.timeout(T):
+                while True:
+                    await ws.recv()
+        assert ws.close_code == 1008
+
+
+async def test_oversized_frame_is_bad_message_and_connection_survives(server: Server) -> None:
+    c = await server.client()
+    blob = json.dumps({"type": "ping", "rid": 1, "pad": "x" * 70_000})
+    await c.ws.send(blob)
+    err = await c.next_event("error", timeout=T)
+    assert err["code"] == "bad_message"
+    assert (await c.ping())["type"] == "pong"
+
+
+async def test_http_routes(server: Server) -> None:
+    status, ctype, body = await get(f"{server.http}/healthz")
+    assert (status, body) == (200, b"ok")
+    status, ctype, body = await get(f"{server.http}/api/games")
+    assert status == 200 and {"game": "scotch", "title": "Scotch Patience"} in json.loads(body)
+    for path in ["/", "/race/abc", "/race/abc/watch"]:
+        status, ctype, body = await get(server.http + path)
+        assert status == 200 and ctype.startswith("text/html") and b"solrace" in body
+    status, ctype, _ = await get(f"{server.http}/static/app.js")
+    assert status == 200 and ctype.startswith("text/javascript")
+    for path in ["/static/../conftest.py", "/static/%2e%2e/x", "/static/nope.js", "/nowhere",
+                 "/api/races/nope", "/api/races/nope/replay/p1"]:
+        status, ctype, body = await get(server.http + path)
+        assert status == 404, path
+    assert json.loads(body) == {"error": "not_found"}
+
+
+def test_slow_client_is_dropped_not_buffered() -> None:
+    from solrace.app import OUT_QUEUE, App, Connection
+
+    class FullTransport:
+        def get_write_buffer_size(self) -> int:
+            return 1 << 22  # the client stopped reading: the kernel and the buffer are full
+
+    class FakeWs:
+        transport = FullTransport()
+        remote_address = ("127.0.0.1", 1)
+
+        async def close(self, code: int, reason: str) -> None:
+            pass
+
+    class FakeApp:
+        rate_limit = 0.0
+        spawned: ClassVar[list[Any]] = []
+
+        def spawn(self, coro: Any) -> None:
+            self.spawned.append(coro)
+            coro.close()
+
+    async def scenario() -> None:
+        conn = Connection(FakeApp(), FakeWs())  # type: ignore[arg-type]
+        for i in range(OUT_QUEUE + 10):
+            conn.send({"type": "x", "i": i})
+        assert conn.queue.qsize() == OUT_QUEUE and conn.closing
+        assert len(FakeApp.spawned) == 1  # one close, however many overflows
+
+    assert App  # imported for the type only
+    asyncio.run(scenario())
+
+
+async def test_the_time_limit_ends_the_race_by_itself(server: Server) -> None:
+    host = await server.client()
+    created = await host.create("scotch", players=1, time_limit=1)
+    racer = await server.client()
+    await racer.join(created["race"], name="solo")
+    await host.start(created["race"], created["host_token"])
+    state = await racer.wait_state(created["race"], T)
+    await racer.move(created["race"], state["legal"][0])
+    over = await racer.next_event("race_over", timeout=T)
+    assert over["standings"][0]["time_ms"] is None
+    assert over["standings"][0]["progress"]["moves"] == 1
+    assert await code_of(racer.move(created["race"], "t1>t2", seq=2)) == "race_not_running"
+    assert created["race"] not in server.app.races, "finished races leave the live set"
+
+
+def move_list(text: str) -> list[str]:
+    return text.split()
+
+
+# A winning line for Scotch seed 1 (found offline by a depth-first search over solrules).
+SCOTCH_1_WIN = move_list(
+    """
+    t2>t5 t2>t5 t2>t12 t3>t5 t5>t16 t5>t14 t6>t8 t6>f1 t4>f1 t4>t3 t3>t10 t4>t3 t5>t3 t3>t10
+    t6>t9 t7>t8 t7>t1 t7>t13 t8>t9 t8>t16 t8>t14 t1>t8 t9>t13 t8>t1 t9>t14 t1>t8 t10>t3 t3>t5
+    t8>t1 t5>t3 t11>t14 t1>t8 t3>t5 t3>t11 t5>t10 t5>t3 t5>f2 t12>f2 t8>f2 t12>f1 t1>f1 t5>f1
+    t12>f2 t12>f2 t13>f2 t13>f2 t9>f2 t14>f1 t14>f1 t14>f1 t14>f1 t14>f1 t3>f1 t3>t1 t3>t10
+    t8>t9 t8>t15 t9>t15 t9>t18 t1>t9 t11>t9 t11>t1 t9>t1 t13>t10 t13>f3 t13>f4 t17>f3 t1>t9
+    t10>t11 t9>t1 t10>t17 t1>t9 t10>t9 t10>t1 t10>f1 t9>t1 t10>t9 t11>t17 t11>t1 t1>t9 t14>t18
+    t9>t1 t14>t10 t1>t9 t16>t17 t9>t1 t16>t1 t17>t1 t17>t16 t1>t16 t1>t17 t1>t9 t16>t17 t9>t1
+    t16>t1 t17>t1 t17>t16 t1>t16 t17>t9 t1>t9 t1>t17 t9>t17 t9>t1 t16>t17 t1>t9 t16>t9 t16>t1
+    t16>f3 t18>f3 t18>f3 t18>f3 t9>t1 t16>t15 t1>t9 t17>t9 t17>t1 t17>f2 t17>f2 t17>f4 t15>f4
+    t15>f4 t15>f4 t15>f4 t9>f4 t1>f4 t15>f3 t9>f3 t1>f3 t1>f3 t1>f2 t1>f2 t1>f2 t9>f4 t9>f4
+    t1>f4 t9>f3 t9>f3 t9>f1 t10>f4 t10>f3 t15>f4
+    """
+)
+
+
+async def test_a_racer_who_clears_the_deal_finishes_first(server: Server) -> None:
+    host = await server.client()
+    created = await host.create("scotch", players=2, seed=1)
+    race = created["race"]
+    spectator = await server.client()
+    await spectator.watch(race)
+    winner = await server.client(binary=True)
+    other = await server.client()
+    await winner.join(race, name="win")
+    await other.join(race, name="slow")
+    await host.start(race, created["host_token"])
+    await winner.wait_state(race, T)
+    for move in SCOTCH_1_WIN:
+        state = await winner.move(race, move)
+    assert state["progress"] == {"foundation": 52, "total": 52, "moves": len(SCOTCH_1_WIN)}
+    assert state["legal"] == []
+    finished = await spectator.next_event("finished", timeout=T)
+    assert finished["player"] == "p1" and finished["place"] == 1 and finished["time_ms"] >= 0
+    assert await code_of(winner.move(race, "t1>t2")) == "race_not_running"
+    await other.resign(race)
+    over = await spectator.next_event("race_over", timeout=T)
+    first, second = over["standings"]
+    assert (first["player"], first["place"], first["time_ms"]) == ("p1", 1, finished["time_ms"])
+    assert (second["player"], second["place"], second["time_ms"]) == ("p2", 2, None)
+    status, _, body = await get(f"{server.http}/api/races/{race}")
+    assert status == 200 and json.loads(body)["players"][0]["moves"] == SCOTCH_1_WIN

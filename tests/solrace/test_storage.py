@@ -1,0 +1,108 @@
+"""Storage: batched commits, and races rebuilt from seed + log."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from solrace.room import Options, Race
+from solrace.storage import Storage
+
+T0 = 1_000_000
+
+
+async def test_flushed_means_committed_and_reload_rebuilds(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    storage = Storage(db)
+    race = Race("r1", "scotch", 99, "salt", Options(2, 60, True), T0, "host", 0)
+    storage.add_race(race)
+    storage.append(race.join("ann", "tok", T0).log)
+    storage.append(race.start("host", T0).log)
+    race.tick(T0)
+    for i in range(3):
+        move = race.racers["p1"].game.legal_moves()[0].text()
+        storage.append(race.move("p1", move, i + 1, T0 + i).log)
+    # Nothing is committed until the end of the loop turn; flushed() waits for it.
+    other = sqlite3.connect(db)
+    assert other.execute("SELECT count(*) FROM log").fetchone() == (0,)
+    await storage.flushed()
+    assert other.execute("SELECT count(*) FROM log").fetchone() == (5,)
+    storage.close()
+
+    again = Storage(db)
+    [loaded] = again.load_unfinished()
+    assert loaded.state("p1") == race.state("p1")
+    assert loaded.snapshot("p1", 0) == race.snapshot("p1", 0)
+    # New entries continue the numbering after a reload.
+    again.append(loaded.resign("p1", T0 + 10).log)
+    again.mark_finished("r1", T0 + 10)
+    await again.flushed()
+    assert again.load_unfinished() == []
+    finished = again.load("r1")
+    assert finished is not None and finished.status == "finished"
+    assert finished.summary()["players"][0]["moves"] == race.racers["p1"].actions
+    assert again.load("nope") is None
+    again.close()
+
+
+async def test_time_limit_finish_survives_reload(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "t.db")
+    race = Race("r2", "yukon", 5, "salt", Options(1, 1, True), T0, "host", 0)
+    storage.add_race(race)
+    storage.append(race.join("ann", "tok", T0).log)
+    storage.append(race.start("host", T0).log)
+    out = race.tick(T0 + 1000)
+    assert out.finished and race.finished_at is not None
+    storage.mark_finished("r2", race.finished_at)
+    await storage.flushed()
+    loaded = storage.load("r2")
+    assert loaded is not None and loaded.status == "finished"
+    assert loaded.standings() == race.standings()
+    storage.close()
+
+
+async def test_recovery_moves_races_on_to_the_current_time(tmp_path: Path) -> None:
+    from solrace.app import App
+
+    storage = Storage(tmp_path / "r.db")
+    started = Race("r3", "scotch", 1, "salt", Options(2, 60, True), T0, "host", 3000)
+    storage.add_race(started)
+    storage.append(started.join("ann", "tok", T0).log)
+    storage.append(started.start("host", T0).log)  # countdown ends at T0 + 3000
+    expired = Race("r4", "scotch", 2, "salt", Options(1, 1, True), T0, "host", 0)
+    storage.add_race(expired)
+    storage.append(expired.join("bob", "tok2", T0).log)
+    storage.append(expired.start("host", T0).log)  # time limit: T0 + 1000
+    await storage.flushed()
+    storage.close()
+
+    again = Storage(tmp_path / "r.db")
+    app = App(again, clock=lambda: T0 + 5000, client=tmp_path)
+    assert app.recover() == 2
+    live = app.races["r3"]
+    assert live.status == "running" and live.started_at == T0 + 3000
+    assert "r4" not in app.races and app.lookup("r4").status == "finished"
+    assert app.lookup("r4").finished_at == T0 + 1000
+    app.close()
+    again.close()
+    assert Storage(tmp_path / "r.db").load_unfinished()[0].race == "r3"
+
+
+async def test_checkpoints_run_off_the_loop_and_commits_wait_for_them(tmp_path: Path) -> None:
+    db = tmp_path / "c.db"
+    storage = Storage(db, checkpoint_bytes=1)  # checkpoint after every commit
+    race = Race("r5", "scotch", 3, "salt", Options(1, 60, True), T0, "host", 0)
+    storage.add_race(race)
+    storage.append(race.join("ann", "tok", T0).log)
+    await storage.flushed()
+    assert storage._checkpointing is not None, "the first commit started a checkpoint"
+    # Queued while the checkpoint runs: committed right after it, still before the ack.
+    storage.append(race.start("host", T0).log)
+    await storage.flushed()
+    assert storage.checkpoints >= 1
+    other = sqlite3.connect(db)
+    assert other.execute("SELECT count(*) FROM log").fetchone() == (2,)
+    storage.close()
+    assert not Path(f"{db}-wal").exists() or Path(f"{db}-wal").stat().st_size < 1 << 20
+    reloaded = Storage(db).load("r5")
+    assert reloaded is not None and reloaded.status == "countdown"
