@@ -12,7 +12,7 @@ import enum
 import itertools
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, ClassVar
 
@@ -59,12 +59,17 @@ class Move:
     src: str
     dst: str
     count: int = 1
+    _text: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.src, str) or not isinstance(self.dst, str):
             raise InvalidMoveError("a move's source and destination are pile ids such as 't3'")
         if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 1:
             raise InvalidMoveError(f"a move takes 1 card or more, not {self.count!r}")
+        text = f"{self.src}>{self.dst}" if self.count == 1 else (
+            f"{self.src}>{self.dst}/{self.count}")
+        # Frozen: the text is computed once here, since servers send it for every legal move.
+        object.__setattr__(self, "_text", text)
 
     @classmethod
     def from_text(cls, text: str) -> Move:
@@ -86,12 +91,10 @@ class Move:
 
     def text(self) -> str:
         """The move text, e.g. ``"t2>t5/3"``."""
-        if self.count == 1:
-            return f"{self.src}>{self.dst}"
-        return f"{self.src}>{self.dst}/{self.count}"
+        return self._text
 
     def __str__(self) -> str:
-        return self.text()
+        return self._text
 
     def __repr__(self) -> str:
         return f"Move.from_text({self.text()!r})"
@@ -277,6 +280,9 @@ class Game:
         self._undo: list[tuple[tuple[int, ...], ...]] = []
         self._piles: list[list[int]] = [[] for _ in self.pile_ids]
         self._down: list[int] = [0] * len(self.pile_ids)
+        # board() entries per pile, rebuilt only for piles changed since (None: changed).
+        self._view: list[dict[str, Any] | None] = [None] * len(self.pile_ids)
+        self._home = 0  # cards on foundations
         base = self.foundations.base
         self.base_rank: int = 0 if base is None else base
         self._set_tables()
@@ -314,6 +320,9 @@ class Game:
                 raise ValueError(f"cannot deal a face-down card onto face-up cards in {pile}")
             self._down[p] += 1
         self._piles[p].append(card)
+        self._view[p] = None
+        if p < self.foundations.count:
+            self._home += 1
 
     # -- reading the position --------------------------------------------------------------------
 
@@ -327,27 +336,34 @@ class Game:
 
     def progress(self) -> tuple[int, int]:
         """``(cards on foundations, total cards)``."""
-        piles = self._piles
-        return sum(len(piles[f]) for f in self._f_range), 52 * self.decks
+        return self._home, 52 * self.decks
 
     def is_won(self) -> bool:
         """True when every card is on a foundation."""
-        done, total = self.progress()
-        return done == total
+        return self._home == 52 * self.decks
 
     def board(self, reveal: bool = False) -> dict[str, Any]:
         """The wire ``board`` object: ``{"game", "piles": [{"pile", "cards"}]}``, bottom to top.
 
         Face-down cards (and undealt stock cards) are ``None`` unless ``reveal`` is true.
+        The pile objects of an unrevealed board are shared with later boards for as long as
+        the pile does not change (a server sends a board after every move): treat them as
+        read-only.
         """
-        out = []
-        for pid, pile, down in zip(self.pile_ids, self._piles, self._down, strict=True):
-            if reveal or not down:
+        if reveal:
+            return {"game": self.name, "piles": [
+                {"pile": pid, "cards": [TEXT_OF[c] for c in pile]}
+                for pid, pile in zip(self.pile_ids, self._piles, strict=True)
+            ]}
+        view = self._view
+        for p, entry in enumerate(view):
+            if entry is None:
+                pile, down = self._piles[p], self._down[p]
                 cards: list[str | None] = [TEXT_OF[c] for c in pile]
-            else:
-                cards = [None] * down + [TEXT_OF[c] for c in pile[down:]]
-            out.append({"pile": pid, "cards": cards})
-        return {"game": self.name, "piles": out}
+                if down:
+                    cards[:down] = [None] * down
+                view[p] = {"pile": self.pile_ids[p], "cards": cards}
+        return {"game": self.name, "piles": list(view)}
 
     def position(self) -> str:
         """One-line position text; :func:`solrules.parse_position` gives back an equal position.
@@ -392,12 +408,17 @@ class Game:
             k += 1
         return k
 
-    def _move(self, a: int, b: int, n: int) -> Move:
-        k = (a << 16) | (b << 8) | n
-        move = self._move_cache.get(k)
-        if move is None:
-            move = self._move_cache[k] = Move(self.pile_ids[a], self.pile_ids[b], n)
-        return move
+    def _moves(self, keys: list[int]) -> list[Move]:
+        """The interned :class:`Move` for each key ``a << 16 | b << 8 | n``."""
+        cache = self._move_cache
+        try:
+            return [cache[k] for k in keys]
+        except KeyError:
+            ids = self.pile_ids
+            for k in keys:
+                if k not in cache:
+                    cache[k] = Move(ids[k >> 16], ids[(k >> 8) & 0xFF], k & 0xFF)
+            return [cache[k] for k in keys]
 
     def _foundation_wants(self) -> dict[int, list[int]]:
         """Foundation-key → foundations that take a card with that key now."""
@@ -433,43 +454,54 @@ class Game:
         if fill is Fill.NEVER:
             empties = []
         king_only = fill is Fill.KING
-        out: list[Move] = []
-        add = out.append
-        mv = self._move
+        one_card = self.tableau.moves is Moves.ONE
+        keys: list[int] = []
+        add = keys.append
+        no: tuple[int, ...] = ()
         for t in self._t_range:
             pile = piles[t]
-            if not pile or down[t] == len(pile):
-                continue
-            for f in fwants.get(fkey[pile[-1]], ()):
-                add(mv(t, f, 1))
             size = len(pile)
+            if size == down[t]:
+                continue
+            src = t << 16
+            card = pile[-1]
+            for f in fwants.get(fkey[card], no):
+                add(src | f << 8 | 1)
+            if one_card:
+                for d in twants.get(tkey[card], no):
+                    add(src | d << 8 | 1)
+                if empties and size > 1 and (not king_only or RANK_OF[card] == KING):
+                    for d in empties:
+                        add(src | d << 8 | 1)
+                continue
             for n in range(1, self._movable(t) + 1):
                 card = pile[-n]
-                for d in twants.get(tkey[card], ()):
+                for d in twants.get(tkey[card], no):
                     if d != t:
-                        add(mv(t, d, n))
+                        add(src | d << 8 | n)
                 if empties and n < size and (not king_only or RANK_OF[card] == KING):
                     for d in empties:
-                        add(mv(t, d, n))
+                        add(src | d << 8 | n)
         singles = [p for p in (self._r, self._w) if p >= 0 and piles[p]]
         if self.foundations.give_back:
             singles += [f for f in self._f_range if piles[f]]
         for p in singles:
             card = piles[p][-1]
+            src = p << 16 | 1
             if p >= self.foundations.count:
-                for f in fwants.get(fkey[card], ()):
-                    add(mv(p, f, 1))
-            for d in twants.get(tkey[card], ()):
-                add(mv(p, d, 1))
+                for f in fwants.get(fkey[card], no):
+                    add(src | f << 8)
+            for d in twants.get(tkey[card], no):
+                add(src | d << 8)
             if empties and (not king_only or RANK_OF[card] == KING):
                 for d in empties:
-                    add(mv(p, d, 1))
+                    add(src | d << 8)
         if self._s >= 0:
             if piles[self._s]:
-                add(mv(self._s, self._w, 1))
+                add(self._s << 16 | self._w << 8 | 1)
             elif piles[self._w]:
-                add(mv(self._w, self._s, 1))
-        return out
+                add(self._w << 16 | self._s << 8 | 1)
+        return self._moves(keys)
 
     def generate_legal_moves(self) -> Iterator[Move]:
         """Iterate over :meth:`legal_moves`."""
@@ -623,24 +655,34 @@ class Game:
             a = self._r
         if down[a] and down[a] == len(piles[a]):
             down[a] -= 1
+            self._view[a] = None
             ops.append((_FLIP, a))
 
     def _transfer(self, a: int, b: int, n: int) -> None:
         src = self._piles[a]
         self._piles[b] += src[-n:]
         del src[-n:]
+        view = self._view
+        view[a] = view[b] = None
+        fcount = self.foundations.count
+        if a < fcount:
+            self._home -= n
+        if b < fcount:
+            self._home += n
 
     def _deal_stock(self, k: int) -> None:
         stock, waste = self._piles[self._s], self._piles[self._w]
         for _ in range(k):
             waste.append(stock.pop())
         self._down[self._s] = len(stock)
+        self._view[self._s] = self._view[self._w] = None
 
     def _turn_waste(self) -> None:
         s, w = self._s, self._w
         self._piles[s] = self._piles[w][::-1]
         self._piles[w] = []
         self._down[s] = len(self._piles[s])
+        self._view[s] = self._view[w] = None
 
     def pop(self) -> Move:
         """Take back the last move exactly, forced effects included; :exc:`IndexError` if none."""
@@ -653,16 +695,19 @@ class Game:
                 self._transfer(op[2], op[1], op[3])
             elif code == _FLIP:
                 self._down[op[1]] += 1
+                self._view[op[1]] = None
             elif code == _DEAL:
                 stock, waste = self._piles[self._s], self._piles[self._w]
                 for _ in range(op[1]):
                     stock.append(waste.pop())
                 self._down[self._s] = len(stock)
+                self._view[self._s] = self._view[self._w] = None
             else:
                 s, w = self._s, self._w
                 self._piles[w] = self._piles[s][::-1]
                 self._piles[s] = []
                 self._down[s] = 0
+                self._view[s] = self._view[w] = None
         return move
 
     def copy(self) -> Game:
@@ -673,6 +718,7 @@ class Game:
         new._undo = list(self._undo)
         new._piles = [list(p) for p in self._piles]
         new._down = list(self._down)
+        new._view = list(self._view)
         return new
 
     # -- building from a position text -----------------------------------------------------------
@@ -714,6 +760,8 @@ class Game:
                     game._piles[p].append(card)
                     if face_down:
                         game._down[p] += 1
+                    if p < cls.foundations.count:
+                        game._home += 1
             game._check_pile(p)
         if len(seen) != 52 or any(v != cls.decks for v in seen.values()):
             raise InvalidPositionError(f"{cls.title} needs every card exactly {cls.decks} times")
