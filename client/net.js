@@ -219,7 +219,6 @@ export class RaceSession extends EventTarget {
     this.model = emptyModel(race);
     this.resyncing = false;
     this.pendingMove = false;
-    this.skipCredit = 0;
     this.resyncs = 0; // snapshots asked for (connects and gaps), for tests and diagnostics
     this.conn.addEventListener("message", (e) => this.onMessage(e.detail));
     this.conn.addEventListener("status", (e) => {
@@ -360,19 +359,21 @@ export class RaceSession extends EventTarget {
       case "error":
         if (msg.rid === undefined) this.reject(msg);
         return;
+      case "board":
+        // Unnumbered, throttled views of a racer's latest board. Our own board comes from
+        // `state` (it carries `seq`), which a view may lag behind: keep ours.
+        if (msg.player !== m.you || m.role !== "racer") this.player(msg.player).board = msg.board;
+        break;
+      case "presence":
+        this.player(msg.player).connected = msg.connected;
+        break;
       default:
         if (typeof msg.v !== "number") return;
         if (this.resyncing) return; // the coming snapshot includes it
         if (msg.v <= m.v) return; // already seen (e.g. a reply racing a broadcast)
         if (msg.v > m.v + 1) {
-          // The server may skip the `board` event of our own move on this connection (our
-          // `state` reply carries that board): one accepted action of ours excuses one gap.
-          const gap = msg.v - m.v - 1;
-          if (gap > this.skipCredit) {
-            this.resync();
-            return;
-          }
-          this.skipCredit -= gap;
+          this.resync(); // missed numbered events: a fresh snapshot has them all
+          return;
         }
         m.v = msg.v;
         this.applyEvent(msg);
@@ -383,7 +384,6 @@ export class RaceSession extends EventTarget {
   applySnapshot(s) {
     const m = this.model;
     this.resyncing = false;
-    this.skipCredit = 0;
     m.loaded = true;
     m.notFound = false;
     m.v = s.v;
@@ -412,7 +412,6 @@ export class RaceSession extends EventTarget {
   applyState(st) {
     const m = this.model;
     if (m.own && st.seq < m.own.seq) return;
-    if (m.own && st.seq > m.own.seq && st.rid !== undefined) this.skipCredit++;
     m.own = { seq: st.seq, board: st.board, legal: st.legal || [], progress: st.progress };
     const me = m.players.get(m.you);
     if (me) {

@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 OUT_QUEUE = 256  # frames waiting for one connection; more means the client is too slow
 WRITE_LIMIT = 2**15  # bytes in the transport's buffer above which frames wait in the queue
 MAX_SUBSCRIPTIONS = 16  # races one connection may follow at once
+BOARD_INTERVAL = 0.1  # seconds between two board views of one race (the latest board wins)
 FINISHED_CACHE = 256  # finished races kept in memory for the API and late watchers
 RACE_ID_ALPHABET = string.ascii_lowercase + string.digits
 
@@ -191,9 +192,8 @@ class Connection:
         if sub is not None:
             sub.cancel()
         player = self.players.pop(race, None)
-        room = self.app.races.get(race)
-        if player is not None and room is not None and player in room.racers:
-            room.racers[player].connections -= 1
+        if player is not None:
+            self.app.presence(race, player, -1)
 
     async def writer(self) -> None:
         """Send queued frames in order. Ends when the socket closes or the task is cancelled;
@@ -273,6 +273,11 @@ class App:
         self.timers: dict[str, tuple[int, asyncio.TimerHandle]] = {}  # race -> (deadline, timer)
         self.tasks: set[asyncio.Task[Any]] = set()
         self.corked: list[Connection] = []
+        # Board views waiting to be sent, per race: the racers whose board changed, the time
+        # of the race's last send, and the timer of the next one.
+        self.moved: dict[str, set[str]] = {}
+        self.board_sent: dict[str, float] = {}
+        self.board_timers: dict[str, asyncio.TimerHandle] = {}
 
     # ---------------------------------------------------------------- output
     def cork(self, conn: Connection) -> None:
@@ -346,6 +351,7 @@ class App:
         timer = self.timers.pop(race.race, None)
         if timer is not None:
             timer[1].cancel()
+        self.board_sent.pop(race.race, None)
         self._cache(race)
 
     def _schedule(self, race: Race) -> None:
@@ -392,6 +398,17 @@ class App:
         if conn is not None:
             for msg in out.reply:
                 conn.send(msg)
+        if out.moved:
+            self.moved.setdefault(race.race, set()).update(out.moved)
+        if out.finished:
+            if race.race in self.moved:
+                self.send_boards(race.race)  # the final boards go before race_over
+        elif out.moved and race.race not in self.board_timers:
+            loop = asyncio.get_running_loop()
+            wait = self.board_sent.get(race.race, 0.0) + BOARD_INTERVAL - loop.time()
+            self.board_timers[race.race] = loop.call_later(
+                max(0.0, wait), self.send_boards, race.race
+            )
         for msg in out.events:
             self.bus.publish(race.race, Event(msg))
         for player, msg in out.direct:
@@ -400,6 +417,37 @@ class App:
             self._retire(race)
         elif out.events:
             self._schedule(race)
+
+    def send_boards(self, race_id: str) -> None:
+        """Publish the latest board of every racer of ``race_id`` that moved since the last
+        send. Throttled to one send per race per ``BOARD_INTERVAL``: opponents' small boards
+        and spectators stay live while a fast racer's moves cost one board frame per interval
+        instead of one per move per follower."""
+        timer = self.board_timers.pop(race_id, None)
+        if timer is not None:
+            timer.cancel()
+        players = self.moved.pop(race_id, ())
+        race = self.races.get(race_id) or self.finished.get(race_id)
+        if race is None:
+            return
+        self.board_sent[race_id] = asyncio.get_running_loop().time()
+        for player in sorted(players):
+            self.bus.publish(race_id, Event(race.board_view(player)))
+
+    def presence(self, race_id: str, player: str, delta: int) -> None:
+        """Count one more (or one fewer) live connection for a racer; when it goes online or
+        offline, tell the race with an unnumbered ``presence`` message."""
+        race = self.races.get(race_id) or self.finished.get(race_id)
+        if race is None or player not in race.racers:
+            return
+        racer = race.racers[player]
+        before = racer.connections > 0
+        racer.connections = max(0, racer.connections + delta)
+        if (racer.connections > 0) != before:
+            self.bus.publish(race_id, Event({
+                "type": "presence", "race": race_id, "player": player,
+                "connected": racer.connections > 0,
+            }))
 
     async def catch_up(self, race: Race) -> None:
         """Run transitions already due (the timer may not have fired yet)."""
@@ -509,9 +557,9 @@ class App:
         conn.follow(race.race)
         if bound != racer.player:
             if bound is not None:
-                race.racers[bound].connections -= 1
+                self.presence(race.race, bound, -1)
             conn.players[race.race] = racer.player
-            racer.connections += 1
+            self.presence(race.race, racer.player, +1)
         now = self.clock()
         conn.send(
             {

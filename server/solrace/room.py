@@ -89,7 +89,9 @@ class Outcome:
     ``reply`` goes to the sender only; ``events`` (each with ``v``) to every subscriber of
     the race; ``direct`` holds ``(player, message)`` pairs for one racer's connections only;
     ``log`` must be committed before any of the others is sent. ``finished`` is true when this
-    outcome ended the race.
+    outcome ended the race. ``moved`` names the racers whose public board changed: the server
+    sends those boards as unnumbered ``board`` views, at most every so often (see
+    :meth:`Race.board_view`), since a spectator needs the latest board, not every one.
     """
 
     reply: list[Message] = field(default_factory=list)
@@ -97,12 +99,14 @@ class Outcome:
     direct: list[tuple[str, Message]] = field(default_factory=list)
     log: list[LogEntry] = field(default_factory=list)
     finished: bool = False
+    moved: list[str] = field(default_factory=list)
 
     def extend(self, other: Outcome) -> None:
         self.reply += other.reply
         self.events += other.events
         self.direct += other.direct
         self.log += other.log
+        self.moved += other.moved
         self.finished = self.finished or other.finished
 
 
@@ -215,6 +219,16 @@ class Race:
             msg["rid"] = rid
         return msg
 
+    def board_view(self, player: str) -> Message:
+        """A racer's public board as an unnumbered ``board`` message (no ``v``): the latest
+        view, which a client simply replaces; face-down and undealt cards are ``None``."""
+        return {
+            "type": "board",
+            "race": self.race,
+            "player": player,
+            "board": self.racers[player].game.board(reveal=False),
+        }
+
     def public_player(self, racer: Racer, board: bool) -> Message:
         entry: Message = {
             "player": racer.player,
@@ -237,8 +251,10 @@ class Race:
         return racer.finished_at - self.started_at
 
     def snapshot(self, you: str | None, now: int, rid: Any = None) -> Message:
-        """The full current view. Every racer's *public* board is included (face-down and
-        undealt cards are ``None``); seed and salt only once the race is finished."""
+        """The full current view. Once the race runs, every racer's *public* board is included
+        (face-down and undealt cards are ``None``); before the start no board is shown, not
+        even an open Scotch layout, so that nobody can study the deal before the clock runs.
+        Seed and salt only once the race is finished."""
         msg: Message = {
             "type": "snapshot",
             "race": self.race,
@@ -254,7 +270,10 @@ class Race:
             "now": now,
             "you": you,
             "role": "racer" if you is not None else "spectator",
-            "players": [self.public_player(r, board=True) for r in self.racers.values()],
+            "players": [
+                self.public_player(r, board=self.status in ("running", "finished"))
+                for r in self.racers.values()
+            ],
         }
         if self.status == "finished":
             msg["standings"] = self.standings()
@@ -486,7 +505,7 @@ class Race:
         progress = racer.progress()
         board = racer.game.board(reveal=False)
         out.events.append(self._event("progress", player=racer.player, progress=progress))
-        out.events.append(self._event("board", player=racer.player, board=board))
+        out.moved.append(racer.player)
         if racer.game.is_won():
             racer.finished_at = now
             racer.place = 1 + sum(

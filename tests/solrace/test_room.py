@@ -123,7 +123,10 @@ def test_move_checks_and_replies() -> None:
     race = running()
     move = first_legal(race, "p1")
     out = race.move("p1", move, 1, T0 + 2000, rid=9)
-    assert [e["type"] for e in out.events] == ["progress", "board"]
+    assert [e["type"] for e in out.events] == ["progress"]
+    assert out.moved == ["p1"]  # its board goes out as a throttled, unnumbered view
+    view = race.board_view("p1")
+    assert "v" not in view and view["board"] == race.racers["p1"].game.board()
     state = out.reply[0]
     assert state["type"] == "state" and state["seq"] == 1 and state["rid"] == 9
     assert state["legal"] == [m.text() for m in race.racers["p1"].game.legal_moves()]

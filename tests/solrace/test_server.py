@@ -100,10 +100,14 @@ async def test_two_racers_and_a_spectator_through_a_whole_race(server: Server) -
     await bob.resign(race)
     over = await drain(spectator, "race_over")
     seen = [snap, *over]
-    vs = [m["v"] for m in over]
+    vs = [m["v"] for m in over if "v" in m]
     assert vs == list(range(snap["v"] + 1, snap["v"] + 1 + len(vs))), "no gap, no repeat"
-    boards = [m for m in over if m["type"] == "board"]
-    assert len(boards) == len(moves)
+    # Boards are unnumbered views, throttled: the spectator saw Ann's board change, and the
+    # last view it got (sent before race_over) is her final board.
+    boards = [m for m in over if m["type"] == "board" and m["player"] == "p1"]
+    assert "v" not in boards[-1] and 1 <= len(boards) <= len(moves)
+    assert boards[-1]["board"] == state_board(ann, race)
+    assert over.index(boards[-1]) < len(over) - 1
     for m in [*over[:-1], snap]:
         assert str(SEED) not in json.dumps(m) and created["commitment"] != m.get("seed")
     final = over[-1]
@@ -112,12 +116,10 @@ async def test_two_racers_and_a_spectator_through_a_whole_race(server: Server) -
     assert digest == created["commitment"]
     assert [s["player"] for s in final["standings"]] in (["p1", "p2"], ["p2", "p1"])
     assert all(m["type"] != "state" for m in seen)
-    # Racers get every event too (their own board events included): no gaps in v.
+    # Racers get every numbered event too: no gaps in v.
     ann_events = [m for m in await drain(ann, "race_over") if "v" in m]
     ann_vs = [m["v"] for m in ann_events]
     assert ann_vs == list(range(ann_vs[0], ann_vs[0] + len(ann_vs)))
-    own_boards = [m for m in ann_events if m["type"] == "board" and m["player"] == "p1"]
-    assert len(own_boards) == len(moves)
 
     status, ctype, body = await get(f"{server.http}/api/races/{race}")
     summary = json.loads(body)
@@ -351,3 +353,23 @@ async def test_a_racer_who_clears_the_deal_finishes_first(server: Server) -> Non
     assert (second["player"], second["place"], second["time_ms"]) == ("p2", 2, None)
     status, _, body = await get(f"{server.http}/api/races/{race}")
     assert status == 200 and json.loads(body)["players"][0]["moves"] == SCOTCH_1_WIN
+
+
+async def test_presence_and_no_board_before_the_start(server: Server) -> None:
+    host = await server.client()
+    race = (await host.create("scotch", players=2))["race"]
+    spectator = await server.client()
+    ann = await server.client()
+    await ann.join(race, name="ann")
+    # Scotch is dealt face up: a board before the start would let anyone study the deal.
+    lobby = await spectator.watch(race)
+    assert lobby["status"] == "lobby" and all("board" not in p for p in lobby["players"])
+    bob = await server.client()
+    await bob.join(race, name="bob")
+    joined = await spectator.next_event("presence")
+    assert joined["player"] == "p2" and joined["connected"] is True and "v" not in joined
+    await bob.close()
+    left = await spectator.next_event("presence")
+    assert left["player"] == "p2" and left["connected"] is False
+    snap = await spectator.watch(race)
+    assert [p["connected"] for p in snap["players"]] == [True, False]
