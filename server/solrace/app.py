@@ -382,19 +382,34 @@ class App:
         if race.status != "finished":
             self._schedule(race)
 
-    async def apply(self, race: Race, out: Outcome, conn: Connection | None = None) -> None:
+    async def apply(
+        self, race: Race, out: Outcome, conn: Connection | None = None, *, wait: bool = True
+    ) -> None:
         """Make ``out`` durable, then send its reply and publish its events.
 
-        Nothing is sent before the commit: a reply a client sees is never lost by a crash. If
-        the awaiting task is cancelled the commit still happens (it is shielded) but this
-        outcome's messages are not sent; clients resync from a snapshot.
+        Nothing is sent before the commit: a reply a client sees is never lost by a crash.
+        With ``wait`` the caller's task waits for the commit (use it when the caller sends more
+        messages of its own afterwards); without, the messages are handed to the storage and
+        leave right after the commit at the end of this loop turn, and the caller goes on at
+        once (the move path: a connection's next frame is read meanwhile, and replies still
+        leave in order). If a waiting task is cancelled the commit still happens (it is
+        shielded) but this outcome's messages are not sent; clients resync from a snapshot.
         """
         if out.log:
             self.storage.append(out.log)
         if out.finished and race.finished_at is not None:
             self.storage.mark_finished(race.race, race.finished_at)
-        if out.log or out.finished:
+        if out.log or out.finished or self.storage.pending():
+            # Even with nothing of its own to record, an outcome waits for what is queued
+            # before it, so that messages leave in the order their commands came.
+            if not wait:
+                self.storage.after_commit(lambda: self._emit(race, out, conn))
+                return
             await self.storage.flushed()
+        self._emit(race, out, conn)
+
+    def _emit(self, race: Race, out: Outcome, conn: Connection | None) -> None:
+        """Send a committed outcome: the reply, then the events, then what follows from them."""
         if conn is not None:
             for msg in out.reply:
                 conn.send(msg)
@@ -477,9 +492,10 @@ class App:
         now = self.clock()
         player = conn.players.get(race.race)
         if isinstance(cmd, codec.MoveCmd):
-            await self.apply(race, race.move(player, cmd.move, cmd.seq, now, cmd.rid), conn)
+            out = race.move(player, cmd.move, cmd.seq, now, cmd.rid)
+            await self.apply(race, out, conn, wait=False)
         elif isinstance(cmd, codec.Undo):
-            await self.apply(race, race.undo(player, cmd.seq, now, cmd.rid), conn)
+            await self.apply(race, race.undo(player, cmd.seq, now, cmd.rid), conn, wait=False)
         elif isinstance(cmd, codec.Join):
             await self.join(conn, race, cmd, now)
         elif isinstance(cmd, codec.Watch):

@@ -22,6 +22,7 @@ import json
 import logging
 import os
 import sqlite3
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +64,7 @@ class _Batch:
     log: list[tuple[object, ...]] = field(default_factory=list)
     finished: list[tuple[int, str]] = field(default_factory=list)
     done: asyncio.Future[None] | None = None
+    after: list[Callable[[], None]] = field(default_factory=list)
 
 
 class Storage:
@@ -183,6 +185,11 @@ class Storage:
             return
         if batch.done is not None and not batch.done.done():
             batch.done.set_result(None)
+        for callback in batch.after:
+            try:
+                callback()
+            except Exception:
+                log.exception("after-commit callback failed")
         self._maybe_checkpoint()
 
     def _maybe_checkpoint(self) -> None:
@@ -208,6 +215,24 @@ class Storage:
         if future.exception() is not None:
             log.error("checkpoint failed: %r", future.exception())
         self.commit()  # what collected meanwhile
+
+    def pending(self) -> bool:
+        """True while something queued is not committed yet."""
+        return self._batch is not None
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once everything queued so far is committed (at once if nothing is).
+
+        Callbacks run in queue order, right after the commit, in the loop's thread. This is how
+        acknowledgements go out without the connection's task waiting for the commit: the
+        reader goes on with the next frame, the reply leaves once its move is on disk. If the
+        commit fails, the callbacks are dropped (the moves were not recorded, so nothing may
+        acknowledge them) and clients resynchronise from a snapshot.
+        """
+        if self._batch is None:
+            callback()
+        else:
+            self._batch.after.append(callback)
 
     def flushed(self) -> asyncio.Future[None]:
         """A future done once everything queued so far is committed (done now if nothing is).
