@@ -257,16 +257,7 @@ class Race:
         Seed and salt only once the race is finished."""
         msg: Message = {
             "type": "snapshot",
-            "race": self.race,
-            "game": self.game,
-            "status": self.status,
-            "v": self.v,
-            "options": self.options.as_dict(),
-            "commitment": self.commitment,
-            "created_at": self.created_at,
-            "starts_at": self.starts_at,
-            "started_at": self.started_at,
-            "ends_at": self.ends_at,
+            **self._header(),
             "now": now,
             "you": you,
             "role": "racer" if you is not None else "spectator",
@@ -283,6 +274,21 @@ class Race:
             msg["rid"] = rid
         return msg
 
+    def _header(self) -> Message:
+        """The race's public facts, common to snapshots and the HTTP summary."""
+        return {
+            "race": self.race,
+            "game": self.game,
+            "status": self.status,
+            "v": self.v,
+            "options": self.options.as_dict(),
+            "commitment": self.commitment,
+            "created_at": self.created_at,
+            "starts_at": self.starts_at,
+            "started_at": self.started_at,
+            "ends_at": self.ends_at,
+        }
+
     def summary(self) -> Message:
         """The ``GET /api/races/{race}`` view: moves, seed and salt only once finished."""
         finished = self.status == "finished"
@@ -294,16 +300,7 @@ class Race:
                 entry["moves"] = list(racer.actions)
             players.append(entry)
         out: Message = {
-            "race": self.race,
-            "game": self.game,
-            "status": self.status,
-            "v": self.v,
-            "options": self.options.as_dict(),
-            "commitment": self.commitment,
-            "created_at": self.created_at,
-            "starts_at": self.starts_at,
-            "started_at": self.started_at,
-            "ends_at": self.ends_at,
+            **self._header(),
             "finished_at": self.finished_at,
             "players": players,
         }
