@@ -9,8 +9,9 @@ PORT ?= 8080
 
 .PHONY: run test lint typecheck pytest bench system clean
 
+# Debian splits venv out of Python: install python3-venv when creating the venv fails.
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); bash scripts/system-deps.sh python3-venv && $(PYTHON) -m venv $(VENV); }
 	$(BIN)/pip install -q --upgrade pip
 
 $(VENV)/.stamp-run: pyproject.toml | $(BIN)/python

@@ -3,9 +3,12 @@
 # driven by Playwright through /usr/bin/chromium, never a downloaded browser) and redis-server
 # (Redis tests start their own on a free port). Does nothing when both are present.
 set -euo pipefail
-missing=()
-[ -x /usr/bin/chromium ] || missing+=(chromium)
-command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+# With arguments: install exactly those packages (e.g. python3-venv, from the Makefile).
+missing=("$@")
+if [ $# -eq 0 ]; then
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+  command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then
