@@ -16,11 +16,20 @@ import asyncio
 import contextlib
 import itertools
 import json
+from collections.abc import Callable
 from typing import Any
 
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
+
+from .codec import encode_json
+
+loads: Callable[[bytes], Any]
+try:  # orjson parses a state message several times faster than the stdlib
+    from orjson import loads
+except ImportError:  # pragma: no cover - orjson is a dependency; stdlib as a fallback
+    loads = json.loads
 
 Message = dict[str, Any]
 
@@ -35,10 +44,10 @@ class ServerError(Exception):
         self.reply = msg
 
 
-def _wanted(frame: str | bytes) -> bool:
+def _wanted(frame: bytes, binary: bool) -> bool:
     """Could this frame be a reply (it has a ``rid``) or a ``state``? A cheap byte test."""
-    if isinstance(frame, str):
-        return '"rid"' in frame or '"state"' in frame
+    if not binary:
+        return b'"rid"' in frame or b'"state"' in frame
     return b"\xa3rid" in frame or b"\xa5state" in frame
 
 
@@ -79,15 +88,20 @@ class RaceClient:
         await self.close()
 
     # --------------------------------------------------------------- transport
-    def decode(self, frame: str | bytes) -> Message:
-        obj = msgpack.unpackb(frame, raw=False) if isinstance(frame, bytes) else json.loads(frame)
+    def decode(self, frame: bytes) -> Message:
+        """Decode a frame's payload: msgpack for a binary client, UTF-8 JSON otherwise (the
+        server answers in the encoding of the client's frames)."""
+        obj = msgpack.unpackb(frame, raw=False) if self.binary else loads(frame)
         assert isinstance(obj, dict)
         return obj
 
     async def _read(self) -> None:
         try:
-            async for frame in self.ws:
-                if not self.keep_events and not _wanted(frame):
+            while True:
+                # decode=False: text frames stay bytes, so frames skipped below are never
+                # decoded from UTF-8 at all.
+                frame = await self.ws.recv(decode=False)
+                if not self.keep_events and not _wanted(frame, self.binary):
                     continue
                 msg = self.decode(frame)
                 if msg.get("type") == "state":
@@ -112,7 +126,7 @@ class RaceClient:
         if self.binary:
             await self.ws.send(msgpack.packb(msg))
         else:
-            await self.ws.send(json.dumps(msg, separators=(",", ":")))
+            await self.ws.send(encode_json(msg), text=True)
 
     async def request(self, msg: Message, timeout: float = 10.0) -> Message:
         """Send ``msg`` with a fresh ``rid`` and return the reply; ServerError on ``error``."""

@@ -9,6 +9,7 @@ sees well-formed commands; anything else raises :class:`ProtocolError` with code
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -174,7 +175,7 @@ def decode_frame(frame: str | bytes) -> dict[str, Any]:
         raise ProtocolError("bad_message", f"frame larger than {MAX_FRAME} bytes")
     try:
         if isinstance(frame, str):
-            obj = json.loads(frame)
+            obj = _loads(frame)
             if "\\u" in frame:
                 # A \uD800-style escape makes a lone surrogate, which no UTF-8 frame can carry
                 # back (say, in an echoed rid): refuse such text here, once.
@@ -262,12 +263,15 @@ def _encode_json_stdlib(msg: dict[str, Any]) -> bytes:
 try:  # orjson, when installed, encodes ~8x faster (a state message: ~2 µs instead of ~17 µs)
     import orjson
 
+    _loads: Callable[[str], Any] = orjson.loads
+
     def encode_json(msg: dict[str, Any]) -> bytes:
         """Compact UTF-8 JSON."""
         return orjson.dumps(msg)
 
 except ImportError:  # pragma: no cover - depends on the environment
     encode_json = _encode_json_stdlib
+    _loads = json.loads
 
 
 def encode_msgpack(msg: dict[str, Any]) -> bytes:
