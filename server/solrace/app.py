@@ -323,12 +323,16 @@ class App:
     # ------------------------------------------------------------------ races
     def lookup(self, race_id: str) -> Race:
         """A live or finished race; ``not_found`` otherwise."""
-        race = self.races.get(race_id) or self.finished.get(race_id)
+        race = self._in_memory(race_id)
         if race is None:
             race = self._load_finished(race_id)
         if race is None:
             raise RaceError("not_found", f"no race {race_id[:64]!r}")
         return race
+
+    def _in_memory(self, race_id: str) -> Race | None:
+        """A live race, or a finished one still cached; never reads the database."""
+        return self.races.get(race_id) or self.finished.get(race_id)
 
     def _load_finished(self, race_id: str) -> Race | None:
         race = self.storage.load(race_id)
@@ -442,7 +446,7 @@ class App:
         if timer is not None:
             timer.cancel()
         players = self.moved.pop(race_id, ())
-        race = self.races.get(race_id) or self.finished.get(race_id)
+        race = self._in_memory(race_id)
         if race is None:
             return
         self.board_sent[race_id] = asyncio.get_running_loop().time()
@@ -452,7 +456,7 @@ class App:
     def presence(self, race_id: str, player: str, delta: int) -> None:
         """Count one more (or one fewer) live connection for a racer; when it goes online or
         offline, tell the race with an unnumbered ``presence`` message."""
-        race = self.races.get(race_id) or self.finished.get(race_id)
+        race = self._in_memory(race_id)
         if race is None or player not in race.racers:
             return
         racer = race.racers[player]
