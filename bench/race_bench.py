@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
+import orjson
 from solrace.client import RaceClient
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection, serve
@@ -135,7 +136,8 @@ async def echo_load(addr: str, clients: int, seconds: float, pid: int, binary: b
 
 
 async def race_load(
-    addr: str, racers: int, size: int, seconds: float, pid: int, binary: bool, game: str
+    addr: str, racers: int, size: int, seconds: float, pid: int, binary: bool, game: str,
+    batch: bool,
 ) -> Result:
     url = f"ws://{addr}/ws"
     host = await RaceClient.connect(url)
@@ -144,31 +146,54 @@ async def race_load(
         created = await host.create(game, players=min(size, racers - r), seed=1000 + r)
         race = created["race"]
         for i in range(min(size, racers - r)):
-            client = await RaceClient.connect(url, binary=binary, keep_events=False)
+            client = await RaceClient.connect(url, binary=binary, keep_events=False, batch=batch)
             await client.join(race, name=f"bot{r + i}")
             clients.append((client, race))
         await host.start(race, created["host_token"])
     for client, race in clients:
         await client.wait_state(race, 30)
+        await client.detach()
 
     rtts: list[float] = []
     stop = time.perf_counter() + seconds
+    unpack = msgpack.unpackb if binary else orjson.loads
+    pack = msgpack.packb if binary else orjson.dumps
+    state_tag = b"\xa5state" if binary else b'"state"'
 
     async def one(client: RaceClient, race: str, rng: random.Random) -> None:
+        # The bot drives the bare websockets connection itself, as the echo clients do: send,
+        # then read frames until the one carrying its state (the progress events of the race
+        # arrive in between, or in the same frame when the server batches).
+        ws = client.ws
         state = client.states[race]
         undo_next = False
+        rid = 0
         while time.perf_counter() < stop:
             seq = state["seq"] + 1
+            rid += 1
             if undo_next:
-                msg: dict[str, Any] = {"type": "undo", "race": race, "seq": seq}
+                msg: dict[str, Any] = {"type": "undo", "race": race, "seq": seq, "rid": rid}
             else:
                 legal = [m for m in state["legal"] if not m.startswith("f")] or state["legal"]
                 if not legal:
                     return
-                msg = {"type": "move", "race": race, "move": rng.choice(legal), "seq": seq}
+                msg = {"type": "move", "race": race, "move": rng.choice(legal), "seq": seq,
+                       "rid": rid}
             t = time.perf_counter()
-            state = await client.request(msg)
+            await ws.send(pack(msg), text=not binary)
+            reply = None
+            while reply is None:
+                frame = await ws.recv(decode=False)
+                if state_tag not in frame:
+                    continue
+                obj = unpack(frame)
+                for m in obj if isinstance(obj, list) else (obj,):
+                    if m.get("rid") == rid:
+                        reply = m
             rtts.append(time.perf_counter() - t)
+            if reply["type"] != "state":
+                raise RuntimeError(f"unexpected reply {reply}")
+            state = reply
             undo_next = not undo_next
 
     cpu0, own0 = cpu_seconds(pid), own_cpu()
@@ -212,7 +237,8 @@ async def main(args: argparse.Namespace) -> None:
         echo, echo_addr = start(
             [sys.executable, __file__, "--echo-server", *(["--uvloop"] if args.uvloop else [])]
         )
-        encoding = "msgpack" if args.binary else "JSON"
+        encoding = ("msgpack" if args.binary else "JSON") + (
+            "" if args.no_batch else ", racers on /ws?batch=1")
         try:
             loop = "uvloop" if args.uvloop else "asyncio"
             print(f"{args.racers} concurrent clients, {args.seconds:g} s per phase, {encoding} "
@@ -228,7 +254,7 @@ async def main(args: argparse.Namespace) -> None:
                 for size in sizes:
                     r = await race_load(
                         server_addr, args.racers, size, args.seconds, server.pid, args.binary,
-                        args.game,
+                        args.game, not args.no_batch,
                     )
                     print(r.line(f"race/{size}"))
                     ratio = (r.rate / e.rate, r.p50 / e.p50, r.p99 / e.p99)
@@ -262,6 +288,8 @@ if __name__ == "__main__":
     p.add_argument("--rounds", type=int, default=1, help="alternate echo and race phases")
     p.add_argument("--game", default="scotch", help="scotch, quadruple-canfield or yukon")
     p.add_argument("--binary", action="store_true", help="msgpack frames instead of JSON")
+    p.add_argument("--no-batch", action="store_true",
+                   help="bots ask for one message per frame (no /ws?batch=1)")
     p.add_argument("--uvloop", action="store_true", help="both servers on uvloop (if installed)")
     p.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()

@@ -18,6 +18,7 @@ import logging
 import secrets
 import string
 import time
+import urllib.parse
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
@@ -31,7 +32,7 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 
 from . import codec
-from .bus import Bus, Event, Subscription
+from .bus import Bus, Event, Subscription, frame
 from .codec import ProtocolError
 from .memory_bus import MemoryBus
 from .room import Options, Outcome, Race, RaceError
@@ -107,6 +108,32 @@ class RateLimiter:
         return self.verdict
 
 
+def wants_batch(ws: ServerConnection) -> bool:
+    """Did the client open ``/ws?batch=1`` (see :func:`batch_frame`)?"""
+    request = getattr(ws, "request", None)
+    if request is None or "?" not in request.path:
+        return False
+    query = urllib.parse.parse_qs(request.path.split("?", 1)[1])
+    return query.get("batch", ["0"])[-1] in ("1", "true")
+
+
+def batch_frame(payloads: list[bytes], binary: bool) -> bytes:
+    """One frame carrying several encoded messages, in order, as one JSON array (or msgpack
+    array). Only for clients that asked for it with ``/ws?batch=1``: a reader then parses one
+    frame per loop turn of the server instead of one per message (a racer in a race of 8 gets
+    up to 8 ``progress`` events per round of moves besides its own ``state``)."""
+    if binary:
+        n = len(payloads)
+        if n < 16:
+            head = bytes((0x90 | n,))
+        elif n < 1 << 16:
+            head = b"\xdc" + n.to_bytes(2, "big")
+        else:
+            head = b"\xdd" + n.to_bytes(4, "big")
+        return frame(head + b"".join(payloads), True)
+    return frame(b"[" + b",".join(payloads) + b"]", False)
+
+
 class Connection:
     """One WebSocket client: its bounded outgoing queue, encoding, and the racers it speaks for.
 
@@ -123,7 +150,8 @@ class Connection:
         self.subs: dict[str, Subscription] = {}
         self.closing = False
         self.sending = False  # the writer task is inside ws.send()
-        self.corked: list[bytes] = []  # whole frames waiting for App.uncork()
+        self.corked: list[Event] = []  # events waiting for App.uncork()
+        self.batch = wants_batch(ws)
         self.limiter = RateLimiter(app.rate_limit)
 
     # ---------------------------------------------------------------- sending
@@ -131,13 +159,14 @@ class Connection:
         """Send a frame without waiting, in order.
 
         Fast path: when nothing is queued, the writer is idle and the transport's buffer is
-        below ``WRITE_LIMIT``, the event's ready-made frame (built once for all recipients) is
-        added to ``corked``, and :meth:`App.uncork` writes all of this connection's frames in
-        one system call at the end of the loop turn, with no task switch. Otherwise the frame
-        waits in the bounded queue for the writer task, which goes through ``ws.send()`` and
-        so respects back-pressure. If the queue is full the client is not reading fast enough:
-        it is disconnected (close code 1013) and may reconnect and resume. Nothing is sent
-        once the closing handshake has begun.
+        below ``WRITE_LIMIT``, the event is added to ``corked``, and :meth:`App.uncork` writes
+        all of this connection's frames in one system call at the end of the loop turn, with
+        no task switch: the event's ready-made frame (built once for all recipients), or, for
+        a client that asked for batches, one frame holding every message of the turn.
+        Otherwise the frame waits in the bounded queue for the writer task, which goes through
+        ``ws.send()`` and so respects back-pressure. If the queue is full the client is not
+        reading fast enough: it is disconnected (close code 1013) and may reconnect and
+        resume. Nothing is sent once the closing handshake has begun.
         """
         if self.closing:
             return
@@ -147,7 +176,7 @@ class Connection:
             if transport is not None and transport.get_write_buffer_size() < WRITE_LIMIT:
                 if not self.corked:
                     self.app.cork(self)
-                self.corked.append(event.frame(self.binary))
+                self.corked.append(event)
                 return
         self.uncork()  # keep the order: corked frames go before anything queued
         try:
@@ -165,11 +194,18 @@ class Connection:
 
     def uncork(self) -> None:
         """Write the corked frames in one system call (dropped if the socket is closing)."""
-        frames, self.corked = self.corked, []
-        if frames and self.ws.protocol.state is State.OPEN and self.ws.transport is not None:
+        events, self.corked = self.corked, []
+        if not events:
+            return
+        binary = self.binary
+        if len(events) == 1 or not self.batch:
+            data = b"".join([e.frame(binary) for e in events])
+        else:
+            data = batch_frame([e.encoded(binary) for e in events], binary)
+        if self.ws.protocol.state is State.OPEN and self.ws.transport is not None:
             # The socket may have just closed; the reader notices and cleans up.
             with contextlib.suppress(Exception):
-                self.ws.transport.write(b"".join(frames))
+                self.ws.transport.write(data)
 
     def follow(self, race: str) -> None:
         """Subscribe to the race's events (idempotent)."""

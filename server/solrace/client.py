@@ -67,9 +67,17 @@ class RaceClient:
 
     @classmethod
     async def connect(
-        cls, url: str, binary: bool = False, keep_events: bool = True, **kwargs: Any
+        cls,
+        url: str,
+        binary: bool = False,
+        keep_events: bool = True,
+        batch: bool = True,
+        **kwargs: Any,
     ) -> RaceClient:
-        """Open a connection to ``ws://host:port/ws``."""
+        """Open a connection to ``ws://host:port/ws``; with ``batch`` (the default) the server
+        may send several messages in one frame (``/ws?batch=1``, see docs/protocol.md)."""
+        if batch and "batch=" not in url:
+            url += ("&" if "?" in url else "?") + "batch=1"
         kwargs.setdefault("compression", None)
         kwargs.setdefault("max_size", 2**22)
         ws = await connect(url, **kwargs)
@@ -81,6 +89,14 @@ class RaceClient:
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await self._reader
 
+    async def detach(self) -> ClientConnection:
+        """Stop the reader task and hand over the bare connection (``states`` stays as it
+        was): for load generators that read their own replies, as a bare client would."""
+        self._reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self._reader
+        return self.ws
+
     async def __aenter__(self) -> RaceClient:
         return self
 
@@ -88,12 +104,12 @@ class RaceClient:
         await self.close()
 
     # --------------------------------------------------------------- transport
-    def decode(self, frame: bytes) -> Message:
-        """Decode a frame's payload: msgpack for a binary client, UTF-8 JSON otherwise (the
-        server answers in the encoding of the client's frames)."""
+    def decode(self, frame: bytes) -> list[Message]:
+        """Decode a frame's payload into its messages: msgpack for a binary client, UTF-8
+        JSON otherwise (the server answers in the encoding of the client's frames); a batch
+        frame holds an array of messages, any other frame one message."""
         obj = msgpack.unpackb(frame, raw=False) if self.binary else loads(frame)
-        assert isinstance(obj, dict)
-        return obj
+        return obj if isinstance(obj, list) else [obj]
 
     async def _read(self) -> None:
         try:
@@ -103,16 +119,8 @@ class RaceClient:
                 frame = await self.ws.recv(decode=False)
                 if not self.keep_events and not _wanted(frame, self.binary):
                     continue
-                msg = self.decode(frame)
-                if msg.get("type") == "state":
-                    self.states[msg["race"]] = msg
-                    self._state_seen.set()
-                rid = msg.get("rid")
-                fut = self._pending.pop(rid, None) if rid is not None else None
-                if fut is not None and not fut.done():
-                    fut.set_result(msg)
-                elif self.keep_events:
-                    self.events.put_nowait(msg)
+                for msg in self.decode(frame):
+                    self._route(msg)
         except ConnectionClosed:
             pass
         finally:
@@ -120,6 +128,17 @@ class RaceClient:
                 if not fut.done():
                     fut.set_exception(ConnectionError("connection closed"))
             self._pending.clear()
+
+    def _route(self, msg: Message) -> None:
+        if msg.get("type") == "state":
+            self.states[msg["race"]] = msg
+            self._state_seen.set()
+        rid = msg.get("rid")
+        fut = self._pending.pop(rid, None) if rid is not None else None
+        if fut is not None and not fut.done():
+            fut.set_result(msg)
+        elif self.keep_events:
+            self.events.put_nowait(msg)
 
     async def send(self, msg: Message) -> None:
         """Send without waiting for a reply."""

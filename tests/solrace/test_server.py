@@ -70,7 +70,7 @@ async def test_two_racers_and_a_spectator_through_a_whole_race(server: Server) -
     host = await server.client()
     created = await host.create("yukon", players=2, seed=str(SEED))
     race = created["race"]
-    spectator = await server.client()
+    spectator = await server.client(batch=False)  # one message per frame
     snap = await spectator.watch(race)
     assert snap["type"] == "snapshot" and snap["status"] == "lobby" and snap["role"] == "spectator"
     assert snap["commitment"] == created["commitment"]
@@ -373,3 +373,47 @@ async def test_presence_and_no_board_before_the_start(server: Server) -> None:
     assert left["player"] == "p2" and left["connected"] is False
     snap = await spectator.watch(race)
     assert [p["connected"] for p in snap["players"]] == [True, False]
+
+
+@pytest.mark.parametrize("binary", [False, True])
+async def test_batch_mode_packs_one_turn_into_one_frame(server: Server, binary: bool) -> None:
+    """With ``/ws?batch=1`` two pipelined moves come back as one array frame holding both
+    states and both progress events, in order; without it, one message per frame."""
+    import msgpack
+
+    race, a, _b, _ = await running_race(server)
+    token = a.tokens[race]
+    pack = msgpack.packb if binary else (lambda m: json.dumps(m))
+    unpack = (lambda f: msgpack.unpackb(f)) if binary else json.loads
+    for batch in (True, False):
+        url = server.url + ("?batch=1" if batch else "")
+        async with connect(url, compression=None) as ws:
+            await ws.send(pack({"type": "join", "race": race, "token": token}))
+            messages: list[dict[str, Any]] = []
+            async with asyncio.timeout(T):
+                while not any(m.get("type") == "state" for m in messages):
+                    obj = unpack(await ws.recv())
+                    messages += obj if isinstance(obj, list) else [obj]
+            state = messages[-1]
+            first = state["legal"][0]
+            seq = state["seq"]
+            # Both moves in one write: the server reads and answers them in one loop turn.
+            await ws.send(pack({"type": "move", "race": race, "move": first, "seq": seq + 1,
+                                "rid": 1}))
+            await ws.send(pack({"type": "undo", "race": race, "seq": seq + 2, "rid": 2}))
+            frames = []
+            got: list[dict[str, Any]] = []
+            async with asyncio.timeout(T):
+                while len([m for m in got if m["type"] in ("state", "progress")]) < 4:
+                    obj = unpack(await ws.recv())
+                    frames.append(obj)
+                    got += obj if isinstance(obj, list) else [obj]
+            kinds = [(m["type"], m.get("rid")) for m in got if m["type"] in ("state", "progress")]
+            assert kinds == [("state", 1), ("progress", None), ("state", 2), ("progress", None)]
+            vs = [m["v"] for m in got if m["type"] == "progress"]
+            assert vs[1] == vs[0] + 1
+            assert got[0]["seq"] == seq + 1 and got[2]["seq"] == seq + 2
+            if batch:
+                assert any(isinstance(f, list) and len(f) >= 4 for f in frames), frames
+            else:
+                assert all(isinstance(f, dict) for f in frames)
