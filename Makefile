@@ -33,7 +33,7 @@ lint: $(VENV)/.stamp-dev
 	$(BIN)/mypy shared/solrules server/solrace
 
 pytest: $(VENV)/.stamp-dev
-	$(BIN)/python -m pytest
+	SOLRACE_REQUIRE_BROWSER=1 $(BIN)/python -m pytest
 
 test: system lint pytest
 

@@ -101,6 +101,17 @@ class Result:
         self.cpu_us = cpu / max(1, len(rtts)) * 1e6
         self.client_us = client_cpu / max(1, len(rtts)) * 1e6
 
+    @staticmethod
+    def median(results: list[Result]) -> Result:
+        """A row of per-round medians (rate, p50, p99 and CPU each taken separately)."""
+        m = Result(results[0].name, [], 1.0, 0.0, 0.0)
+        m.rate = statistics.median(r.rate for r in results)
+        m.p50 = statistics.median(r.p50 for r in results)
+        m.p99 = statistics.median(r.p99 for r in results)
+        m.cpu_us = statistics.median(r.cpu_us for r in results)
+        m.client_us = statistics.median(r.client_us for r in results)
+        return m
+
     def line(self, label: str) -> str:
         return (
             f"{label:<7} {self.rate:>8,.0f} msg/s   p50 {self.p50:6.2f} ms   "
@@ -110,101 +121,136 @@ class Result:
 
 
 # ------------------------------------------------------------------------------ load
-async def echo_load(addr: str, clients: int, seconds: float, pid: int, binary: bool) -> Result:
-    payload: Any = {"type": "move", "race": "abcdefgh", "move": "t12>t17", "seq": 1234, "rid": 1}
-    frame: str | bytes = msgpack.packb(payload) if binary else json.dumps(payload)
-    conns = [await connect(f"ws://{addr}/", compression=None) for _ in range(clients)]
-    rtts: list[float] = []
-    stop = time.perf_counter() + seconds
+class EchoLoad:
+    """``clients`` connections to the echo server, each sending a move-sized frame and waiting
+    for its echo (the baseline)."""
 
-    async def one(ws: ClientConnection) -> None:
-        while time.perf_counter() < stop:
-            t = time.perf_counter()
-            await ws.send(frame)
-            reply = await ws.recv()
-            (msgpack.unpackb if binary else json.loads)(reply)
-            rtts.append(time.perf_counter() - t)
+    name = "echo"
 
+    def __init__(self, addr: str, clients: int, pid: int, binary: bool) -> None:
+        self.addr, self.clients, self.pid, self.binary = addr, clients, pid, binary
+        self.conns: list[ClientConnection] = []
+
+    async def setup(self) -> None:
+        self.conns = [
+            await connect(f"ws://{self.addr}/", compression=None) for _ in range(self.clients)
+        ]
+
+    async def run(self, seconds: float) -> Result:
+        payload: Any = {"type": "move", "race": "abcdefgh", "move": "t12>t17", "seq": 1234,
+                        "rid": 1}
+        frame: str | bytes = msgpack.packb(payload) if self.binary else json.dumps(payload)
+        decode = msgpack.unpackb if self.binary else json.loads
+        rtts: list[float] = []
+        stop = time.perf_counter() + seconds
+
+        async def one(ws: ClientConnection) -> None:
+            while time.perf_counter() < stop:
+                t = time.perf_counter()
+                await ws.send(frame)
+                decode(await ws.recv())
+                rtts.append(time.perf_counter() - t)
+
+        return await measure(self.name, self.pid, rtts, [one(ws) for ws in self.conns])
+
+    async def close(self) -> None:
+        for ws in self.conns:
+            await ws.close()
+
+
+class RaceLoad:
+    """``racers`` bots in races of ``size`` (Scotch by default, fixed seeds). Each bot sends a
+    move (a random legal one, tableau moves first) or an undo of its last move, alternately,
+    so it never runs out of moves, and waits for its ``state`` reply."""
+
+    def __init__(
+        self, addr: str, racers: int, size: int, pid: int, binary: bool, game: str,
+        batch: bool,
+    ) -> None:
+        self.name = f"race/{size}"
+        self.url = f"ws://{addr}/ws"
+        self.racers, self.size, self.pid = racers, size, pid
+        self.binary, self.game, self.batch = binary, game, batch
+        self.bots: list[tuple[ClientConnection, str, dict[str, Any], random.Random]] = []
+        self.clients: list[RaceClient] = []
+
+    async def setup(self) -> None:
+        host = await RaceClient.connect(self.url)
+        self.clients.append(host)
+        for r in range(0, self.racers, self.size):
+            n = min(self.size, self.racers - r)
+            created = await host.create(self.game, players=n, seed=1000 + r, time_limit=86400)
+            race = created["race"]
+            for i in range(n):
+                client = await RaceClient.connect(
+                    self.url, binary=self.binary, keep_events=False, batch=self.batch
+                )
+                await client.join(race, name=f"bot{r + i}")
+                self.clients.append(client)
+            await host.start(race, created["host_token"])
+        for client in self.clients[1:]:
+            race = next(iter(client.players))
+            state = await client.wait_state(race, 30)
+            # From here on the bot reads its replies on the bare connection, as the echo
+            # clients do (no reader task between the socket and the bot).
+            ws = await client.detach()
+            self.bots.append((ws, race, state, random.Random(len(self.bots))))
+
+    async def run(self, seconds: float) -> Result:
+        binary = self.binary
+        unpack = msgpack.unpackb if binary else orjson.loads
+        pack = msgpack.packb if binary else orjson.dumps
+        state_tag = b"\xa5state" if binary else b'"state"'
+        rtts: list[float] = []
+        stop = time.perf_counter() + seconds
+
+        async def one(index: int) -> None:
+            ws, race, state, rng = self.bots[index]
+            rid = 0
+            while time.perf_counter() < stop:
+                seq = state["seq"] + 1
+                rid += 1
+                if seq % 2 == 0:  # every other action undoes the move before it
+                    msg: dict[str, Any] = {"type": "undo", "race": race, "seq": seq, "rid": rid}
+                else:
+                    legal = [m for m in state["legal"] if not m.startswith("f")] or state["legal"]
+                    if not legal:
+                        return
+                    msg = {"type": "move", "race": race, "move": rng.choice(legal), "seq": seq,
+                           "rid": rid}
+                t = time.perf_counter()
+                await ws.send(pack(msg), text=not binary)
+                reply = None
+                while reply is None:
+                    # The race's progress events arrive in between (or in the same frame,
+                    # with batches): only frames that may hold the state are decoded.
+                    frame = await ws.recv(decode=False)
+                    if state_tag not in frame:
+                        continue
+                    obj = unpack(frame)
+                    for m in obj if isinstance(obj, list) else (obj,):
+                        if m.get("rid") == rid:
+                            reply = m
+                rtts.append(time.perf_counter() - t)
+                if reply["type"] != "state":
+                    raise RuntimeError(f"unexpected reply {reply}")
+                state = reply
+            self.bots[index] = (ws, race, state, rng)
+
+        return await measure(self.name, self.pid, rtts, [one(i) for i in range(len(self.bots))])
+
+    async def close(self) -> None:
+        for client in self.clients:
+            await client.close()
+
+
+async def measure(name: str, pid: int, rtts: list[float], coros: list[Any]) -> Result:
     cpu0, own0 = cpu_seconds(pid), own_cpu()
     t0 = time.perf_counter()
-    await asyncio.gather(*(one(ws) for ws in conns))
+    await asyncio.gather(*coros)
     elapsed = time.perf_counter() - t0
     cpu, own = cpu_seconds(pid) - cpu0, own_cpu() - own0
-    for ws in conns:
-        await ws.close()
-    return Result("echo", rtts, elapsed, cpu, own)
-
-
-async def race_load(
-    addr: str, racers: int, size: int, seconds: float, pid: int, binary: bool, game: str,
-    batch: bool,
-) -> Result:
-    url = f"ws://{addr}/ws"
-    host = await RaceClient.connect(url)
-    clients: list[tuple[RaceClient, str]] = []
-    for r in range(0, racers, size):
-        created = await host.create(game, players=min(size, racers - r), seed=1000 + r)
-        race = created["race"]
-        for i in range(min(size, racers - r)):
-            client = await RaceClient.connect(url, binary=binary, keep_events=False, batch=batch)
-            await client.join(race, name=f"bot{r + i}")
-            clients.append((client, race))
-        await host.start(race, created["host_token"])
-    for client, race in clients:
-        await client.wait_state(race, 30)
-        await client.detach()
-
-    rtts: list[float] = []
-    stop = time.perf_counter() + seconds
-    unpack = msgpack.unpackb if binary else orjson.loads
-    pack = msgpack.packb if binary else orjson.dumps
-    state_tag = b"\xa5state" if binary else b'"state"'
-
-    async def one(client: RaceClient, race: str, rng: random.Random) -> None:
-        # The bot drives the bare websockets connection itself, as the echo clients do: send,
-        # then read frames until the one carrying its state (the progress events of the race
-        # arrive in between, or in the same frame when the server batches).
-        ws = client.ws
-        state = client.states[race]
-        undo_next = False
-        rid = 0
-        while time.perf_counter() < stop:
-            seq = state["seq"] + 1
-            rid += 1
-            if undo_next:
-                msg: dict[str, Any] = {"type": "undo", "race": race, "seq": seq, "rid": rid}
-            else:
-                legal = [m for m in state["legal"] if not m.startswith("f")] or state["legal"]
-                if not legal:
-                    return
-                msg = {"type": "move", "race": race, "move": rng.choice(legal), "seq": seq,
-                       "rid": rid}
-            t = time.perf_counter()
-            await ws.send(pack(msg), text=not binary)
-            reply = None
-            while reply is None:
-                frame = await ws.recv(decode=False)
-                if state_tag not in frame:
-                    continue
-                obj = unpack(frame)
-                for m in obj if isinstance(obj, list) else (obj,):
-                    if m.get("rid") == rid:
-                        reply = m
-            rtts.append(time.perf_counter() - t)
-            if reply["type"] != "state":
-                raise RuntimeError(f"unexpected reply {reply}")
-            state = reply
-            undo_next = not undo_next
-
-    cpu0, own0 = cpu_seconds(pid), own_cpu()
-    t0 = time.perf_counter()
-    await asyncio.gather(*(one(c, race, random.Random(i)) for i, (c, race) in enumerate(clients)))
-    elapsed = time.perf_counter() - t0
-    cpu, own = cpu_seconds(pid) - cpu0, own_cpu() - own0
-    for client, _ in clients:
-        await client.close()
-    await host.close()
-    return Result("race", rtts, elapsed, cpu, own)
+    return Result(name, rtts, elapsed, cpu, own)
 
 
 async def idle_memory(addr: str, path: str, count: int, pid: int) -> float:
@@ -244,28 +290,44 @@ async def main(args: argparse.Namespace) -> None:
             print(f"{args.racers} concurrent clients, {args.seconds:g} s per phase, {encoding} "
                   f"frames, servers on {loop}, Python {sys.version.split()[0]}, "
                   f"{os.cpu_count()} CPUs, load average before: {os.getloadavg()[0]:.2f}")
-            ratios: dict[int, list[tuple[float, float, float]]] = {size: [] for size in sizes}
+            echo_load = EchoLoad(echo_addr, args.racers, echo.pid, args.binary)
+            loads: list[EchoLoad | RaceLoad] = [echo_load] + [
+                RaceLoad(server_addr, args.racers, size, server.pid, args.binary, args.game,
+                         not args.no_batch)
+                for size in sizes
+            ]
+            for load in loads:
+                await load.setup()
+            results: dict[str, list[Result]] = {load.name: [] for load in loads}
+            ratios: dict[str, list[tuple[float, float, float]]] = {
+                load.name: [] for load in loads[1:]
+            }
+            # Short phases, an echo phase right before each race phase, many times over: the
+            # speed of these machines drifts by 2x within a minute, so each race phase is
+            # compared with the echo phase just before it, and the medians of those ratios are
+            # reported.
             for n in range(args.rounds):
-                # Echo and race phases alternate, so a noisy neighbour hits both alike.
-                if args.rounds > 1:
-                    print(f"round {n + 1}/{args.rounds}")
-                e = await echo_load(echo_addr, args.racers, args.seconds, echo.pid, args.binary)
-                print(e.line("echo"))
-                for size in sizes:
-                    r = await race_load(
-                        server_addr, args.racers, size, args.seconds, server.pid, args.binary,
-                        args.game, not args.no_batch,
-                    )
-                    print(r.line(f"race/{size}"))
+                line = [f"round {n + 1:>2}/{args.rounds}:"]
+                for load in loads[1:]:
+                    e = await echo_load.run(args.seconds)
+                    r = await load.run(args.seconds)
+                    results["echo"].append(e)
+                    results[load.name].append(r)
                     ratio = (r.rate / e.rate, r.p50 / e.p50, r.p99 / e.p99)
-                    ratios[size].append(ratio)
-                    print(f"  race/{size} vs echo: throughput {ratio[0]:.2f}x (goal >= 0.5x), "
-                          f"p50 {ratio[1]:.2f}x (goal <= 2x), p99 {ratio[2]:.2f}x")
-            if args.rounds > 1:
-                for size, values in ratios.items():
-                    med = [statistics.median(v[i] for v in values) for i in range(3)]
-                    print(f"median over {args.rounds} rounds, race/{size} vs echo: throughput "
-                          f"{med[0]:.2f}x, p50 {med[1]:.2f}x, p99 {med[2]:.2f}x")
+                    ratios[load.name].append(ratio)
+                    line.append(f"echo {e.rate:>6,.0f}/s {load.name} {r.rate:>6,.0f}/s "
+                                f"({ratio[0]:.2f}x)")
+                print("  ".join(line), flush=True)
+            print("medians over the rounds:")
+            for name, rs in results.items():
+                print(Result.median(rs).line(name))
+            for name, values in ratios.items():
+                med = [statistics.median(v[i] for v in values) for i in range(3)]
+                lo, hi = min(v[0] for v in values), max(v[0] for v in values)
+                print(f"  {name} vs echo: throughput {med[0]:.2f}x (goal >= 0.5x; rounds "
+                      f"{lo:.2f}-{hi:.2f}), p50 {med[1]:.2f}x (goal <= 2x), p99 {med[2]:.2f}x")
+            for load in loads:
+                await load.close()
             if args.idle:
                 kib = await idle_memory(server_addr, "/ws", args.idle, server.pid)
                 kib_echo = await idle_memory(echo_addr, "/", args.idle, echo.pid)
@@ -283,9 +345,10 @@ if __name__ == "__main__":
     p.add_argument("--racers", type=int, default=50)
     p.add_argument("--race-size", default="2,5,8",
                    help="racers per race (1..8); a comma list runs one phase per size")
-    p.add_argument("--seconds", type=float, default=10.0)
+    p.add_argument("--seconds", type=float, default=2.0, help="length of one phase")
     p.add_argument("--idle", type=int, default=2000, help="idle connections for memory; 0: skip")
-    p.add_argument("--rounds", type=int, default=1, help="alternate echo and race phases")
+    p.add_argument("--rounds", type=int, default=10,
+                   help="how many times the echo and race phases alternate")
     p.add_argument("--game", default="scotch", help="scotch, quadruple-canfield or yukon")
     p.add_argument("--binary", action="store_true", help="msgpack frames instead of JSON")
     p.add_argument("--no-batch", action="store_true",

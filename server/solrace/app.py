@@ -43,6 +43,9 @@ log = logging.getLogger(__name__)
 OUT_QUEUE = 256  # frames waiting for one connection; more means the client is too slow
 WRITE_LIMIT = 2**15  # bytes in the transport's buffer above which frames wait in the queue
 MAX_SUBSCRIPTIONS = 16  # races one connection may follow at once
+#: How long a race event may wait for a reply to share its frame, for clients that asked for
+#: batches (seconds); well under what a player notices.
+EVENT_DELAY = 0.05
 BOARD_INTERVAL = 0.1  # seconds between two board views of one race (the latest board wins)
 FINISHED_CACHE = 256  # finished races kept in memory for the API and late watchers
 RACE_ID_ALPHABET = string.ascii_lowercase + string.digits
@@ -152,10 +155,12 @@ class Connection:
         self.sending = False  # the writer task is inside ws.send()
         self.corked: list[Event] = []  # events waiting for App.uncork()
         self.batch = wants_batch(ws)
+        self.scheduled = False  # App.uncork() writes ``corked`` at the end of this turn
+        self.holding = False  # App.release() writes ``corked`` within EVENT_DELAY
         self.limiter = RateLimiter(app.rate_limit)
 
     # ---------------------------------------------------------------- sending
-    def send(self, msg: dict[str, Any] | Event) -> None:
+    def send(self, msg: dict[str, Any] | Event, urgent: bool = True) -> None:
         """Send a frame without waiting, in order.
 
         Fast path: when nothing is queued, the writer is idle and the transport's buffer is
@@ -163,6 +168,9 @@ class Connection:
         all of this connection's frames in one system call at the end of the loop turn, with
         no task switch: the event's ready-made frame (built once for all recipients), or, for
         a client that asked for batches, one frame holding every message of the turn.
+        A client that asked for batches gets race events (``urgent`` false) up to
+        ``EVENT_DELAY`` later, with its next reply if one comes sooner: in a busy race a
+        racer then gets one frame per reply rather than one per opponent's move as well.
         Otherwise the frame waits in the bounded queue for the writer task, which goes through
         ``ws.send()`` and so respects back-pressure. If the queue is full the client is not
         reading fast enough: it is disconnected (close code 1013) and may reconnect and
@@ -174,8 +182,13 @@ class Connection:
         if not self.sending and self.queue.empty():
             transport = self.ws.transport
             if transport is not None and transport.get_write_buffer_size() < WRITE_LIMIT:
-                if not self.corked:
-                    self.app.cork(self)
+                if urgent or not self.batch:
+                    if not self.scheduled:
+                        self.scheduled = True
+                        self.app.cork(self)
+                elif not self.scheduled and not self.holding:
+                    self.holding = True
+                    self.app.hold(self)
                 self.corked.append(event)
                 return
         self.uncork()  # keep the order: corked frames go before anything queued
@@ -195,6 +208,7 @@ class Connection:
     def uncork(self) -> None:
         """Write the corked frames in one system call (dropped if the socket is closing)."""
         events, self.corked = self.corked, []
+        self.scheduled = False
         if not events:
             return
         binary = self.binary
@@ -219,7 +233,7 @@ class Connection:
         def deliver(event: Event) -> None:
             if event.to is not None and self.players.get(race) != event.to:
                 return
-            self.send(event)
+            self.send(event, urgent=event.to is not None)
 
         self.subs[race] = self.app.bus.subscribe(race, deliver)
 
@@ -258,7 +272,9 @@ class Connection:
                 if self.limiter.check() == "flood":
                     self.kick(1008, "too many messages")
                     continue
-                await self.handle(frame)
+                cmd = self.parse(frame)
+                if cmd is not None and not self.app.play(self, cmd):
+                    await self.handle(cmd)
         except ConnectionClosed:
             pass
         finally:
@@ -266,21 +282,28 @@ class Connection:
             for race in list(self.subs):
                 self.unfollow(race)
 
-    async def handle(self, frame: str | bytes) -> None:
-        rid = None
+    def parse(self, frame: str | bytes) -> codec.Command | None:
+        """The command in ``frame``; None after replying with an error."""
         try:
             cmd = codec.decode(frame)
-            rid = cmd.rid
-            if self.limiter.verdict == "limited":
-                raise RaceError("rate_limited", "too many messages: slow down")
+        except ProtocolError as exc:
+            self.send(codec.error(exc.code, exc.message, exc.rid))
+            return None
+        if self.limiter.verdict == "limited":
+            self.send(codec.error("rate_limited", "too many messages: slow down", cmd.rid))
+            return None
+        return cmd
+
+    async def handle(self, cmd: codec.Command) -> None:
+        try:
             await self.app.dispatch(self, cmd)
         except ProtocolError as exc:
             self.send(codec.error(exc.code, exc.message, exc.rid))
         except RaceError as exc:
-            self.send(codec.error(exc.code, exc.message, rid))
+            self.send(codec.error(exc.code, exc.message, cmd.rid))
         except Exception:
             log.exception("command failed")
-            self.send(codec.error("internal", "the server failed on this message", rid))
+            self.send(codec.error("internal", "the server failed on this message", cmd.rid))
 
 
 class App:
@@ -309,6 +332,7 @@ class App:
         self.timers: dict[str, tuple[int, asyncio.TimerHandle]] = {}  # race -> (deadline, timer)
         self.tasks: set[asyncio.Task[Any]] = set()
         self.corked: list[Connection] = []
+        self.held: list[Connection] = []
         # Board views waiting to be sent, per race: the racers whose board changed, the time
         # of the race's last send, and the timer of the next one.
         self.moved: dict[str, set[str]] = {}
@@ -325,6 +349,18 @@ class App:
     def uncork(self) -> None:
         corked, self.corked = self.corked, []
         for conn in corked:
+            conn.uncork()
+
+    def hold(self, conn: Connection) -> None:
+        """Write ``conn``'s frames within ``EVENT_DELAY`` (see Connection.send)."""
+        if not self.held:
+            asyncio.get_running_loop().call_later(EVENT_DELAY, self.release)
+        self.held.append(conn)
+
+    def release(self) -> None:
+        held, self.held = self.held, []
+        for conn in held:
+            conn.holding = False
             conn.uncork()
 
     # ------------------------------------------------------------- lifecycle
@@ -435,6 +471,9 @@ class App:
         leave in order). If a waiting task is cancelled the commit still happens (it is
         shielded) but this outcome's messages are not sent; clients resync from a snapshot.
         """
+        if not wait:
+            self.record(race, out, conn)
+            return
         if out.log:
             self.storage.append(out.log)
         if out.finished and race.finished_at is not None:
@@ -442,11 +481,17 @@ class App:
         if out.log or out.finished or self.storage.pending():
             # Even with nothing of its own to record, an outcome waits for what is queued
             # before it, so that messages leave in the order their commands came.
-            if not wait:
-                self.storage.after_commit(lambda: self._emit(race, out, conn))
-                return
             await self.storage.flushed()
         self._emit(race, out, conn)
+
+    def record(self, race: Race, out: Outcome, conn: Connection | None = None) -> None:
+        """:meth:`apply` without waiting: queue ``out``'s log for this turn's commit and send
+        its messages right after that commit (at once if nothing is queued)."""
+        if out.log:
+            self.storage.append(out.log)
+        if out.finished and race.finished_at is not None:
+            self.storage.mark_finished(race.race, race.finished_at)
+        self.storage.after_commit(lambda: self._emit(race, out, conn))
 
     def _emit(self, race: Race, out: Outcome, conn: Connection | None) -> None:
         """Send a committed outcome: the reply, then the events, then what follows from them."""
@@ -518,6 +563,35 @@ class App:
                 return race_id
 
     # ---------------------------------------------------------------- commands
+    def play(self, conn: Connection, cmd: codec.Command) -> bool:
+        """The hot path, without a coroutine: a move or an undo in a race held in memory
+        whose next transition is not due. True when handled (refusals become ``error``
+        replies here); False sends the command through :meth:`dispatch`."""
+        if not isinstance(cmd, (codec.MoveCmd, codec.Undo)):
+            return False
+        race = self._in_memory(cmd.race)
+        if race is None:
+            return False
+        now = self.clock()
+        deadline = race.next_deadline()
+        if deadline is not None and deadline <= now:
+            return False
+        try:
+            player = conn.players.get(race.race)
+            if isinstance(cmd, codec.MoveCmd):
+                out = race.move(player, cmd.move, cmd.seq, now, cmd.rid)
+            else:
+                out = race.undo(player, cmd.seq, now, cmd.rid)
+        except RaceError as exc:
+            conn.send(codec.error(exc.code, exc.message, cmd.rid))
+            return True
+        except Exception:
+            log.exception("command failed")
+            conn.send(codec.error("internal", "the server failed on this message", cmd.rid))
+            return True
+        self.record(race, out, conn)
+        return True
+
     async def dispatch(self, conn: Connection, cmd: codec.Command) -> None:
         """Run one command for ``conn``. Raises RaceError for a refused command."""
         now = self.clock()

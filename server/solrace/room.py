@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import solrules
 
@@ -70,10 +70,10 @@ class Options:
         return {"players": self.players, "time_limit": self.time_limit, "undo": self.undo}
 
 
-@dataclass(frozen=True)
-class LogEntry:
+class LogEntry(NamedTuple):
     """One durable fact about a race, in order. ``kind`` is one of join, ready, start, move,
-    undo, resign; ``data`` is the name and token for join, the move text for move."""
+    undo, resign; ``data`` is the name and token for join, the move text for move. (A named
+    tuple: one is made for every move, and a frozen dataclass costs several times more.)"""
 
     race: str
     at: int
@@ -124,6 +124,10 @@ class Racer:
     resigned: bool = False
     reached_at: int = 0  # when the foundation count last changed (tie-break)
     connections: int = 0  # live connections bound to this racer (not durable)
+    # The legal moves of the current position by text, as last listed in a ``state``: a move
+    # the client copied from ``legal`` is then checked with one lookup. None: not computed
+    # for this position (every push or pop resets it).
+    legal: dict[str, solrules.Move] | None = None
 
     @property
     def seq(self) -> int:
@@ -205,14 +209,19 @@ class Race:
         racer = self.racers[player]
         if board is None:
             board = racer.game.board(reveal=False)
-        legal = [] if racer.done or self.status != "running" else racer.game.legal_moves()
+        if racer.done or self.status != "running":
+            texts: list[str] = []
+        else:
+            legal = racer.game.legal_moves()
+            texts = [m.text() for m in legal]
+            racer.legal = dict(zip(texts, legal, strict=True))
         msg: Message = {
             "type": "state",
             "race": self.race,
             "player": player,
             "seq": racer.seq,
             "board": board,
-            "legal": [m.text() for m in legal],
+            "legal": texts,
             "progress": racer.progress(),
         }
         if rid is not None:
@@ -460,6 +469,22 @@ class Race:
         if racer is None:
             assert player is not None
             return Outcome(reply=[self.state(player, rid)])
+        move = racer.legal.get(text) if racer.legal is not None else None
+        if move is None:
+            move = self._refuse_or_parse(racer, text)
+        before = racer.game.progress()[0]
+        try:
+            racer.game.push(move)
+        except ValueError as exc:  # refusal() and push() should agree; be safe anyway
+            raise RaceError("illegal_move", str(exc)) from None
+        racer.legal = None
+        racer.actions.append(text)
+        return self._after_action(racer, before, now, "move", text, rid)
+
+    @staticmethod
+    def _refuse_or_parse(racer: Racer, text: str) -> solrules.Move:
+        """The move ``text`` names if it is legal here; otherwise ``illegal_move`` with the
+        reason in words (the slow path: a move not taken from the last ``legal`` list)."""
         try:
             move = solrules.Move.from_text(text)
         except ValueError as exc:
@@ -469,13 +494,7 @@ class Race:
         refusal = racer.game.refusal(move)
         if refusal is not None:
             raise RaceError("illegal_move", refusal)
-        before = racer.game.progress()[0]
-        try:
-            racer.game.push(move)
-        except ValueError as exc:  # refusal() and push() should agree; be safe anyway
-            raise RaceError("illegal_move", str(exc)) from None
-        racer.actions.append(text)
-        return self._after_action(racer, before, now, "move", text, rid)
+        return move
 
     def undo(self, player: str | None, seq: int, now: int, rid: Any = None) -> Outcome:
         """Take back the racer's last move (an action of its own for ``seq``)."""
@@ -490,6 +509,7 @@ class Race:
             raise RaceError("illegal_move", "there is no move to undo")
         before = racer.game.progress()[0]
         racer.game.pop()
+        racer.legal = None
         racer.actions.append("undo")
         return self._after_action(racer, before, now, "undo", None, rid)
 

@@ -26,10 +26,20 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from .codec import encode_json
 from .room import LogEntry, Options, Race
 
 log = logging.getLogger(__name__)
+
+#: Commits between two looks at the WAL file's size (see Storage._maybe_checkpoint).
+CHECK_WAL_EVERY = 16
+
+
+def dumps(data: Any) -> str:
+    """A log entry's data as JSON text."""
+    return encode_json(data).decode()
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS races (
@@ -80,7 +90,12 @@ class Storage:
     use a second connection; in WAL mode they never block the writer.
     """
 
-    def __init__(self, path: str | Path, checkpoint_bytes: int = 16 * 2**20) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        checkpoint_bytes: int = 16 * 2**20,
+        check_wal_every: int = CHECK_WAL_EVERY,
+    ) -> None:
         self.path = str(path)
         self.db = self._connect()
         self.db.executescript(SCHEMA)
@@ -89,6 +104,8 @@ class Storage:
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="solrace-db")
         self.checkpoint_bytes = checkpoint_bytes
         self.checkpoints = 0
+        self._commits = 0
+        self.check_wal_every = check_wal_every
         self._next_n: dict[str, int] = {}
         self._batch: _Batch | None = None  # collecting
         self._checkpointing: asyncio.Future[None] | None = None
@@ -136,11 +153,11 @@ class Storage:
         if not entries:
             return
         rows = self._current().log
-        for e in entries:
-            n = self._next_n.get(e.race, 0)
-            self._next_n[e.race] = n + 1
-            data = None if e.data is None else json.dumps(e.data)
-            rows.append((e.race, n, e.at, e.kind, e.player, data))
+        next_n = self._next_n
+        for race, at, kind, player, data in entries:
+            n = next_n.get(race, 0)
+            next_n[race] = n + 1
+            rows.append((race, n, at, kind, player, None if data is None else dumps(data)))
 
     def mark_finished(self, race: str, at: int) -> None:
         self._current().finished.append((at, race))
@@ -194,6 +211,11 @@ class Storage:
 
     def _maybe_checkpoint(self) -> None:
         if self._loop is None or self._checkpointing is not None:
+            return
+        # The WAL grows by a few pages per commit: looking at its size every so many commits
+        # saves a system call per commit.
+        self._commits += 1
+        if self._commits % self.check_wal_every:
             return
         try:
             size = os.stat(self.path + "-wal").st_size

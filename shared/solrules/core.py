@@ -283,6 +283,10 @@ class Game:
         # board() entries per pile, rebuilt only for piles changed since (None: changed).
         self._view: list[dict[str, Any] | None] = [None] * len(self.pile_ids)
         self._home = 0  # cards on foundations
+        # legal_moves() of this position once computed, and of the position before the last
+        # push as (stack depth, moves): "move, then undo it" lists its moves again for free.
+        self._legal: list[Move] | None = None
+        self._legal_prev: tuple[int, list[Move]] | None = None
         base = self.foundations.base
         self.base_rank: int = 0 if base is None else base
         self._set_tables()
@@ -437,6 +441,11 @@ class Game:
 
     def legal_moves(self) -> list[Move]:
         """Every distinct legal (source, count, destination), in a fixed order."""
+        if self._legal is None:
+            self._legal = self._generate()
+        return list(self._legal)
+
+    def _generate(self) -> list[Move]:
         piles, down = self._piles, self._down
         fkey, tkey, twanted = self._fkey, self._tkey, self._twanted
         fwants = self._foundation_wants()
@@ -644,6 +653,9 @@ class Game:
             ops.append((_TRANSFER, a, b, move.count))
             self._forced_effects(a, ops)
         self._undo.append(tuple(ops))
+        legal = self._legal
+        self._legal_prev = None if legal is None else (len(self.move_stack), legal)
+        self._legal = None
         self.move_stack.append(move)
 
     def _forced_effects(self, a: int, ops: list[tuple[int, ...]]) -> None:
@@ -689,6 +701,8 @@ class Game:
         if not self.move_stack:
             raise IndexError("no move to take back")
         move = self.move_stack.pop()
+        prev, self._legal_prev = self._legal_prev, None
+        self._legal = prev[1] if prev is not None and prev[0] == len(self.move_stack) else None
         for op in reversed(self._undo.pop()):
             code = op[0]
             if code == _TRANSFER:
@@ -763,6 +777,7 @@ class Game:
                     if p < cls.foundations.count:
                         game._home += 1
             game._check_pile(p)
+        game._legal = None
         if len(seen) != 52 or any(v != cls.decks for v in seen.values()):
             raise InvalidPositionError(f"{cls.title} needs every card exactly {cls.decks} times")
         if (cls.tableau.refill_from_reserve and game._piles[cls._r]

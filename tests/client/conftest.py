@@ -6,6 +6,7 @@ Screenshots go to ``test-artifacts/`` at the repo root.
 
 from __future__ import annotations
 
+import os
 import queue
 import subprocess
 import sys
@@ -59,6 +60,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
     if not Path(CHROMIUM).exists():
+        # `make test` installs Chromium first and sets this: there, a missing browser is a
+        # failure, not a quiet skip of every browser test.
+        if os.environ.get("SOLRACE_REQUIRE_BROWSER"):
+            pytest.fail(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
         pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)

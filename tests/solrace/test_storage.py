@@ -90,7 +90,7 @@ async def test_recovery_moves_races_on_to_the_current_time(tmp_path: Path) -> No
 
 async def test_checkpoints_run_off_the_loop_and_commits_wait_for_them(tmp_path: Path) -> None:
     db = tmp_path / "c.db"
-    storage = Storage(db, checkpoint_bytes=1)  # checkpoint after every commit
+    storage = Storage(db, checkpoint_bytes=1, check_wal_every=1)  # checkpoint every commit
     race = Race("r5", "scotch", 3, "salt", Options(1, 60, True), T0, "host", 0)
     storage.add_race(race)
     storage.append(race.join("ann", "tok", T0).log)

@@ -106,6 +106,9 @@ def play(g: solrules.Game, model: Model, rnd: random.Random, steps: int) -> None
         assert g.pop() == last
         history.pop()
         assert g.position() == history[-1]
+        # legal_moves() after pop may come from the game's memo: it must be what a fresh game
+        # in the same position lists.
+        assert g.legal_moves() == solrules.parse_position(history[-1]).legal_moves()
     assert history == [start]
     with pytest.raises(IndexError):
         g.pop()
@@ -124,6 +127,28 @@ def _property(game_name: str) -> Callable[..., None]:
 test_random_play_scotch = _property("scotch")
 test_random_play_quadruple_canfield = _property("quadruple-canfield")
 test_random_play_yukon = _property("yukon")
+
+
+@pytest.mark.parametrize("game", GAMES)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=SEEDS, rnd=st.randoms(use_true_random=False))
+def test_legal_moves_after_push_and_pop_match_a_fresh_game(
+    game: str, seed: int, rnd: random.Random
+) -> None:
+    """Moves taken back at random depths, with legal_moves() asked or not in between: the list
+    always equals that of a game parsed from the same position (no stale memo)."""
+    g = solrules.new_game(game, seed)
+    for _ in range(80):
+        if g.move_stack and rnd.random() < 0.4:
+            g.pop()
+        else:
+            moves = g.legal_moves()
+            if not moves:
+                break
+            g.push(choose(g, moves, rnd))
+        if rnd.random() < 0.7:
+            assert g.legal_moves() == solrules.parse_position(g.position()).legal_moves()
+    assert g.copy().legal_moves() == solrules.parse_position(g.position()).legal_moves()
 
 
 def short_reserve(position: str, keep: int) -> str:
