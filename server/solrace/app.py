@@ -321,6 +321,7 @@ class App:
         clock: Callable[[], int] = now_ms,
     ) -> None:
         self.storage = storage
+        storage.on_commit = self.uncork
         self.bus: Bus = bus if bus is not None else MemoryBus()
         self.countdown_ms = int(countdown * 1000)
         self.rate_limit = rate_limit

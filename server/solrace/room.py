@@ -212,9 +212,8 @@ class Race:
         if racer.done or self.status != "running":
             texts: list[str] = []
         else:
-            legal = racer.game.legal_moves()
-            texts = [m.text() for m in legal]
-            racer.legal = dict(zip(texts, legal, strict=True))
+            racer.legal = racer.game.legal_by_text()
+            texts = list(racer.legal)
         msg: Message = {
             "type": "state",
             "race": self.race,
@@ -538,7 +537,8 @@ class Race:
             )
         if not self._replaying:
             out.reply.append(self.state(racer.player, rid, board))
-        out.extend(self._maybe_over(now))
+        if racer.done:  # the race can only end when the racer who acted has finished
+            out.extend(self._maybe_over(now))
         return out
 
     def resign(self, player: str | None, now: int) -> Outcome:

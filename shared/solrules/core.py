@@ -285,8 +285,8 @@ class Game:
         self._home = 0  # cards on foundations
         # legal_moves() of this position once computed, and of the position before the last
         # push as (stack depth, moves): "move, then undo it" lists its moves again for free.
-        self._legal: list[Move] | None = None
-        self._legal_prev: tuple[int, list[Move]] | None = None
+        self._legal: dict[str, Move] | None = None
+        self._legal_prev: tuple[int, dict[str, Move]] | None = None
         base = self.foundations.base
         self.base_rank: int = 0 if base is None else base
         self._set_tables()
@@ -441,9 +441,15 @@ class Game:
 
     def legal_moves(self) -> list[Move]:
         """Every distinct legal (source, count, destination), in a fixed order."""
-        if self._legal is None:
-            self._legal = self._generate()
-        return list(self._legal)
+        return list(self.legal_by_text().values())
+
+    def legal_by_text(self) -> dict[str, Move]:
+        """:meth:`legal_moves` keyed by move text, in the same order (do not modify it: it is
+        remembered for this position). A server checks a move sent as text with one lookup."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = {m.text(): m for m in self._generate()}
+        return legal
 
     def _generate(self) -> list[Move]:
         piles, down = self._piles, self._down

@@ -9,6 +9,7 @@ from solrace.room import Options, Race
 from solrace.storage import Storage
 
 T0 = 1_000_000
+ROWS = "SELECT (SELECT count(*) FROM log) + (SELECT count(*) FROM journal)"
 
 
 async def test_flushed_means_committed_and_reload_rebuilds(tmp_path: Path) -> None:
@@ -24,9 +25,9 @@ async def test_flushed_means_committed_and_reload_rebuilds(tmp_path: Path) -> No
         storage.append(race.move("p1", move, i + 1, T0 + i).log)
     # Nothing is committed until the end of the loop turn; flushed() waits for it.
     other = sqlite3.connect(db)
-    assert other.execute("SELECT count(*) FROM log").fetchone() == (0,)
+    assert other.execute(ROWS).fetchone() == (0,)
     await storage.flushed()
-    assert other.execute("SELECT count(*) FROM log").fetchone() == (5,)
+    assert other.execute(ROWS).fetchone() == (5,)
     storage.close()
 
     again = Storage(db)
@@ -101,8 +102,59 @@ async def test_checkpoints_run_off_the_loop_and_commits_wait_for_them(tmp_path: 
     await storage.flushed()
     assert storage.checkpoints >= 1
     other = sqlite3.connect(db)
-    assert other.execute("SELECT count(*) FROM log").fetchone() == (2,)
+    assert other.execute(ROWS).fetchone() == (2,)
     storage.close()
     assert not Path(f"{db}-wal").exists() or Path(f"{db}-wal").stat().st_size < 1 << 20
     reloaded = Storage(db).load("r5")
     assert reloaded is not None and reloaded.status == "countdown"
+
+
+async def test_journal_is_archived_into_log_race_by_race(tmp_path: Path) -> None:
+    """Entries go to the journal first; every ``archive_rows`` rows they move to ``log`` in the
+    same transaction; races read back the same from either table, and after a restart."""
+    db = tmp_path / "j.db"
+    storage = Storage(db, archive_rows=7)
+    races = [Race(f"r{i}", "scotch", 10 + i, "salt", Options(1, 60, True), T0, "host", 0)
+             for i in range(2)]
+    for race in races:
+        storage.add_race(race)
+        storage.append(race.join("ann", "tok", T0).log)
+        storage.append(race.start("host", T0).log)
+        race.tick(T0)
+    await storage.flushed()
+    other = sqlite3.connect(db)
+    counts = []
+    for i in range(5):
+        for race in races:  # interleaved, as under load
+            move = race.racers["p1"].game.legal_moves()[0].text()
+            storage.append(race.move("p1", move, i + 1, T0 + i).log)
+            await storage.flushed()
+            counts.append(other.execute(
+                "SELECT (SELECT count(*) FROM log), (SELECT count(*) FROM journal)"
+            ).fetchone())
+    assert counts[-1] == (14, 0), counts  # two archives of 7 rows, journal empty again
+    assert any(journal > 0 for _, journal in counts)
+    assert sum(counts[-1]) == 14
+    for race in races:
+        storage.append([race._log(T0 + 9, "resign", "p1")])
+    await storage.flushed()
+    assert other.execute("SELECT count(*) FROM journal").fetchone() == (2,)
+    for race in races:
+        loaded = storage.load(race.race)
+        assert loaded is not None
+        assert loaded.racers["p1"].actions == race.racers["p1"].actions
+    rows = other.execute("SELECT race, n FROM log").fetchall()
+    assert rows == sorted(rows)
+    # A restart (even after a crash: nothing else is needed) moves the journal into log.
+    storage._writer.close()
+    storage.db.close()
+    again = Storage(db)
+    assert other.execute(
+        "SELECT (SELECT count(*) FROM log), (SELECT count(*) FROM journal)"
+    ).fetchone() == (16, 0)
+    for race in races:
+        loaded = again.load(race.race)
+        assert loaded is not None
+        assert loaded.racers["p1"].actions == race.racers["p1"].actions
+        assert loaded.racers["p1"].resigned
+    again.close()
