@@ -179,23 +179,29 @@ class Connection:
         if self.closing:
             return
         event = msg if isinstance(msg, Event) else Event(msg)
-        if not self.sending and self.queue.empty():
+        # With frames already corked, the checks below passed when the first one was (and
+        # nothing can be queued without uncorking first): a fan-out only appends.
+        if not self.corked:
             transport = self.ws.transport
-            if transport is not None and transport.get_write_buffer_size() < WRITE_LIMIT:
-                if urgent or not self.batch:
-                    if not self.scheduled:
-                        self.scheduled = True
-                        self.app.cork(self)
-                elif not self.scheduled and not self.holding:
-                    self.holding = True
-                    self.app.hold(self)
-                self.corked.append(event)
+            if (
+                self.sending
+                or not self.queue.empty()
+                or transport is None
+                or transport.get_write_buffer_size() >= WRITE_LIMIT
+            ):
+                try:
+                    self.queue.put_nowait(event)
+                except asyncio.QueueFull:
+                    self.kick(1013, "too slow: reconnect and resume")
                 return
-        self.uncork()  # keep the order: corked frames go before anything queued
-        try:
-            self.queue.put_nowait(event)
-        except asyncio.QueueFull:
-            self.kick(1013, "too slow: reconnect and resume")
+        self.corked.append(event)
+        if urgent or not self.batch:
+            if not self.scheduled:
+                self.scheduled = True
+                self.app.cork(self)
+        elif not self.scheduled and not self.holding:
+            self.holding = True
+            self.app.hold(self)
 
     def kick(self, code: int, reason: str) -> None:
         """Close the connection from synchronous code (the close handshake runs in a task)."""
