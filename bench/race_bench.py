@@ -165,9 +165,10 @@ class RaceLoad:
 
     def __init__(
         self, addr: str, racers: int, size: int, pid: int, binary: bool, game: str,
-        batch: bool,
+        batch: bool, boards: bool,
     ) -> None:
         self.name = f"race/{size}"
+        self.boards = boards
         self.url = f"ws://{addr}/ws"
         self.racers, self.size, self.pid = racers, size, pid
         self.binary, self.game, self.batch = binary, game, batch
@@ -185,7 +186,7 @@ class RaceLoad:
                 client = await RaceClient.connect(
                     self.url, binary=self.binary, keep_events=False, batch=self.batch
                 )
-                await client.join(race, name=f"bot{r + i}")
+                await client.join(race, name=f"bot{r + i}", boards=self.boards)
                 self.clients.append(client)
             await host.start(race, created["host_token"])
         for client in self.clients[1:]:
@@ -284,7 +285,8 @@ async def main(args: argparse.Namespace) -> None:
             [sys.executable, __file__, "--echo-server", *(["--uvloop"] if args.uvloop else [])]
         )
         encoding = ("msgpack" if args.binary else "JSON") + (
-            "" if args.no_batch else ", racers on /ws?batch=1")
+            "" if args.no_batch else ", racers on /ws?batch=1") + (
+            ", with" if args.boards else ", without") + " opponents' board views"
         try:
             loop = "uvloop" if args.uvloop else "asyncio"
             print(f"{args.racers} concurrent clients, {args.seconds:g} s per phase, {encoding} "
@@ -293,7 +295,7 @@ async def main(args: argparse.Namespace) -> None:
             echo_load = EchoLoad(echo_addr, args.racers, echo.pid, args.binary)
             loads: list[EchoLoad | RaceLoad] = [echo_load] + [
                 RaceLoad(server_addr, args.racers, size, server.pid, args.binary, args.game,
-                         not args.no_batch)
+                         not args.no_batch, args.boards)
                 for size in sizes
             ]
             for load in loads:
@@ -353,6 +355,8 @@ if __name__ == "__main__":
     p.add_argument("--binary", action="store_true", help="msgpack frames instead of JSON")
     p.add_argument("--no-batch", action="store_true",
                    help="bots ask for one message per frame (no /ws?batch=1)")
+    p.add_argument("--boards", action="store_true",
+                   help="bots also receive the other racers' board views (as the browser does)")
     p.add_argument("--uvloop", action="store_true", help="both servers on uvloop (if installed)")
     p.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()

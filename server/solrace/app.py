@@ -151,6 +151,7 @@ class Connection:
         self.binary = False
         self.players: dict[str, str] = {}
         self.subs: dict[str, Subscription] = {}
+        self.boards: dict[str, bool] = {}  # race -> wants the other racers' board views
         self.closing = False
         self.sending = False  # the writer task is inside ws.send()
         self.corked: list[Event] = []  # events waiting for App.uncork()
@@ -227,9 +228,12 @@ class Connection:
             with contextlib.suppress(Exception):
                 self.ws.transport.write(data)
 
-    def follow(self, race: str) -> None:
-        """Subscribe to the race's events (idempotent)."""
+    def follow(self, race: str, boards: bool = True) -> None:
+        """Subscribe to the race's events (idempotent). Without ``boards``, the other racers'
+        ``board`` views are left out (a racer's own board comes with its ``state``)."""
         if race in self.subs:
+            if self.boards.get(race, True) != boards:
+                self.boards[race] = boards
             return
         if len(self.subs) >= MAX_SUBSCRIPTIONS:
             raise RaceError(
@@ -239,12 +243,16 @@ class Connection:
         def deliver(event: Event) -> None:
             if event.to is not None and self.players.get(race) != event.to:
                 return
+            if event.board and not self.boards.get(race, True):
+                return
             self.send(event, urgent=event.to is not None)
 
+        self.boards[race] = boards
         self.subs[race] = self.app.bus.subscribe(race, deliver)
 
     def unfollow(self, race: str) -> None:
         sub = self.subs.pop(race, None)
+        self.boards.pop(race, None)
         if sub is not None:
             sub.cancel()
         player = self.players.pop(race, None)
@@ -539,7 +547,7 @@ class App:
             return
         self.board_sent[race_id] = asyncio.get_running_loop().time()
         for player in sorted(players):
-            self.bus.publish(race_id, Event(race.board_view(player)))
+            self.bus.publish(race_id, Event(race.board_view(player), board=True))
 
     def presence(self, race_id: str, player: str, delta: int) -> None:
         """Count one more (or one fewer) live connection for a racer; when it goes online or
@@ -691,7 +699,7 @@ class App:
             out = race.join(cmd.name, secrets.token_urlsafe(24), now)
             racer = race.racers[str(out.log[0].player)]
             await self.apply(race, out)
-        conn.follow(race.race)
+        conn.follow(race.race, boards=cmd.boards)
         if bound != racer.player:
             if bound is not None:
                 self.presence(race.race, bound, -1)

@@ -46,7 +46,7 @@ async def play(
     """Join ``race`` and play; returns the last ``state`` (or ``race_over``) seen."""
     rng = random.Random(seed)
     async with await RaceClient.connect(url) as client:
-        await client.join(race, name=None if token else name, token=token)
+        await client.join(race, name=None if token else name, token=token, boards=False)
         with contextlib.suppress(ServerError):  # already started: just play
             await client.ready(race)
         state = await client.wait_state(race, timeout=3600)

@@ -36,14 +36,15 @@ def frame(payload: bytes, binary: bool) -> bytes:
 class Event:
     """One outgoing message plus routing: ``to`` (only that racer's connections)."""
 
-    __slots__ = ("_frames", "_json", "_msgpack", "data", "to")
+    __slots__ = ("_frames", "_json", "_msgpack", "board", "data", "to")
 
     #: JSON frames are kept as UTF-8 bytes and sent as text frames (``text=True``), so a
     #: fan-out to many connections encodes the string once.
 
-    def __init__(self, data: dict[str, Any], to: str | None = None) -> None:
+    def __init__(self, data: dict[str, Any], to: str | None = None, board: bool = False) -> None:
         self.data = data
         self.to = to
+        self.board = board  # a racer's `board` view (racers may decline the others')
         self._json: bytes | None = None
         self._msgpack: bytes | None = None
         self._frames: list[bytes | None] = [None, None]

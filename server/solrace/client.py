@@ -174,10 +174,15 @@ class RaceClient:
     async def create(self, game: str, **options: Any) -> Message:
         return await self.request({"type": "create", "game": game, **options})
 
-    async def join(self, race: str, name: str | None = None, token: str | None = None) -> Message:
+    async def join(
+        self, race: str, name: str | None = None, token: str | None = None, boards: bool = True
+    ) -> Message:
         """Join (or resume with ``token``); returns ``joined``. The ``snapshot`` (and ``state``
-        when running) follow as events."""
+        when running) follow as events. ``boards=False``: no ``board`` views of the other
+        racers (a bot has no use for them)."""
         msg: Message = {"type": "join", "race": race}
+        if not boards:
+            msg["boards"] = False
         if name is not None:
             msg["name"] = name
         if token is not None:

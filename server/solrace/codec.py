@@ -49,6 +49,7 @@ class Join:
     name: str | None = None
     token: str | None = None
     rid: Any = None
+    boards: bool = True  # added: the other racers' `board` views (a bot needs none)
 
 
 @dataclass(frozen=True)
@@ -227,7 +228,10 @@ def parse_command(obj: dict[Any, Any]) -> Command:
         token = _str(obj, "token", MAX_ID, rid, required=False)
         if name is None and token is None:
             raise ProtocolError("bad_message", "join needs a 'name' (new racer) or a 'token'", rid)
-        return Join(race, name, token, rid)
+        boards = obj.get("boards", True)
+        if not isinstance(boards, bool):
+            raise ProtocolError("bad_message", "'boards' must be true or false", rid)
+        return Join(race, name, token, rid, boards)
     if kind == "watch":
         return Watch(race, rid)
     if kind == "leave":

@@ -417,3 +417,33 @@ async def test_batch_mode_packs_one_turn_into_one_frame(server: Server, binary: 
                 assert any(isinstance(f, list) and len(f) >= 4 for f in frames), frames
             else:
                 assert all(isinstance(f, dict) for f in frames)
+
+
+async def test_a_racer_may_decline_the_other_racers_board_views(server: Server) -> None:
+    """``join`` with ``boards: false``: progress events still come, board views do not; a
+    racer joined normally and a spectator get both."""
+    host = await server.client()
+    created = await host.create("scotch", players=3)
+    race = created["race"]
+    spectator = await server.client()
+    await spectator.watch(race)
+    ann, bob, cid = await server.client(), await server.client(), await server.client()
+    await ann.join(race, name="ann")
+    await bob.join(race, name="bob", boards=False)
+    await cid.join(race, name="cid")
+    await host.start(race, created["host_token"])
+    for client in (ann, bob, cid):
+        await client.wait_state(race, T)
+    for _ in range(3):
+        await ann.move(race, ann.states[race]["legal"][0])
+        await ann.undo(race)
+    await ann.resign(race)
+    await bob.resign(race)
+    await cid.resign(race)
+    seen = {}
+    for name, client in (("spectator", spectator), ("cid", cid), ("bob", bob)):
+        msgs = await drain(client, "race_over")
+        seen[name] = [m["type"] for m in msgs]
+    assert "board" in seen["spectator"] and "board" in seen["cid"]
+    assert "board" not in seen["bob"]
+    assert seen["bob"].count("progress") == seen["cid"].count("progress") == 6
