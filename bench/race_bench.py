@@ -1,18 +1,23 @@
 """Race server benchmark: bots racing on loopback against the real server, and a bare
 ``websockets`` echo server as the baseline, in the same run.
 
-    .venv/bin/python bench/race_bench.py --racers 50 --race-size 2,5,8 --seconds 10 --rounds 3
+    .venv/bin/python bench/race_bench.py --racers 50 --race-size 2,5,8 --seconds 2 --rounds 10
 
-(``--binary`` for msgpack frames, ``--idle 0`` to skip the idle-memory phase.)
+(``--binary`` for msgpack frames, ``--no-batch`` for bots without ``/ws?batch=1``, ``--boards``
+for bots that also take the other racers' board views as the browser does, ``--idle 0`` to
+skip the idle-memory phase.)
 
 Both servers run as subprocesses (one core each at most); the load comes from this process.
 Each racer does move round-trips: it sends a move (or an undo of its last move, so it never runs
-out of legal moves) and waits for its ``state`` reply. Each echo client sends a frame of the same
-size and waits for the echo. Reported: round-trip p50/p99, messages (moves) per second, the
-ratios race/echo, and the server's memory per idle connection (VmRSS growth over ``--idle``
-connections that only connect).
+out of legal moves) and waits for its ``state`` reply, reading the bare connection as the echo
+clients do. Each echo client sends a frame of a move's size and waits for the echo. The phases
+are short and alternate (an echo phase right before every race phase, ``--rounds`` times),
+because the speed of these machines drifts by 2x within a minute: each race phase is compared
+with the echo phase just before it and the medians of those ratios are reported. Reported:
+round-trip p50/p99, messages (moves) per second, CPU per message of each server and of this
+load process, the ratios race/echo, and the server's memory per idle connection (VmRSS growth
+over ``--idle`` connections that only connect).
 """
-
 from __future__ import annotations
 
 import argparse
