@@ -58,6 +58,9 @@ def bench_game(game: str, positions: int, loops: int, repeat: int,
     def legal() -> int:
         for _ in range(loops):
             for g in games:
+                # Game remembers the list of its current position (and of the one before the
+                # last push): forget it, so that every call here generates the list.
+                g._legal = None
                 g.legal_moves()
         return loops * len(games)
 

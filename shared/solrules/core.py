@@ -244,7 +244,7 @@ class Game:
     _r: ClassVar[int]
     _s: ClassVar[int]
     _w: ClassVar[int]
-    _move_cache: ClassVar[dict[int, Move]]
+    _move_cache: ClassVar[dict[int, tuple[str, Move]]]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -412,8 +412,8 @@ class Game:
             k += 1
         return k
 
-    def _moves(self, keys: list[int]) -> list[Move]:
-        """The interned :class:`Move` for each key ``a << 16 | b << 8 | n``."""
+    def _intern(self, keys: list[int]) -> list[tuple[str, Move]]:
+        """The interned ``(text, Move)`` for each key ``a << 16 | b << 8 | n``."""
         cache = self._move_cache
         try:
             return [cache[k] for k in keys]
@@ -421,7 +421,8 @@ class Game:
             ids = self.pile_ids
             for k in keys:
                 if k not in cache:
-                    cache[k] = Move(ids[k >> 16], ids[(k >> 8) & 0xFF], k & 0xFF)
+                    move = Move(ids[k >> 16], ids[(k >> 8) & 0xFF], k & 0xFF)
+                    cache[k] = (move.text(), move)
             return [cache[k] for k in keys]
 
     def _foundation_wants(self) -> dict[int, list[int]]:
@@ -448,10 +449,11 @@ class Game:
         remembered for this position). A server checks a move sent as text with one lookup."""
         legal = self._legal
         if legal is None:
-            legal = self._legal = {m.text(): m for m in self._generate()}
+            legal = self._legal = dict(self._intern(self._generate()))
         return legal
 
-    def _generate(self) -> list[Move]:
+    def _generate(self) -> list[int]:
+        """The keys of every legal move (see :meth:`_intern`), in a fixed order."""
         piles, down = self._piles, self._down
         fkey, tkey, twanted = self._fkey, self._tkey, self._twanted
         fwants = self._foundation_wants()
@@ -516,7 +518,7 @@ class Game:
                 add(self._s << 16 | self._w << 8 | 1)
             elif piles[self._w]:
                 add(self._w << 16 | self._s << 8 | 1)
-        return self._moves(keys)
+        return keys
 
     def generate_legal_moves(self) -> Iterator[Move]:
         """Iterate over :meth:`legal_moves`."""
