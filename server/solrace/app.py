@@ -47,6 +47,10 @@ MAX_SUBSCRIPTIONS = 16  # races one connection may follow at once
 #: batches (seconds); well under what a player notices.
 EVENT_DELAY = 0.05
 BOARD_INTERVAL = 0.1  # seconds between two board views of one race (the latest board wins)
+#: The same for the racers' view of their opponents: small boards beside the racer's own, where
+#: 4 updates a second look live, and a racer of a race of 8 would otherwise decode 70 boards a
+#: second besides playing.
+RACER_BOARD_INTERVAL = 0.25
 FINISHED_CACHE = 256  # finished races kept in memory for the API and late watchers
 RACE_ID_ALPHABET = string.ascii_lowercase + string.digits
 
@@ -243,8 +247,12 @@ class Connection:
         def deliver(event: Event) -> None:
             if event.to is not None and self.players.get(race) != event.to:
                 return
-            if event.board and not self.boards.get(race, True):
-                return
+            if event.board is not None:
+                if race not in self.players:
+                    if event.board != "spectators":
+                        return
+                elif event.board != "racers" or not self.boards.get(race, True):
+                    return
             self.send(event, urgent=event.to is not None)
 
         self.boards[race] = boards
@@ -320,6 +328,43 @@ class Connection:
             self.send(codec.error("internal", "the server failed on this message", cmd.rid))
 
 
+class BoardThrottle:
+    """Board views of one audience, at most one send per race per ``interval``: a burst of
+    moves costs one board per racer who moved, the latest, instead of one per move; the boards
+    still pending when a race ends go out before ``race_over``."""
+
+    def __init__(self, app: App, audience: str, interval: float) -> None:
+        self.app = app
+        self.audience = audience
+        self.interval = interval
+        self.moved: dict[str, set[str]] = {}  # race -> racers whose board changed since
+        self.sent: dict[str, float] = {}  # race -> loop time of the last send
+        self.timers: dict[str, asyncio.TimerHandle] = {}
+
+    def mark(self, race_id: str, players: list[str]) -> None:
+        self.moved.setdefault(race_id, set()).update(players)
+        if race_id not in self.timers:
+            loop = asyncio.get_running_loop()
+            wait = self.sent.get(race_id, 0.0) + self.interval - loop.time()
+            self.timers[race_id] = loop.call_later(max(0.0, wait), self.send, race_id)
+
+    def send(self, race_id: str) -> None:
+        timer = self.timers.pop(race_id, None)
+        if timer is not None:
+            timer.cancel()
+        players = self.moved.pop(race_id, None)
+        if players:
+            self.sent[race_id] = asyncio.get_running_loop().time()
+            self.app.send_boards(race_id, self.audience, players)
+
+    def forget(self, race_id: str) -> None:
+        timer = self.timers.pop(race_id, None)
+        if timer is not None:
+            timer.cancel()
+        self.moved.pop(race_id, None)
+        self.sent.pop(race_id, None)
+
+
 class App:
     """The server state: live races, storage, bus, timers, and the HTTP routes."""
 
@@ -350,9 +395,10 @@ class App:
         self.held: list[Connection] = []
         # Board views waiting to be sent, per race: the racers whose board changed, the time
         # of the race's last send, and the timer of the next one.
-        self.moved: dict[str, set[str]] = {}
-        self.board_sent: dict[str, float] = {}
-        self.board_timers: dict[str, asyncio.TimerHandle] = {}
+        self.board_throttles = {
+            "spectators": BoardThrottle(self, "spectators", BOARD_INTERVAL),
+            "racers": BoardThrottle(self, "racers", RACER_BOARD_INTERVAL),
+        }
 
     # ---------------------------------------------------------------- output
     def cork(self, conn: Connection) -> None:
@@ -442,7 +488,8 @@ class App:
         timer = self.timers.pop(race.race, None)
         if timer is not None:
             timer[1].cancel()
-        self.board_sent.pop(race.race, None)
+        for throttle in self.board_throttles.values():
+            throttle.forget(race.race)
         self._cache(race)
 
     def _schedule(self, race: Race) -> None:
@@ -513,17 +560,11 @@ class App:
         if conn is not None:
             for msg in out.reply:
                 conn.send(msg)
-        if out.moved:
-            self.moved.setdefault(race.race, set()).update(out.moved)
-        if out.finished:
-            if race.race in self.moved:
-                self.send_boards(race.race)  # the final boards go before race_over
-        elif out.moved and race.race not in self.board_timers:
-            loop = asyncio.get_running_loop()
-            wait = self.board_sent.get(race.race, 0.0) + BOARD_INTERVAL - loop.time()
-            self.board_timers[race.race] = loop.call_later(
-                max(0.0, wait), self.send_boards, race.race
-            )
+        for throttle in self.board_throttles.values():
+            if out.moved:
+                throttle.mark(race.race, out.moved)
+            if out.finished:
+                throttle.send(race.race)  # the final boards go before race_over
         for msg in out.events:
             self.bus.publish(race.race, Event(msg))
         for player, msg in out.direct:
@@ -533,21 +574,15 @@ class App:
         elif out.events:
             self._schedule(race)
 
-    def send_boards(self, race_id: str) -> None:
-        """Publish the latest board of every racer of ``race_id`` that moved since the last
-        send. Throttled to one send per race per ``BOARD_INTERVAL``: opponents' small boards
-        and spectators stay live while a fast racer's moves cost one board frame per interval
-        instead of one per move per follower."""
-        timer = self.board_timers.pop(race_id, None)
-        if timer is not None:
-            timer.cancel()
-        players = self.moved.pop(race_id, ())
+    def send_boards(self, race_id: str, audience: str, players: set[str]) -> None:
+        """Publish the latest board of ``players`` (racers of ``race_id``) as ``board`` views
+        for ``audience``: "spectators" (and anyone else following the race) or "racers" (the
+        race's racers, who see their opponents' boards; a racer's own comes with its state)."""
         race = self._in_memory(race_id)
         if race is None:
             return
-        self.board_sent[race_id] = asyncio.get_running_loop().time()
         for player in sorted(players):
-            self.bus.publish(race_id, Event(race.board_view(player), board=True))
+            self.bus.publish(race_id, Event(race.board_view(player), board=audience))
 
     def presence(self, race_id: str, player: str, delta: int) -> None:
         """Count one more (or one fewer) live connection for a racer; when it goes online or

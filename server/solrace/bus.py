@@ -41,10 +41,13 @@ class Event:
     #: JSON frames are kept as UTF-8 bytes and sent as text frames (``text=True``), so a
     #: fan-out to many connections encodes the string once.
 
-    def __init__(self, data: dict[str, Any], to: str | None = None, board: bool = False) -> None:
+    def __init__(
+        self, data: dict[str, Any], to: str | None = None, board: str | None = None
+    ) -> None:
         self.data = data
         self.to = to
-        self.board = board  # a racer's `board` view (racers may decline the others')
+        # A `board` view: for whom ("spectators" or "racers", see App.send_boards).
+        self.board = board
         self._json: bytes | None = None
         self._msgpack: bytes | None = None
         self._frames: list[bytes | None] = [None, None]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import itertools
 import json
 import urllib.request
 from typing import Any, ClassVar
@@ -447,3 +448,51 @@ async def test_a_racer_may_decline_the_other_racers_board_views(server: Server) 
     assert "board" in seen["spectator"] and "board" in seen["cid"]
     assert "board" not in seen["bob"]
     assert seen["bob"].count("progress") == seen["cid"].count("progress") == 6
+
+
+async def test_board_views_are_throttled_per_audience(server: Server) -> None:
+    """Spectators get a racer's latest board at most every 100 ms, the other racers at most
+    every 250 ms; both get the final boards before ``race_over``."""
+    from solrace.app import BOARD_INTERVAL, RACER_BOARD_INTERVAL
+
+    host = await server.client()
+    created = await host.create("scotch", players=2)
+    race = created["race"]
+    # Without batch frames, so that events are not held (see EVENT_DELAY) and arrival times
+    # show the server's sends.
+    spectator = await server.client(batch=False)
+    await spectator.watch(race)
+    ann, bob = await server.client(), await server.client(batch=False)
+    await ann.join(race, name="ann")
+    await bob.join(race, name="bob")
+    await host.start(race, created["host_token"])
+    await ann.wait_state(race, T)
+    await bob.wait_state(race, T)
+    loop = asyncio.get_running_loop()
+    seen: dict[str, list[float]] = {"spectator": [], "bob": []}
+
+    async def collect(name: str, client: RaceClient) -> None:
+        while True:
+            msg = await client.events.get()
+            if msg["type"] == "board" and msg["player"] == "p1":
+                seen[name].append(loop.time())
+            if msg["type"] == "race_over":
+                return
+
+    tasks = [asyncio.create_task(collect("spectator", spectator)),
+             asyncio.create_task(collect("bob", bob))]
+    end = loop.time() + 1.2
+    while loop.time() < end:
+        await ann.move(race, ann.states[race]["legal"][0])
+        await ann.undo(race)
+        await asyncio.sleep(0.01)
+    await ann.resign(race)
+    await bob.resign(race)
+    async with asyncio.timeout(T):
+        await asyncio.gather(*tasks)
+    for name, interval in (("spectator", BOARD_INTERVAL), ("bob", RACER_BOARD_INTERVAL)):
+        times = seen[name][:-1]  # the last may be the final flush before race_over
+        gaps = [b - a for a, b in itertools.pairwise(times)]
+        assert len(times) >= 3, (name, seen[name])
+        assert min(gaps) >= interval * 0.6, (name, gaps)  # slack for a busy machine
+    assert len(seen["spectator"]) > len(seen["bob"])
