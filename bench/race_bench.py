@@ -1,7 +1,7 @@
 """Race server benchmark: bots racing on loopback against the real server, and a bare
 ``websockets`` echo server as the baseline, in the same run.
 
-    .venv/bin/python bench/race_bench.py --racers 50 --race-size 2,5,8 --seconds 2 --rounds 10
+    .venv/bin/python bench/race_bench.py --racers 50 --race-size 2,5,8 --seconds 2 --rounds 12
 
 (``--binary`` for msgpack frames, ``--no-batch`` for bots without ``/ws?batch=1``, ``--boards``
 for bots that also take the other racers' board views as the browser does, ``--idle 0`` to
@@ -354,7 +354,7 @@ if __name__ == "__main__":
                    help="racers per race (1..8); a comma list runs one phase per size")
     p.add_argument("--seconds", type=float, default=2.0, help="length of one phase")
     p.add_argument("--idle", type=int, default=2000, help="idle connections for memory; 0: skip")
-    p.add_argument("--rounds", type=int, default=10,
+    p.add_argument("--rounds", type=int, default=12,
                    help="how many times the echo and race phases alternate")
     p.add_argument("--game", default="scotch", help="scotch, quadruple-canfield or yukon")
     p.add_argument("--binary", action="store_true", help="msgpack frames instead of JSON")
