@@ -236,8 +236,7 @@ class Connection:
         """Subscribe to the race's events (idempotent). Without ``boards``, the other racers'
         ``board`` views are left out (a racer's own board comes with its ``state``)."""
         if race in self.subs:
-            if self.boards.get(race, True) != boards:
-                self.boards[race] = boards
+            self.boards[race] = boards
             return
         if len(self.subs) >= MAX_SUBSCRIPTIONS:
             raise RaceError(
@@ -520,22 +519,15 @@ class App:
         if race.status != "finished":
             self._schedule(race)
 
-    async def apply(
-        self, race: Race, out: Outcome, conn: Connection | None = None, *, wait: bool = True
-    ) -> None:
-        """Make ``out`` durable, then send its reply and publish its events.
+    async def apply(self, race: Race, out: Outcome, conn: Connection | None = None) -> None:
+        """Make ``out`` durable, then send its reply and publish its events; the caller's task
+        waits for the commit (for callers that send more messages of their own afterwards;
+        the move path uses :meth:`record`, which does not wait).
 
         Nothing is sent before the commit: a reply a client sees is never lost by a crash.
-        With ``wait`` the caller's task waits for the commit (use it when the caller sends more
-        messages of its own afterwards); without, the messages are handed to the storage and
-        leave right after the commit at the end of this loop turn, and the caller goes on at
-        once (the move path: a connection's next frame is read meanwhile, and replies still
-        leave in order). If a waiting task is cancelled the commit still happens (it is
-        shielded) but this outcome's messages are not sent; clients resync from a snapshot.
+        If the waiting task is cancelled the commit still happens (it is shielded) but this
+        outcome's messages are not sent; clients resync from a snapshot.
         """
-        if not wait:
-            self.record(race, out, conn)
-            return
         if out.log:
             self.storage.append(out.log)
         if out.finished and race.finished_at is not None:
@@ -548,7 +540,9 @@ class App:
 
     def record(self, race: Race, out: Outcome, conn: Connection | None = None) -> None:
         """:meth:`apply` without waiting: queue ``out``'s log for this turn's commit and send
-        its messages right after that commit (at once if nothing is queued)."""
+        its messages right after that commit (at once if nothing is queued). The caller goes
+        on at once: a connection's next frame is read meanwhile, and replies still leave in
+        order."""
         if out.log:
             self.storage.append(out.log)
         if out.finished and race.finished_at is not None:
@@ -656,10 +650,9 @@ class App:
         now = self.clock()
         player = conn.players.get(race.race)
         if isinstance(cmd, codec.MoveCmd):
-            out = race.move(player, cmd.move, cmd.seq, now, cmd.rid)
-            await self.apply(race, out, conn, wait=False)
+            self.record(race, race.move(player, cmd.move, cmd.seq, now, cmd.rid), conn)
         elif isinstance(cmd, codec.Undo):
-            await self.apply(race, race.undo(player, cmd.seq, now, cmd.rid), conn, wait=False)
+            self.record(race, race.undo(player, cmd.seq, now, cmd.rid), conn)
         elif isinstance(cmd, codec.Join):
             await self.join(conn, race, cmd, now)
         elif isinstance(cmd, codec.Watch):

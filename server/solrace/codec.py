@@ -130,6 +130,13 @@ def _str(obj: dict[Any, Any], key: str, limit: int, rid: Any, required: bool = T
     return value
 
 
+def _bool(obj: dict[Any, Any], key: str, rid: Any, default: bool = True) -> bool:
+    value = obj.get(key, default)
+    if not isinstance(value, bool):
+        raise ProtocolError("bad_message", f"'{key}' must be true or false", rid)
+    return value
+
+
 def _int(
     obj: dict[Any, Any], key: str, lo: int, hi: int, rid: Any, default: int | None = None
 ) -> int:
@@ -211,9 +218,7 @@ def parse_command(obj: dict[Any, Any]) -> Command:
                 seed = parse_seed(obj["seed"])
             except ValueError as exc:
                 raise ProtocolError("bad_message", str(exc), rid) from None
-        undo = obj.get("undo", True)
-        if not isinstance(undo, bool):
-            raise ProtocolError("bad_message", "'undo' must be true or false", rid)
+        undo = _bool(obj, "undo", rid)
         return Create(
             game=game,
             players=_int(obj, "players", 1, 8, rid, default=2),
@@ -228,10 +233,7 @@ def parse_command(obj: dict[Any, Any]) -> Command:
         token = _str(obj, "token", MAX_ID, rid, required=False)
         if name is None and token is None:
             raise ProtocolError("bad_message", "join needs a 'name' (new racer) or a 'token'", rid)
-        boards = obj.get("boards", True)
-        if not isinstance(boards, bool):
-            raise ProtocolError("bad_message", "'boards' must be true or false", rid)
-        return Join(race, name, token, rid, boards)
+        return Join(race, name, token, rid, _bool(obj, "boards", rid))
     if kind == "watch":
         return Watch(race, rid)
     if kind == "leave":

@@ -124,10 +124,6 @@ class Racer:
     resigned: bool = False
     reached_at: int = 0  # when the foundation count last changed (tie-break)
     connections: int = 0  # live connections bound to this racer (not durable)
-    # The legal moves of the current position by text, as last listed in a ``state``: a move
-    # the client copied from ``legal`` is then checked with one lookup. None: not computed
-    # for this position (every push or pop resets it).
-    legal: dict[str, solrules.Move] | None = None
 
     @property
     def seq(self) -> int:
@@ -212,8 +208,7 @@ class Race:
         if racer.done or self.status != "running":
             texts: list[str] = []
         else:
-            racer.legal = racer.game.legal_by_text()
-            texts = list(racer.legal)
+            texts = list(racer.game.legal_by_text())
         msg: Message = {
             "type": "state",
             "race": self.race,
@@ -468,32 +463,30 @@ class Race:
         if racer is None:
             assert player is not None
             return Outcome(reply=[self.state(player, rid)])
-        move = racer.legal.get(text) if racer.legal is not None else None
+        # The game remembers the moves it listed in the racer's last ``state``: a move copied
+        # from ``legal`` is checked with one lookup.
+        move = racer.game.legal_by_text().get(text)
         if move is None:
-            move = self._refuse_or_parse(racer, text)
+            raise self._refused(racer, text)
         before = racer.game.progress()[0]
         try:
             racer.game.push(move)
         except ValueError as exc:  # refusal() and push() should agree; be safe anyway
             raise RaceError("illegal_move", str(exc)) from None
-        racer.legal = None
         racer.actions.append(text)
         return self._after_action(racer, before, now, "move", text, rid)
 
     @staticmethod
-    def _refuse_or_parse(racer: Racer, text: str) -> solrules.Move:
-        """The move ``text`` names if it is legal here; otherwise ``illegal_move`` with the
-        reason in words (the slow path: a move not taken from the last ``legal`` list)."""
+    def _refused(racer: Racer, text: str) -> RaceError:
+        """Why ``text``, which is not one of the legal moves, is refused, in words a player
+        understands."""
         try:
             move = solrules.Move.from_text(text)
         except ValueError as exc:
-            raise RaceError("illegal_move", str(exc) or f"{text!r} is not a move") from None
+            return RaceError("illegal_move", str(exc) or f"{text!r} is not a move")
         if move.text() != text:
-            raise RaceError("illegal_move", f"write the move as listed: {move.text()}")
-        refusal = racer.game.refusal(move)
-        if refusal is not None:
-            raise RaceError("illegal_move", refusal)
-        return move
+            return RaceError("illegal_move", f"write the move as listed: {move.text()}")
+        return RaceError("illegal_move", racer.game.refusal(move) or "that move is not legal here")
 
     def undo(self, player: str | None, seq: int, now: int, rid: Any = None) -> Outcome:
         """Take back the racer's last move (an action of its own for ``seq``)."""
@@ -508,7 +501,6 @@ class Race:
             raise RaceError("illegal_move", "there is no move to undo")
         before = racer.game.progress()[0]
         racer.game.pop()
-        racer.legal = None
         racer.actions.append("undo")
         return self._after_action(racer, before, now, "undo", None, rid)
 

@@ -785,7 +785,6 @@ class Game:
                     if p < cls.foundations.count:
                         game._home += 1
             game._check_pile(p)
-        game._legal = None
         if len(seen) != 52 or any(v != cls.decks for v in seen.values()):
             raise InvalidPositionError(f"{cls.title} needs every card exactly {cls.decks} times")
         if (cls.tableau.refill_from_reserve and game._piles[cls._r]
