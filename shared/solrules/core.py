@@ -214,6 +214,14 @@ class Kind(enum.IntEnum):
 _KIND_NOUN = {Kind.FOUNDATION: "foundation", Kind.RESERVE: "reserve", Kind.STOCK: "stock",
               Kind.WASTE: "waste"}
 
+def _mask_of(cards: Sequence[int]) -> int:
+    """The bitmask of a list of cards."""
+    mask = 0
+    for c in cards:
+        mask |= 1 << c
+    return mask
+
+
 # Undo records: each push stores a tuple of operations, replayed backwards by pop.
 _TRANSFER, _FLIP, _DEAL, _TURN = 0, 1, 2, 3
 
@@ -283,6 +291,10 @@ class Game:
         # board() entries per pile, rebuilt only for piles changed since (None: changed).
         self._view: list[dict[str, Any] | None] = [None] * len(self.pile_ids)
         self._home = 0  # cards on foundations
+        # Bitmasks of physical cards (bit c for card c): face down now, and face up at some
+        # moment of this game (see :attr:`seen`).
+        self._hidden = 0
+        self.seen = 0
         # legal_moves() of this position once computed, and of the position before the last
         # push as (stack depth, moves): "move, then undo it" lists its moves again for free.
         self._legal: dict[str, Move] | None = None
@@ -323,10 +335,24 @@ class Game:
             if self._down[p] != len(self._piles[p]):
                 raise ValueError(f"cannot deal a face-down card onto face-up cards in {pile}")
             self._down[p] += 1
+            self._hidden |= 1 << card
+        else:
+            self.seen |= 1 << card
         self._piles[p].append(card)
         self._view[p] = None
         if p < self.foundations.count:
             self._home += 1
+
+    def _turn_up(self, pile: str) -> None:
+        """Turn the top card of a pile face up: for :meth:`deal` only."""
+        p = self._index[pile]
+        if not self._down[p] or self._down[p] != len(self._piles[p]):
+            raise ValueError(f"the top card of {pile} is not face down")
+        self._down[p] -= 1
+        bit = 1 << self._piles[p][-1]
+        self._hidden &= ~bit
+        self.seen |= bit
+        self._view[p] = None
 
     # -- reading the position --------------------------------------------------------------------
 
@@ -338,6 +364,15 @@ class Game:
         """How many cards at the bottom of ``pile`` are face down."""
         return self._down[self._index[pile]]
 
+    def face_up(self) -> int:
+        """The physical cards face up now, as a bitmask (bit ``c`` for card ``c``)."""
+        return ((1 << (52 * self.decks)) - 1) & ~self._hidden
+
+    # ``seen`` (an attribute): the physical cards that have been face up at some moment of this
+    # game, as a bitmask. It only grows: a card turned face down again (the waste turned over,
+    # a move taken back) stays seen. Racers of one deal compare these to decide which of each
+    # other's cards they may be shown.
+
     def progress(self) -> tuple[int, int]:
         """``(cards on foundations, total cards)``."""
         return self._home, 52 * self.decks
@@ -346,13 +381,15 @@ class Game:
         """True when every card is on a foundation."""
         return self._home == 52 * self.decks
 
-    def board(self, reveal: bool = False) -> dict[str, Any]:
+    def board(self, reveal: bool = False, mask: int | None = None) -> dict[str, Any]:
         """The wire ``board`` object: ``{"game", "piles": [{"pile", "cards"}]}``, bottom to top.
 
-        Face-down cards (and undealt stock cards) are ``None`` unless ``reveal`` is true.
-        The pile objects of an unrevealed board are shared with later boards for as long as
-        the pile does not change (a server sends a board after every move): treat them as
-        read-only.
+        Face-down cards (and undealt stock cards) are ``None`` unless ``reveal`` is true. With
+        ``mask`` (a bitmask of physical cards, e.g. another player's :attr:`seen`), a face-up
+        card whose bit is not in ``mask`` is ``None`` too: the board as someone who knows only
+        those cards may see it. The pile objects of an unrevealed board are shared with later
+        boards for as long as the pile does not change (a server sends a board after every
+        move): treat them as read-only.
         """
         if reveal:
             return {"game": self.name, "piles": [
@@ -367,7 +404,18 @@ class Game:
                 if down:
                     cards[:down] = [None] * down
                 view[p] = {"pile": self.pile_ids[p], "cards": cards}
-        return {"game": self.name, "piles": list(view)}
+        if mask is None or not self.face_up() & ~mask:
+            return {"game": self.name, "piles": list(view)}
+        piles = []
+        for p, entry in enumerate(view):
+            pile, down = self._piles[p], self._down[p]
+            if any(not mask >> c & 1 for c in pile[down:]):
+                entry = {"pile": self.pile_ids[p], "cards": [
+                    None if i < down or not mask >> c & 1 else TEXT_OF[c]
+                    for i, c in enumerate(pile)
+                ]}
+            piles.append(entry)
+        return {"game": self.name, "piles": piles}
 
     def position(self) -> str:
         """One-line position text; :func:`solrules.parse_position` gives back an equal position.
@@ -675,6 +723,9 @@ class Game:
             a = self._r
         if down[a] and down[a] == len(piles[a]):
             down[a] -= 1
+            bit = 1 << piles[a][-1]
+            self._hidden &= ~bit
+            self.seen |= bit
             self._view[a] = None
             ops.append((_FLIP, a))
 
@@ -693,12 +744,17 @@ class Game:
     def _deal_stock(self, k: int) -> None:
         stock, waste = self._piles[self._s], self._piles[self._w]
         for _ in range(k):
-            waste.append(stock.pop())
+            card = stock.pop()
+            waste.append(card)
+            bit = 1 << card
+            self._hidden &= ~bit
+            self.seen |= bit
         self._down[self._s] = len(stock)
         self._view[self._s] = self._view[self._w] = None
 
     def _turn_waste(self) -> None:
         s, w = self._s, self._w
+        self._hidden |= _mask_of(self._piles[w])
         self._piles[s] = self._piles[w][::-1]
         self._piles[w] = []
         self._down[s] = len(self._piles[s])
@@ -716,16 +772,21 @@ class Game:
             if code == _TRANSFER:
                 self._transfer(op[2], op[1], op[3])
             elif code == _FLIP:
-                self._down[op[1]] += 1
-                self._view[op[1]] = None
+                p = op[1]
+                self._hidden |= 1 << self._piles[p][self._down[p]]
+                self._down[p] += 1
+                self._view[p] = None
             elif code == _DEAL:
                 stock, waste = self._piles[self._s], self._piles[self._w]
                 for _ in range(op[1]):
-                    stock.append(waste.pop())
+                    card = waste.pop()
+                    self._hidden |= 1 << card
+                    stock.append(card)
                 self._down[self._s] = len(stock)
                 self._view[self._s] = self._view[self._w] = None
             else:
                 s, w = self._s, self._w
+                self._hidden &= ~_mask_of(self._piles[s])
                 self._piles[w] = self._piles[s][::-1]
                 self._piles[s] = []
                 self._down[s] = 0
@@ -782,6 +843,9 @@ class Game:
                     game._piles[p].append(card)
                     if face_down:
                         game._down[p] += 1
+                        game._hidden |= 1 << card
+                    else:
+                        game.seen |= 1 << card
                     if p < cls.foundations.count:
                         game._home += 1
             game._check_pile(p)

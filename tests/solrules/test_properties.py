@@ -3,7 +3,9 @@
 Along each random line: the legal-move set equals the model's, every listed move passes
 `is_legal` and `push` never raises for it, the board (revealed and not) equals the model's, every
 card is present once per deck, `board()` never reveals a face-down card, position text round-trips,
-and `pop` restores the exact position text all the way back to the deal.
+and `pop` restores the exact position text all the way back to the deal. The face-up and seen
+bitmasks agree with the board, `seen` never shrinks (not even on `pop`), and a board masked by a
+set of cards shows exactly the face-up cards of that set.
 """
 
 from __future__ import annotations
@@ -41,6 +43,25 @@ def choose(game: solrules.Game, moves: list[solrules.Move], rnd: random.Random) 
     return rnd.choice(moves)
 
 
+def check_masks(g: solrules.Game, rnd: random.Random) -> None:
+    """``face_up()`` is the set of cards shown by ``board()``, every one of them is ``seen``,
+    and ``board(mask=...)`` shows exactly the face-up cards in the mask."""
+    shown = g.board()["piles"]
+    up = 0
+    for pile, entry in zip(g._piles, shown, strict=True):
+        for card, text in zip(pile, entry["cards"], strict=True):
+            if text is not None:
+                up |= 1 << card
+    assert g.face_up() == up
+    assert g.seen & up == up
+    mask = up & rnd.getrandbits(52 * g.decks)
+    masked = g.board(mask=mask)["piles"]
+    for pile, entry in zip(g._piles, masked, strict=True):
+        expect = [solrules.card_text(c) if mask >> c & 1 else None for c in pile]
+        assert entry["cards"] == expect
+    assert g.board(mask=g.seen) == g.board()
+
+
 def check_position(g: solrules.Game, model: Model) -> None:
     full, shown = piles(g, reveal=True), piles(g)
     assert full == model.board(reveal=True)
@@ -76,8 +97,12 @@ def play(g: solrules.Game, model: Model, rnd: random.Random, steps: int) -> None
     game_name = g.name
     start = g.position()
     history = [start]
+    seen = g.seen
     for step in range(steps):
         check_position(g, model)
+        check_masks(g, rnd)
+        assert g.seen & seen == seen, "seen never shrinks"
+        seen = g.seen
         moves = g.legal_moves()
         listed = [as_tuple(m) for m in moves]
         assert len(set(listed)) == len(listed), "duplicate moves listed"
@@ -101,11 +126,15 @@ def play(g: solrules.Game, model: Model, rnd: random.Random, steps: int) -> None
         history.append(g.position())
         assert g.move_stack[-1] == move
     check_position(g, model)
+    assert g.seen & seen == seen
+    seen = g.seen
     while g.move_stack:
         last = g.move_stack[-1]
         assert g.pop() == last
         history.pop()
         assert g.position() == history[-1]
+        assert g.seen == seen  # taking a move back forgets nothing
+        check_masks(g, rnd)
         # legal_moves() after pop may come from the game's memo: it must be what a fresh game
         # in the same position lists.
         assert g.legal_moves() == solrules.parse_position(history[-1]).legal_moves()

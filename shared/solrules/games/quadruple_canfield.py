@@ -33,7 +33,7 @@ class QuadrupleCanfield(Game):
         self._put(f"f{SUIT_OF[base] * 4 + 1}", base)
         for _ in range(39):
             self._put("r", cards.pop(), face_up=False)
-        self._down[self._r] -= 1
+        self._turn_up("r")
         for k in range(8, 0, -1):
             self._put(f"t{k}", cards.pop())
         for card in cards:
