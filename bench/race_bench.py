@@ -7,6 +7,11 @@
 for bots that also take the other racers' board views as the browser does, ``--idle 0`` to
 skip the idle-memory phase.)
 
+``--against`` changes the baseline: ``unmasked`` races the same bots against a second race
+server with the views rule turned off (what masking the opponents' boards costs; use it with
+``--boards --game yukon``), ``tree:PATH`` against the race server of another source tree (an
+A/B run of two versions). The ratios are then race/baseline for the same race size.
+
 Both servers run as subprocesses (one core each at most); the load comes from this process.
 Each racer does move round-trips: it sends a move (or an undo of its last move, so it never runs
 out of legal moves) and waits for its ``state`` reply, reading the bare connection as the echo
@@ -60,8 +65,8 @@ async def echo_server() -> None:
 
 
 # -------------------------------------------------------------------------- helpers
-def start(cmd: list[str]) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+def start(cmd: list[str], env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
     assert proc.stdout is not None
     line = proc.stdout.readline()
     if SERVER_LINE not in line:
@@ -275,67 +280,98 @@ async def idle_memory(addr: str, path: str, count: int, pid: int) -> float:
     return (after - before) / count
 
 
+def race_server(tmp: str, name: str, args: argparse.Namespace, extra: list[str],
+                env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
+    return start(
+        [sys.executable, *PROFILE, "-m", "solrace", "serve", "--port", "0",
+         "--db", f"{tmp}/{name}.db", "--rate-limit", "0", "--countdown", "0",
+         "--max-races", "100000", *(["--uvloop"] if args.uvloop else []), *extra],
+        env,
+    )
+
+
 async def main(args: argparse.Namespace) -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     want = max(soft, min(hard, 4 * args.idle + 1024))
     resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
     sizes = [int(x) for x in str(args.race_size).split(",")]
     with tempfile.TemporaryDirectory(prefix="race_bench_") as tmp:
-        server, server_addr = start(
-            [sys.executable, *PROFILE, "-m", "solrace", "serve", "--port", "0",
-             "--db", f"{tmp}/bench.db", "--rate-limit", "0", "--countdown", "0",
-             "--max-races", "100000", *(["--uvloop"] if args.uvloop else [])]
-        )
-        echo, echo_addr = start(
-            [sys.executable, __file__, "--echo-server", *(["--uvloop"] if args.uvloop else [])]
-        )
+        server, server_addr = race_server(tmp, "bench", args, [])
+        if args.against == "echo":
+            echo, echo_addr = start(
+                [sys.executable, __file__, "--echo-server", *(["--uvloop"] if args.uvloop else [])]
+            )
+            baseline = "echo"
+        elif args.against == "unmasked":
+            echo, echo_addr = race_server(tmp, "unmasked", args, ["--bench-unmasked"])
+            baseline = "unmasked"
+        elif args.against.startswith("tree:"):
+            tree = Path(args.against[5:]).resolve()
+            env = {**os.environ, "PYTHONPATH": f"{tree}/shared:{tree}/server"}
+            echo, echo_addr = race_server(tmp, "tree", args, [], env)
+            baseline = "other tree"
+        else:
+            raise SystemExit("--against: echo, unmasked or tree:PATH")
         encoding = ("msgpack" if args.binary else "JSON") + (
             "" if args.no_batch else ", racers on /ws?batch=1") + (
             ", with" if args.boards else ", without") + " opponents' board views"
         try:
             loop = "uvloop" if args.uvloop else "asyncio"
             print(f"{args.racers} concurrent clients, {args.seconds:g} s per phase, {encoding} "
-                  f"frames, servers on {loop}, Python {sys.version.split()[0]}, "
-                  f"{os.cpu_count()} CPUs, load average before: {os.getloadavg()[0]:.2f}")
-            echo_load = EchoLoad(echo_addr, args.racers, echo.pid, args.binary)
-            loads: list[EchoLoad | RaceLoad] = [echo_load] + [
-                RaceLoad(server_addr, args.racers, size, server.pid, args.binary, args.game,
-                         not args.no_batch, args.boards)
-                for size in sizes
-            ]
-            for load in loads:
-                await load.setup()
+                  f"frames, {args.game}, servers on {loop}, Python {sys.version.split()[0]}, "
+                  f"{os.cpu_count()} CPUs, baseline: {baseline}, "
+                  f"load average before: {os.getloadavg()[0]:.2f}")
+            pairs: list[tuple[EchoLoad | RaceLoad, RaceLoad]] = []
+            for size in sizes:
+                race_load = RaceLoad(server_addr, args.racers, size, server.pid, args.binary,
+                                     args.game, not args.no_batch, args.boards)
+                base: EchoLoad | RaceLoad
+                if baseline == "echo":
+                    base = pairs[0][0] if pairs else EchoLoad(
+                        echo_addr, args.racers, echo.pid, args.binary)
+                else:
+                    base = RaceLoad(echo_addr, args.racers, size, echo.pid, args.binary,
+                                    args.game, not args.no_batch, args.boards)
+                    base.name = f"{baseline}/{size}"
+                pairs.append((base, race_load))
+            loads: list[EchoLoad | RaceLoad] = []
+            for base, race_load in pairs:
+                for load in (base, race_load):
+                    if load not in loads:
+                        loads.append(load)
+                        await load.setup()
             results: dict[str, list[Result]] = {load.name: [] for load in loads}
             ratios: dict[str, list[tuple[float, float, float]]] = {
-                load.name: [] for load in loads[1:]
+                race_load.name: [] for _, race_load in pairs
             }
-            # Short phases, an echo phase right before each race phase, many times over: the
-            # speed of these machines drifts by 2x within a minute, so each race phase is
-            # compared with the echo phase just before it, and the medians of those ratios are
-            # reported.
+            # Short phases, a baseline phase right before each race phase, many times over:
+            # the speed of these machines drifts by 2x within a minute, so each race phase is
+            # compared with the baseline phase just before it, and the medians of those ratios
+            # are reported.
             for n in range(args.rounds):
                 line = [f"round {n + 1:>2}/{args.rounds}:"]
-                for load in loads[1:]:
-                    e = await echo_load.run(args.seconds)
-                    r = await load.run(args.seconds)
-                    results["echo"].append(e)
-                    results[load.name].append(r)
+                for base, race_load in pairs:
+                    e = await base.run(args.seconds)
+                    r = await race_load.run(args.seconds)
+                    results[base.name].append(e)
+                    results[race_load.name].append(r)
                     ratio = (r.rate / e.rate, r.p50 / e.p50, r.p99 / e.p99)
-                    ratios[load.name].append(ratio)
-                    line.append(f"echo {e.rate:>6,.0f}/s {load.name} {r.rate:>6,.0f}/s "
-                                f"({ratio[0]:.2f}x)")
+                    ratios[race_load.name].append(ratio)
+                    line.append(f"{base.name} {e.rate:>6,.0f}/s {race_load.name} "
+                                f"{r.rate:>6,.0f}/s ({ratio[0]:.2f}x)")
                 print("  ".join(line), flush=True)
             print("medians over the rounds:")
             for name, rs in results.items():
                 print(Result.median(rs).line(name))
+            goal = " (goal >= 0.5x" if baseline == "echo" else " ("
             for name, values in ratios.items():
                 med = [statistics.median(v[i] for v in values) for i in range(3)]
                 lo, hi = min(v[0] for v in values), max(v[0] for v in values)
-                print(f"  {name} vs echo: throughput {med[0]:.2f}x (goal >= 0.5x; rounds "
-                      f"{lo:.2f}-{hi:.2f}), p50 {med[1]:.2f}x (goal <= 2x), p99 {med[2]:.2f}x")
+                print(f"  {name} vs {baseline}: throughput {med[0]:.2f}x{goal}; rounds "
+                      f"{lo:.2f}-{hi:.2f}), p50 {med[1]:.2f}x, p99 {med[2]:.2f}x")
             for load in loads:
                 await load.close()
-            if args.idle:
+            if args.idle and baseline == "echo":
                 kib = await idle_memory(server_addr, "/ws", args.idle, server.pid)
                 kib_echo = await idle_memory(echo_addr, "/", args.idle, echo.pid)
                 print(f"idle connections ({args.idle}): race server {kib:.1f} KiB each "
@@ -363,6 +399,8 @@ if __name__ == "__main__":
     p.add_argument("--boards", action="store_true",
                    help="bots also receive the other racers' board views (as the browser does)")
     p.add_argument("--uvloop", action="store_true", help="both servers on uvloop (if installed)")
+    p.add_argument("--against", default="echo",
+                   help="baseline: echo (default), unmasked, or tree:PATH (see above)")
     p.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.echo_server:

@@ -1,4 +1,5 @@
-"""A bot racer: joins a race, says ready, and plays until it finishes, resigns or time is up.
+"""A bot racer: joins a race (as a bot: every client labels it), says ready, and plays until it
+finishes, resigns or time is up.
 
 Policies: ``random`` (any legal move) and ``greedy`` (a move to a foundation first, else a
 random one). The bot never plays a move that is not in the server's ``legal`` list, gives up
@@ -46,7 +47,8 @@ async def play(
     """Join ``race`` and play; returns the last ``state`` (or ``race_over``) seen."""
     rng = random.Random(seed)
     async with await RaceClient.connect(url) as client:
-        await client.join(race, name=None if token else name, token=token, boards=False)
+        await client.join(race, name=None if token else name, token=token, boards=False,
+                          bot=True)
         with contextlib.suppress(ServerError):  # already started: just play
             await client.ready(race)
         state = await client.wait_state(race, timeout=3600)

@@ -19,6 +19,14 @@ from typing import Any, Protocol
 from .codec import encode_json, encode_msgpack
 
 
+class Viewer(Protocol):
+    """A subscriber as routing sees it: the racer it is bound to in each race, and the races
+    it follows with whether it wants the other racers' boards."""
+
+    players: dict[str, str]
+    follows: dict[str, bool]
+
+
 def frame(payload: bytes, binary: bool) -> bytes:
     """A whole unmasked, unfragmented WebSocket data frame (RFC 6455 section 5.2), as a server
     sends it: the same bytes for every recipient, so it is built once per event."""
@@ -34,20 +42,17 @@ def frame(payload: bytes, binary: bool) -> bytes:
 
 
 class Event:
-    """One outgoing message plus routing: ``to`` (only that racer's connections)."""
+    """One outgoing message plus routing: ``to`` (only that racer's connections).
 
-    __slots__ = ("_frames", "_json", "_msgpack", "board", "data", "to")
+    JSON frames are kept as UTF-8 bytes and sent as text frames, so a fan-out to many
+    connections encodes the message once.
+    """
 
-    #: JSON frames are kept as UTF-8 bytes and sent as text frames (``text=True``), so a
-    #: fan-out to many connections encodes the string once.
+    __slots__ = ("_frames", "_json", "_msgpack", "data", "to")
 
-    def __init__(
-        self, data: dict[str, Any], to: str | None = None, board: str | None = None
-    ) -> None:
+    def __init__(self, data: dict[str, Any], to: str | None = None) -> None:
         self.data = data
         self.to = to
-        # A `board` view: for whom ("spectators" or "racers", see App.send_boards).
-        self.board = board
         self._json: bytes | None = None
         self._msgpack: bytes | None = None
         self._frames: list[bytes | None] = [None, None]
@@ -63,6 +68,13 @@ class Event:
             self._json = encode_json(self.data)
         return self._json
 
+    def pick(self, viewer: Viewer, race: str) -> Event | None:
+        """This event as ``viewer`` gets it: itself, or None if it is meant for another racer.
+        (A :class:`~solrace.views.BoardViews` answers with the view for that viewer.)"""
+        if self.to is None or viewer.players.get(race) == self.to:
+            return self
+        return None
+
     def frame(self, binary: bool) -> bytes:
         """The whole WebSocket frame carrying :meth:`encoded`, built once per encoding."""
         cached = self._frames[binary]
@@ -71,7 +83,15 @@ class Event:
         return cached
 
 
-Deliver = Callable[[Event], None]
+class Publishable(Protocol):
+    """What goes on the bus: an :class:`Event`, or a set of views of one message."""
+
+    to: str | None
+
+    def pick(self, viewer: Viewer, race: str) -> Event | None: ...
+
+
+Deliver = Callable[[Publishable], None]
 
 
 class Subscription(Protocol):
@@ -80,7 +100,7 @@ class Subscription(Protocol):
 
 
 class Bus(Protocol):
-    def publish(self, race: str, event: Event) -> None:
+    def publish(self, race: str, event: Publishable) -> None:
         """Hand ``event`` to every subscriber of ``race``. Never blocks."""
 
     def subscribe(self, race: str, deliver: Deliver) -> Subscription:

@@ -131,7 +131,9 @@ class RaceClient:
 
     def _route(self, msg: Message) -> None:
         if msg.get("type") == "state":
-            self.states[msg["race"]] = msg
+            known = self.states.get(msg["race"])
+            if known is None or msg["seq"] >= known["seq"]:  # a late state never wins
+                self.states[msg["race"]] = msg
             self._state_seen.set()
         rid = msg.get("rid")
         fut = self._pending.pop(rid, None) if rid is not None else None
@@ -175,14 +177,18 @@ class RaceClient:
         return await self.request({"type": "create", "game": game, **options})
 
     async def join(
-        self, race: str, name: str | None = None, token: str | None = None, boards: bool = True
+        self, race: str, name: str | None = None, token: str | None = None, boards: bool = True,
+        bot: bool = False,
     ) -> Message:
         """Join (or resume with ``token``); returns ``joined``. The ``snapshot`` (and ``state``
         when running) follow as events. ``boards=False``: no ``board`` views of the other
-        racers (a bot has no use for them)."""
+        racers (a bot has no use for them). ``bot=True``: this racer is a program, and every
+        client labels it so."""
         msg: Message = {"type": "join", "race": race}
         if not boards:
             msg["boards"] = False
+        if bot:
+            msg["bot"] = True
         if name is not None:
             msg["name"] = name
         if token is not None:

@@ -15,12 +15,7 @@ from typing import Any
 
 import msgpack
 
-MAX_FRAME = 64 * 1024
-MAX_NAME = 32
-MAX_ID = 64
-MAX_MOVE = 32
-MAX_RID = 64
-MAX_SEED = 2**64
+from .limits import MAX_FRAME, MAX_ID, MAX_MOVE, MAX_NAME, MAX_RID, MAX_SEED
 
 
 class ProtocolError(Exception):
@@ -50,6 +45,7 @@ class Join:
     token: str | None = None
     rid: Any = None
     boards: bool = True  # added: the other racers' `board` views (a bot needs none)
+    bot: bool = False  # a program, labelled as such to everyone
 
 
 @dataclass(frozen=True)
@@ -233,7 +229,8 @@ def parse_command(obj: dict[Any, Any]) -> Command:
         token = _str(obj, "token", MAX_ID, rid, required=False)
         if name is None and token is None:
             raise ProtocolError("bad_message", "join needs a 'name' (new racer) or a 'token'", rid)
-        return Join(race, name, token, rid, _bool(obj, "boards", rid))
+        return Join(race, name, token, rid, _bool(obj, "boards", rid),
+                    _bool(obj, "bot", rid, default=False))
     if kind == "watch":
         return Watch(race, rid)
     if kind == "leave":

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from .bus import Deliver, Event
+from .bus import Deliver, Publishable
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ class MemoryBus:
         self._subs: dict[str, dict[_Subscription, None]] = {}
         self._closed = False
 
-    def publish(self, race: str, event: Event) -> None:
+    def publish(self, race: str, event: Publishable) -> None:
         if self._closed:
             return
         subs = self._subs.get(race)

@@ -1,14 +1,16 @@
 """The race room: a sans-I/O state machine for one race.
 
 A :class:`Race` takes parsed commands plus the current time (unix milliseconds) and returns an
-:class:`Outcome`: the direct reply for the sender, the numbered race events for everyone, private
-messages for single racers, and the log entries that must be made durable before any of it is
-sent. It never imports asyncio, websockets or sqlite3 and never reads the clock, so it is
+:class:`Outcome`: the numbered race events (:class:`RaceEvent`), the racer whose ``state`` is the
+reply, and the log entries that must be made durable before any of it is sent. It never
+imports asyncio, websockets or sqlite3, never reads the clock, and never builds wire messages
+(:mod:`solrace.messages` does, and :mod:`solrace.views` decides who sees which card). It is
 deterministic: replaying its log with the same times rebuilds the same race (that is how the
-server recovers after a crash).
+server recovers after a crash, and how it rebuilds a race whose write failed).
 
-Every method either raises :class:`RaceError` *before* changing anything, or applies the command
-completely. Rules are never decided here: every move is checked and applied by ``solrules``.
+Every command method either raises :class:`RaceError` *before* changing anything, or applies the
+command completely. Rules are never decided here: every move is checked and applied by
+``solrules``.
 """
 
 from __future__ import annotations
@@ -20,29 +22,11 @@ from typing import Any, Literal, NamedTuple
 
 import solrules
 
+from .limits import LOBBY_TTL_MS
+from .reveal import Deal
+
 Status = Literal["lobby", "countdown", "running", "finished"]
 Message = dict[str, Any]
-
-#: Error codes of the wire contract plus the ones this server adds (see docs/protocol.md).
-ERROR_CODES = (
-    "bad_message",
-    "not_found",
-    "forbidden",
-    "race_full",
-    "race_not_running",
-    "illegal_move",
-    "rate_limited",
-    "bad_seq",
-    "race_started",
-    "no_racers",
-    "limit_reached",
-    "internal",
-)
-
-MAX_RACERS = 8
-#: A race nobody starts within this time after its creation is closed (it would otherwise hold
-#: one of the server's ``--max-races`` slots forever).
-LOBBY_TTL_MS = 3600 * 1000
 
 
 class RaceError(Exception):
@@ -56,7 +40,7 @@ class RaceError(Exception):
 
 def commitment(game: str, seed: int, salt: str) -> str:
     """Lowercase hex SHA-256 of ``"{game}:{seed}:{salt}"``: published at creation, checkable
-    by anyone once ``race_over`` reveals seed and salt."""
+    by anyone once the deal is revealed."""
     return hashlib.sha256(f"{game}:{seed}:{salt}".encode()).hexdigest()
 
 
@@ -72,8 +56,9 @@ class Options:
 
 class LogEntry(NamedTuple):
     """One durable fact about a race, in order. ``kind`` is one of join, ready, start, move,
-    undo, resign; ``data`` is the name and token for join, the move text for move. (A named
-    tuple: one is made for every move, and a frozen dataclass costs several times more.)"""
+    undo, resign; ``data`` is the name, token (and bot flag) for join, the move text for move.
+    (A named tuple: one is made for every move, and a frozen dataclass costs several times
+    more.)"""
 
     race: str
     at: int
@@ -82,32 +67,45 @@ class LogEntry(NamedTuple):
     data: Any = None
 
 
+class RaceEvent(NamedTuple):
+    """Something that happened in the race, numbered by ``v`` (+1 per event). ``kind`` is the
+    wire type (``player_joined``, ``ready``, ``countdown``, ``started``, ``progress``,
+    ``finished``, ``resigned``, ``race_over``) and ``fields`` its facts as they were then; what
+    goes on the wire is :func:`solrace.messages.event`'s business."""
+
+    v: int
+    kind: str
+    fields: Message
+
+
 @dataclass
 class Outcome:
     """What a command produced.
 
-    ``reply`` goes to the sender only; ``events`` (each with ``v``) to every subscriber of
-    the race; ``direct`` holds ``(player, message)`` pairs for one racer's connections only;
-    ``log`` must be committed before any of the others is sent. ``finished`` is true when this
-    outcome ended the race. ``moved`` names the racers whose public board changed: the server
-    sends those boards as unnumbered ``board`` views, at most every so often (see
-    :meth:`Race.board_view`), since a spectator needs the latest board, not every one.
+    ``log`` must be committed before anything else is sent. ``events`` go to everyone following
+    the race. ``acted`` names the racer whose new ``state`` answers the command (a move, an
+    undo, a repeated ``seq``) or who just joined. ``started``:
+    every racer gets its first ``state``. ``finished``: this outcome ended the race. ``moved``
+    names the racers whose board changed (their boards go out as throttled views). ``views``:
+    what some viewer may see changed (a card turned up, a racer stopped racing).
     """
 
-    reply: list[Message] = field(default_factory=list)
-    events: list[Message] = field(default_factory=list)
-    direct: list[tuple[str, Message]] = field(default_factory=list)
+    events: list[RaceEvent] = field(default_factory=list)
     log: list[LogEntry] = field(default_factory=list)
+    acted: str | None = None
+    started: bool = False
     finished: bool = False
     moved: list[str] = field(default_factory=list)
+    views: bool = False
 
     def extend(self, other: Outcome) -> None:
-        self.reply += other.reply
         self.events += other.events
-        self.direct += other.direct
         self.log += other.log
         self.moved += other.moved
+        self.acted = other.acted or self.acted
+        self.started = self.started or other.started
         self.finished = self.finished or other.finished
+        self.views = self.views or other.views
 
 
 @dataclass
@@ -117,8 +115,10 @@ class Racer:
     token: str
     game: solrules.Game
     joined_at: int
+    bot: bool = False
     ready: bool = False
     actions: list[str] = field(default_factory=list)  # accepted move texts and "undo"
+    times: list[int] = field(default_factory=list)  # when each action was accepted
     finished_at: int | None = None
     place: int | None = None
     resigned: bool = False
@@ -144,6 +144,8 @@ class Race:
     Lifecycle: lobby → countdown → running → finished. The countdown and the time limit end
     in :meth:`tick`, which the caller runs at :meth:`next_deadline`; transitions happen at
     their scheduled times even when ``tick`` runs late, so a replay gives the same result.
+    ``deal`` is the group of races playing this deal (see :mod:`solrace.reveal`): a race on
+    its own, or a tournament round.
     """
 
     def __init__(
@@ -156,6 +158,7 @@ class Race:
         created_at: int,
         host_token: str,
         countdown_ms: int = 3000,
+        seed_chosen: bool = False,
     ) -> None:
         self.race = race
         self.game = game
@@ -165,6 +168,7 @@ class Race:
         self.created_at = created_at
         self.host_token = host_token
         self.countdown_ms = countdown_ms
+        self.seed_chosen = seed_chosen
         self.commitment = commitment(game, seed, salt)
         self.status: Status = "lobby"
         self.v = 0
@@ -174,14 +178,14 @@ class Race:
         self.ends_at: int | None = None
         self.finished_at: int | None = None
         self._standings: list[Message] | None = None
-        self._replaying = False  # skip building replies nobody will read
+        self.deal = Deal([self])
         # Validate game and seed now, so a bad create fails before anything is stored.
         solrules.new_game(game, seed)
 
     # ----------------------------------------------------------------- helpers
-    def _event(self, kind: str, **fields: Any) -> Message:
+    def _event(self, kind: str, **fields: Any) -> RaceEvent:
         self.v += 1
-        return {"type": kind, "race": self.race, "v": self.v, **fields}
+        return RaceEvent(self.v, kind, fields)
 
     def _log(self, at: int, kind: str, player: str | None = None, data: Any = None) -> LogEntry:
         return LogEntry(self.race, at, kind, player, data)
@@ -200,118 +204,15 @@ class Race:
                 found = racer
         return found
 
-    def state(self, player: str, rid: Any = None, board: Message | None = None) -> Message:
-        """The racer's own ``state``: board as it sees it, every legal move, progress."""
-        racer = self.racers[player]
-        if board is None:
-            board = racer.game.board(reveal=False)
-        if racer.done or self.status != "running":
-            texts: list[str] = []
-        else:
-            texts = list(racer.game.legal_by_text())
-        msg: Message = {
-            "type": "state",
-            "race": self.race,
-            "player": player,
-            "seq": racer.seq,
-            "board": board,
-            "legal": texts,
-            "progress": racer.progress(),
-        }
-        if rid is not None:
-            msg["rid"] = rid
-        return msg
-
-    def board_view(self, player: str) -> Message:
-        """A racer's public board as an unnumbered ``board`` message (no ``v``): the latest
-        view, which a client simply replaces; face-down and undealt cards are ``None``."""
-        return {
-            "type": "board",
-            "race": self.race,
-            "player": player,
-            "board": self.racers[player].game.board(reveal=False),
-        }
-
-    def public_player(self, racer: Racer, board: bool) -> Message:
-        entry: Message = {
-            "player": racer.player,
-            "name": racer.name,
-            "progress": racer.progress(),
-            "ready": racer.ready,
-            "finished": racer.finished_at is not None,
-            "place": racer.place,
-            "time_ms": self._time_ms(racer),
-            "resigned": racer.resigned,
-            "connected": racer.connections > 0,
-        }
-        if board:
-            entry["board"] = racer.game.board(reveal=False)
-        return entry
-
-    def _time_ms(self, racer: Racer) -> int | None:
+    def time_ms(self, racer: Racer) -> int | None:
         if racer.finished_at is None or self.started_at is None:
             return None
         return racer.finished_at - self.started_at
 
-    def snapshot(self, you: str | None, now: int, rid: Any = None) -> Message:
-        """The full current view. Once the race runs, every racer's *public* board is included
-        (face-down and undealt cards are ``None``); before the start no board is shown, not
-        even an open Scotch layout, so that nobody can study the deal before the clock runs.
-        Seed and salt only once the race is finished."""
-        msg: Message = {
-            "type": "snapshot",
-            **self._header(),
-            "now": now,
-            "you": you,
-            "role": "racer" if you is not None else "spectator",
-            "players": [
-                self.public_player(r, board=self.status in ("running", "finished"))
-                for r in self.racers.values()
-            ],
-        }
-        if self.status == "finished":
-            msg["standings"] = self.standings()
-            msg["seed"] = str(self.seed)
-            msg["salt"] = self.salt
-        if rid is not None:
-            msg["rid"] = rid
-        return msg
-
-    def _header(self) -> Message:
-        """The race's public facts, common to snapshots and the HTTP summary."""
-        return {
-            "race": self.race,
-            "game": self.game,
-            "status": self.status,
-            "v": self.v,
-            "options": self.options.as_dict(),
-            "commitment": self.commitment,
-            "created_at": self.created_at,
-            "starts_at": self.starts_at,
-            "started_at": self.started_at,
-            "ends_at": self.ends_at,
-        }
-
-    def summary(self) -> Message:
-        """The ``GET /api/races/{race}`` view: moves, seed and salt only once finished."""
-        finished = self.status == "finished"
-        players = []
-        for racer in self.racers.values():
-            entry = self.public_player(racer, board=False)
-            del entry["connected"]
-            if finished:
-                entry["moves"] = list(racer.actions)
-            players.append(entry)
-        out: Message = {
-            **self._header(),
-            "finished_at": self.finished_at,
-            "players": players,
-        }
-        if finished:
-            out["seed"] = str(self.seed)
-            out["salt"] = self.salt
-            out["standings"] = self.standings()
-        return out
+    @property
+    def revealed(self) -> bool:
+        """May the deal (seed, salt, every card, the move lists) be shown to anyone now?"""
+        return self.deal.revealed
 
     def standings(self) -> list[Message]:
         """Finishers by time, then everyone else by cards on foundations, ties broken by who
@@ -335,8 +236,9 @@ class Race:
                     "name": racer.name,
                     "place": place,
                     "progress": racer.progress(),
-                    "time_ms": self._time_ms(racer),
+                    "time_ms": self.time_ms(racer),
                     "resigned": racer.resigned,
+                    "bot": racer.bot,
                 }
             )
         if self.status == "finished":
@@ -352,6 +254,11 @@ class Race:
         if self.status == "running":
             return self.ends_at
         return None
+
+    def due(self, now: int) -> bool:
+        """Is a transition due at ``now`` (the timer may not have fired yet)?"""
+        deadline = self.next_deadline()
+        return deadline is not None and deadline <= now
 
     # ------------------------------------------------------------ transitions
     def tick(self, now: int) -> Outcome:
@@ -376,20 +283,14 @@ class Race:
         self.ends_at = at + self.options.time_limit * 1000
         for racer in self.racers.values():
             racer.reached_at = at
-        out = Outcome(
-            events=[self._event("started", started_at=self.started_at, ends_at=self.ends_at)]
-        )
-        if not self._replaying:
-            out.direct = [(p, self.state(p)) for p in self.racers]
-        return out
+        event = self._event("started", started_at=self.started_at, ends_at=self.ends_at)
+        return Outcome(events=[event], started=True, views=True)
 
     def _finish(self, at: int) -> Outcome:
         self.status = "finished"
         self.finished_at = at
-        event = self._event(
-            "race_over", standings=self.standings(), seed=str(self.seed), salt=self.salt
-        )
-        return Outcome(events=[event], finished=True)
+        event = self._event("race_over", standings=self.standings())
+        return Outcome(events=[event], finished=True, views=True)
 
     def _maybe_over(self, at: int) -> Outcome:
         if self.status == "running" and all(r.done for r in self.racers.values()):
@@ -397,22 +298,24 @@ class Race:
         return Outcome()
 
     # --------------------------------------------------------------- commands
-    def join(self, name: str, token: str, now: int) -> Outcome:
+    def join(self, name: str, token: str, now: int, bot: bool = False) -> Outcome:
         """Add a new racer with a server-made ``token`` (lobby or countdown only)."""
         if self.status in ("running", "finished"):
             raise RaceError("race_started", "the race has started: watch it, or join the next one")
         if len(self.racers) >= self.options.players:
             raise RaceError("race_full", f"the race already has {self.options.players} racers")
-        return self._add(name, token, now)
+        return self._add(name, token, now, bot)
 
-    def _add(self, name: str, token: str, now: int) -> Outcome:
+    def _add(self, name: str, token: str, now: int, bot: bool) -> Outcome:
         player = f"p{len(self.racers) + 1}"
         self.racers[player] = Racer(
-            player, name, token, solrules.new_game(self.game, self.seed), joined_at=now
+            player, name, token, solrules.new_game(self.game, self.seed), joined_at=now, bot=bot
         )
-        event = self._event("player_joined", player=player, name=name)
-        log = self._log(now, "join", player, {"name": name, "token": token})
-        return Outcome(events=[event], log=[log])
+        event = self._event("player_joined", player=player, name=name, bot=bot)
+        data: Message = {"name": name, "token": token}
+        if bot:
+            data["bot"] = True
+        return Outcome(events=[event], log=[self._log(now, "join", player, data)], acted=player)
 
     def ready(self, player: str | None, now: int) -> Outcome:
         """Mark a racer ready; when every racer (at least 2) is ready the countdown starts."""
@@ -437,7 +340,9 @@ class Race:
         if self.status != "lobby":
             raise RaceError("race_started", "the race has already started")
         if not self.racers:
-            raise RaceError("no_racers", "nobody has joined yet")
+            raise RaceError(
+                "no_racers", "nobody has joined yet: share the link, and start once someone is in"
+            )
         out = self._countdown(now)
         out.log.append(self._log(now, "start"))
         return out
@@ -457,24 +362,25 @@ class Race:
             raise RaceError("bad_seq", f"expected seq {racer.seq + 1}, got {seq}")
         return racer
 
-    def move(self, player: str | None, text: str, seq: int, now: int, rid: Any = None) -> Outcome:
-        """Apply one move, exactly as listed in ``legal``. Replies the racer's new ``state``."""
+    def move(self, player: str | None, text: str, seq: int, now: int) -> Outcome:
+        """Apply one move, exactly as listed in ``legal``; the reply is the racer's new
+        ``state`` (``acted``). A ``seq`` already applied changes nothing (same reply)."""
         racer = self._playing(player, seq)
         if racer is None:
-            assert player is not None
-            return Outcome(reply=[self.state(player, rid)])
+            return Outcome(acted=player)
         # The game remembers the moves it listed in the racer's last ``state``: a move copied
         # from ``legal`` is checked with one lookup.
         move = racer.game.legal_by_text().get(text)
         if move is None:
             raise self._refused(racer, text)
         before = racer.game.progress()[0]
+        seen = racer.game.seen
         try:
             racer.game.push(move)
         except ValueError as exc:  # refusal() and push() should agree; be safe anyway
             raise RaceError("illegal_move", str(exc)) from None
         racer.actions.append(text)
-        return self._after_action(racer, before, now, "move", text, rid)
+        return self._after_action(racer, before, seen, now, "move", text)
 
     @staticmethod
     def _refused(racer: Racer, text: str) -> RaceError:
@@ -488,32 +394,34 @@ class Race:
             return RaceError("illegal_move", f"write the move as listed: {move.text()}")
         return RaceError("illegal_move", racer.game.refusal(move) or "that move is not legal here")
 
-    def undo(self, player: str | None, seq: int, now: int, rid: Any = None) -> Outcome:
+    def undo(self, player: str | None, seq: int, now: int) -> Outcome:
         """Take back the racer's last move (an action of its own for ``seq``)."""
         if not self.options.undo:
             self.racer(player)
             raise RaceError("forbidden", "this race does not allow undo")
         racer = self._playing(player, seq)
         if racer is None:
-            assert player is not None
-            return Outcome(reply=[self.state(player, rid)])
+            return Outcome(acted=player)
         if not racer.game.move_stack:
             raise RaceError("illegal_move", "there is no move to undo")
         before = racer.game.progress()[0]
         racer.game.pop()
         racer.actions.append("undo")
-        return self._after_action(racer, before, now, "undo", None, rid)
+        return self._after_action(racer, before, racer.game.seen, now, "undo", None)
 
     def _after_action(
-        self, racer: Racer, before: int, now: int, kind: str, data: str | None, rid: Any
+        self, racer: Racer, before: int, seen: int, now: int, kind: str, data: str | None
     ) -> Outcome:
         if racer.game.progress()[0] != before:
             racer.reached_at = now
-        out = Outcome(log=[self._log(now, kind, racer.player, data)])
-        progress = racer.progress()
-        board = racer.game.board(reveal=False)
-        out.events.append(self._event("progress", player=racer.player, progress=progress))
-        out.moved.append(racer.player)
+        racer.times.append(now)
+        out = Outcome(
+            log=[self._log(now, kind, racer.player, data)],
+            acted=racer.player,
+            moved=[racer.player],
+            views=racer.game.seen != seen,
+        )
+        out.events.append(self._event("progress", player=racer.player, progress=racer.progress()))
         if racer.game.is_won():
             racer.finished_at = now
             racer.place = 1 + sum(
@@ -524,11 +432,10 @@ class Race:
                     "finished",
                     player=racer.player,
                     place=racer.place,
-                    time_ms=self._time_ms(racer),
+                    time_ms=self.time_ms(racer),
                 )
             )
-        if not self._replaying:
-            out.reply.append(self.state(racer.player, rid, board))
+            out.views = True
         if racer.done:  # the race can only end when the racer who acted has finished
             out.extend(self._maybe_over(now))
         return out
@@ -544,6 +451,7 @@ class Race:
         out = Outcome(
             events=[self._event("resigned", player=racer.player)],
             log=[self._log(now, "resign", racer.player)],
+            views=True,
         )
         out.extend(self._maybe_over(now))
         return out
@@ -551,25 +459,20 @@ class Race:
     # ----------------------------------------------------------------- replay
     def replay(self, entry: LogEntry) -> None:
         """Re-apply one durable log entry (at its recorded time) when loading a race."""
-        self._replaying = True
-        try:
-            self.tick(entry.at)
-            self._replay(entry)
-        finally:
-            self._replaying = False
-
-    def _replay(self, entry: LogEntry) -> None:
-        if entry.kind == "join":
-            self._add(entry.data["name"], entry.data["token"], entry.at)
-        elif entry.kind == "ready":
-            self.ready(entry.player, entry.at)
-        elif entry.kind == "start":
+        self.tick(entry.at)
+        kind, player = entry.kind, entry.player
+        if kind == "join":
+            data = entry.data
+            self._add(data["name"], data["token"], entry.at, bool(data.get("bot", False)))
+        elif kind == "ready":
+            self.ready(player, entry.at)
+        elif kind == "start":
             self.start(self.host_token, entry.at)
-        elif entry.kind == "move":
-            self.move(entry.player, entry.data, self.racer(entry.player).seq + 1, entry.at)
-        elif entry.kind == "undo":
-            self.undo(entry.player, self.racer(entry.player).seq + 1, entry.at)
-        elif entry.kind == "resign":
-            self.resign(entry.player, entry.at)
+        elif kind == "move":
+            self.move(player, entry.data, self.racer(player).seq + 1, entry.at)
+        elif kind == "undo":
+            self.undo(player, self.racer(player).seq + 1, entry.at)
+        elif kind == "resign":
+            self.resign(player, entry.at)
         else:
-            raise ValueError(f"unknown log entry {entry.kind!r}")
+            raise ValueError(f"unknown log entry {kind!r}")

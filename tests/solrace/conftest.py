@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from solrace.app import App
 from solrace.client import RaceClient
-from solrace.storage import Storage
+from solrace.sqlite_store import SQLiteStore as Storage
 
 #: Every wait in these tests is a small multiple of this (seconds).
 T = 5.0

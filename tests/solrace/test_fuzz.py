@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from solrace.app import App
 from solrace.client import RaceClient
-from solrace.storage import Storage
+from solrace.sqlite_store import SQLiteStore as Storage
 from websockets.sync.client import ClientConnection, connect
 
 from .conftest import T

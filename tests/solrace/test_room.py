@@ -6,7 +6,9 @@ from typing import Any
 
 import pytest
 import solrules
-from solrace.room import LOBBY_TTL_MS, LogEntry, Options, Race, RaceError, commitment
+from solrace import messages
+from solrace.limits import LOBBY_TTL_MS
+from solrace.room import LogEntry, Options, Race, RaceError, commitment
 
 T0 = 1_000_000
 
@@ -64,26 +66,26 @@ def test_commitment_is_sha256_of_game_seed_salt() -> None:
 
 def test_lifecycle_events_are_numbered() -> None:
     race = new_race()
-    events = race.join("ann", "t1", T0).events + race.join("bob", "t2", T0).events
+    events = race.join("ann", "t1", T0).events + race.join("bob", "t2", T0, bot=True).events
+    assert [e.fields["bot"] for e in events] == [False, True]
     events += race.ready("p1", T0).events
     out = race.ready("p2", T0 + 5)
-    assert [e["type"] for e in out.events] == ["ready", "countdown"]
-    assert out.events[-1]["starts_at"] == T0 + 5 + 1000
+    assert [e.kind for e in out.events] == ["ready", "countdown"]
+    assert out.events[-1].fields["starts_at"] == T0 + 5 + 1000
     assert race.next_deadline() == T0 + 1005
     assert race.tick(T0 + 1004).events == []
     late = race.tick(T0 + 2000)  # late tick: the start still happens at starts_at
     assert race.started_at == T0 + 1005 and race.ends_at == T0 + 1005 + 60_000
-    assert [e["type"] for e in late.events] == ["started"]
-    assert {p for p, _ in late.direct} == {"p1", "p2"}
-    assert all(m["type"] == "state" and m["seq"] == 0 for _, m in late.direct)
-    vs = [e["v"] for e in events + out.events + late.events]
+    assert [e.kind for e in late.events] == ["started"]
+    assert late.started and late.views  # every racer gets its first state now
+    vs = [e.v for e in events + out.events + late.events]
     assert vs == list(range(1, len(vs) + 1))
 
 
 def test_one_ready_racer_does_not_start_alone() -> None:
     race = new_race()
     race.join("ann", "t1", T0)
-    assert [e["type"] for e in race.ready("p1", T0).events] == ["ready"]
+    assert [e.kind for e in race.ready("p1", T0).events] == ["ready"]
     assert race.status == "lobby"
 
 
@@ -109,7 +111,7 @@ def test_start_needs_host_token_and_a_racer() -> None:
     race.join("ann", "t", T0)
     assert codes(lambda: race.start("not-host", T0)) == "forbidden"
     out = race.start("host", T0)
-    assert out.events[0]["type"] == "countdown" and race.status == "countdown"
+    assert out.events[0].kind == "countdown" and race.status == "countdown"
     assert codes(lambda: race.start("host", T0)) == "race_started"
 
 
@@ -122,18 +124,20 @@ def test_move_before_start_is_race_not_running() -> None:
 def test_move_checks_and_replies() -> None:
     race = running()
     move = first_legal(race, "p1")
-    out = race.move("p1", move, 1, T0 + 2000, rid=9)
-    assert [e["type"] for e in out.events] == ["progress"]
+    out = race.move("p1", move, 1, T0 + 2000)
+    assert [e.kind for e in out.events] == ["progress"]
+    assert out.events[0].fields == {"player": "p1", "progress": race.racers["p1"].progress()}
     assert out.moved == ["p1"]  # its board goes out as a throttled, unnumbered view
-    view = race.board_view("p1")
-    assert "v" not in view and view["board"] == race.racers["p1"].game.board()
-    state = out.reply[0]
+    assert out.acted == "p1" and not out.views  # Scotch: nothing was face down
+    state = messages.state(race, "p1", rid=9)
     assert state["type"] == "state" and state["seq"] == 1 and state["rid"] == 9
     assert state["legal"] == [m.text() for m in race.racers["p1"].game.legal_moves()]
     assert out.log == [LogEntry("r1", T0 + 2000, "move", "p1", move)]
+    assert race.racers["p1"].times == [T0 + 2000]
     # A repeated seq is not applied twice: the reply is the current state.
     again = race.move("p1", move, 1, T0 + 2001)
-    assert again.events == [] and again.log == [] and again.reply[0]["seq"] == 1
+    assert again.events == [] and again.log == [] and again.acted == "p1"
+    assert race.racers["p1"].seq == 1
     assert codes(lambda: race.move("p1", move, 5, T0)) == "bad_seq"
     assert codes(lambda: race.move("p2", "zz", 1, T0)) == "illegal_move"
     assert codes(lambda: race.move("p2", "t1>t1", 1, T0)) == "illegal_move"
@@ -161,7 +165,8 @@ def test_undo_counts_as_action_and_can_be_forbidden() -> None:
     before = race.racers["p1"].game.board()
     race.move("p1", first_legal(race, "p1"), 1, T0)
     out = race.undo("p1", 2, T0)
-    assert out.reply[0]["seq"] == 2 and out.reply[0]["board"] == before
+    assert out.acted == "p1" and [e.kind for e in out.events] == ["progress"]
+    assert race.racers["p1"].seq == 2 and race.racers["p1"].game.board() == before
     assert race.racers["p1"].actions[-1] == "undo"
     strict = running(undo=False)
     assert codes(lambda: strict.undo("p1", 1, T0)) == "forbidden"
@@ -171,14 +176,15 @@ def test_finish_resign_and_standings() -> None:
     race = running(3)
     race.racers["p2"].game = FakeWinningGame(race.racers["p2"].game)  # type: ignore[assignment]
     out = race.move("p2", first_legal(race, "p2"), 1, T0 + 5000)
-    finished = [e for e in out.events if e["type"] == "finished"]
+    finished = [e.fields for e in out.events if e.kind == "finished"]
     assert finished and finished[0]["place"] == 1 and finished[0]["time_ms"] == 4000
+    assert out.views  # a racer who stops racing changes what outsiders may see
     assert codes(lambda: race.move("p2", "t1>t2", 2, T0)) == "race_not_running"
     race.resign("p1", T0 + 6000)
     assert race.status == "running"
     out = race.resign("p3", T0 + 7000)
-    assert out.finished and race.status == "finished"
-    over = out.events[-1]
+    assert out.finished and race.status == "finished" and race.revealed
+    over = messages.event(race, out.events[-1])
     assert over["type"] == "race_over" and over["seed"] == "7" and over["salt"] == "salt"
     table = over["standings"]
     assert table[0]["player"] == "p2"
@@ -216,7 +222,7 @@ def test_time_limit_ends_the_race() -> None:
     race = running(2, time_limit=10)
     assert race.next_deadline() == T0 + 1000 + 10_000
     out = race.tick(T0 + 1000 + 10_000)
-    assert out.finished and out.events[-1]["type"] == "race_over"
+    assert out.finished and out.events[-1].kind == "race_over"
     assert codes(lambda: race.move("p1", "t1>t2", 1, T0)) == "race_not_running"
 
 
@@ -235,18 +241,20 @@ def test_no_seed_or_hidden_card_before_race_over() -> None:
     race.join("ann", "t", T0)
     race.start("host", T0)
     out = race.tick(T0)
-    texts = [repr(race.snapshot(None, T0)), repr(out.events), repr(out.direct)]
+    snap = messages.snapshot(race, None, None, T0)
+    texts = [repr(snap), repr([messages.event(race, e) for e in out.events]),
+             repr(messages.state(race, "p1")), repr(messages.summary(race))]
     for text in texts:
         assert "123456789" not in text and "s4lt" not in text
-    full = race.racers["p1"].game.board(reveal=True)
-    shown_piles = race.snapshot(None, T0)["players"][0]["board"]["piles"]
-    hidden = [
-        card
-        for pile, seen in zip(full["piles"], shown_piles, strict=True)
-        for card, shown in zip(pile["cards"], seen["cards"], strict=True)
-        if shown is None
-    ]
-    assert hidden, "yukon deals face-down cards"
+    # Every card a face-down position holds is null, all 21 of them, and nothing else is.
+    full = race.racers["p1"].game.board(reveal=True)["piles"]
+    shown = snap["players"][0]["board"]["piles"]
+    hidden = [(p["pile"], i) for p, q in zip(full, shown, strict=True)
+              for i, c in enumerate(q["cards"]) if c is None]
+    assert len(hidden) == 21
+    for pile, seen in zip(full, shown, strict=True):
+        assert [c for c in seen["cards"] if c] == pile["cards"][len(pile["cards"]) - len(
+            [c for c in seen["cards"] if c]):]
 
 
 def test_replay_rebuilds_the_same_race() -> None:
@@ -264,5 +272,7 @@ def test_replay_rebuilds_the_same_race() -> None:
     log += race.resign("p2", T0 + 4000).log
     for entry in log:
         fresh.replay(entry)
-    assert fresh.snapshot("p1", 0) == race.snapshot("p1", 0)
-    assert fresh.state("p1") == race.state("p1")
+    assert messages.snapshot(fresh, "p1", fresh.racers["p1"], 0) == messages.snapshot(
+        race, "p1", race.racers["p1"], 0)
+    assert messages.state(fresh, "p1") == messages.state(race, "p1")
+    assert fresh.racers["p1"].times == race.racers["p1"].times

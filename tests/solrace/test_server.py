@@ -7,7 +7,7 @@ import hashlib
 import itertools
 import json
 import urllib.request
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 from solrace.client import RaceClient, ServerError
@@ -258,39 +258,6 @@ async def test_http_routes(server: Server) -> None:
     assert json.loads(body) == {"error": "not_found"}
 
 
-def test_slow_client_is_dropped_not_buffered() -> None:
-    from solrace.app import OUT_QUEUE, App, Connection
-
-    class FullTransport:
-        def get_write_buffer_size(self) -> int:
-            return 1 << 22  # the client stopped reading: the kernel and the buffer are full
-
-    class FakeWs:
-        transport = FullTransport()
-        remote_address = ("127.0.0.1", 1)
-
-        async def close(self, code: int, reason: str) -> None:
-            pass
-
-    class FakeApp:
-        rate_limit = 0.0
-        spawned: ClassVar[list[Any]] = []
-
-        def spawn(self, coro: Any) -> None:
-            self.spawned.append(coro)
-            coro.close()
-
-    async def scenario() -> None:
-        conn = Connection(FakeApp(), FakeWs())  # type: ignore[arg-type]
-        for i in range(OUT_QUEUE + 10):
-            conn.send({"type": "x", "i": i})
-        assert conn.queue.qsize() == OUT_QUEUE and conn.closing
-        assert len(FakeApp.spawned) == 1  # one close, however many overflows
-
-    assert App  # imported for the type only
-    asyncio.run(scenario())
-
-
 async def test_the_time_limit_ends_the_race_by_itself(server: Server) -> None:
     host = await server.client()
     created = await host.create("scotch", players=1, time_limit=1)
@@ -453,7 +420,7 @@ async def test_a_racer_may_decline_the_other_racers_board_views(server: Server) 
 async def test_board_views_are_throttled_per_audience(server: Server) -> None:
     """Spectators get a racer's latest board at most every 100 ms, the other racers at most
     every 250 ms; both get the final boards before ``race_over``."""
-    from solrace.app import BOARD_INTERVAL, RACER_BOARD_INTERVAL
+    from solrace.limits import BOARD_INTERVAL, RACER_BOARD_INTERVAL
 
     host = await server.client()
     created = await host.create("scotch", players=2)

@@ -1,12 +1,13 @@
-"""Storage: batched commits, and races rebuilt from seed + log."""
+"""The SQLite store: batched commits, and races rebuilt from seed + log."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
 
+from solrace import messages
 from solrace.room import Options, Race
-from solrace.storage import Storage
+from solrace.sqlite_store import SQLiteStore as Storage
 
 T0 = 1_000_000
 ROWS = "SELECT (SELECT count(*) FROM log) + (SELECT count(*) FROM journal)"
@@ -32,17 +33,19 @@ async def test_flushed_means_committed_and_reload_rebuilds(tmp_path: Path) -> No
 
     again = Storage(db)
     [loaded] = again.load_unfinished()
-    assert loaded.state("p1") == race.state("p1")
-    assert loaded.snapshot("p1", 0) == race.snapshot("p1", 0)
+    assert messages.state(loaded, "p1") == messages.state(race, "p1")
+    p1 = race.racers["p1"]
+    assert messages.snapshot(loaded, "p1", loaded.racers["p1"], 0) == messages.snapshot(
+        race, "p1", p1, 0)
     # New entries continue the numbering after a reload.
     again.append(loaded.resign("p1", T0 + 10).log)
     again.mark_finished("r1", T0 + 10)
     await again.flushed()
     assert again.load_unfinished() == []
-    finished = again.load("r1")
+    finished = await again.load("r1")
     assert finished is not None and finished.status == "finished"
-    assert finished.summary()["players"][0]["moves"] == race.racers["p1"].actions
-    assert again.load("nope") is None
+    assert messages.summary(finished)["players"][0]["moves"] == race.racers["p1"].actions
+    assert await again.load("nope") is None
     again.close()
 
 
@@ -56,7 +59,7 @@ async def test_time_limit_finish_survives_reload(tmp_path: Path) -> None:
     assert out.finished and race.finished_at is not None
     storage.mark_finished("r2", race.finished_at)
     await storage.flushed()
-    loaded = storage.load("r2")
+    loaded = await storage.load("r2")
     assert loaded is not None and loaded.status == "finished"
     assert loaded.standings() == race.standings()
     storage.close()
@@ -82,8 +85,9 @@ async def test_recovery_moves_races_on_to_the_current_time(tmp_path: Path) -> No
     assert app.recover() == 2
     live = app.races["r3"]
     assert live.status == "running" and live.started_at == T0 + 3000
-    assert "r4" not in app.races and app.lookup("r4").status == "finished"
-    assert app.lookup("r4").finished_at == T0 + 1000
+    r4 = app.hub.get("r4")
+    assert "r4" not in app.races and r4 is not None and r4.status == "finished"
+    assert r4.finished_at == T0 + 1000
     app.close()
     again.close()
     assert Storage(tmp_path / "r.db").load_unfinished()[0].race == "r3"
@@ -105,7 +109,7 @@ async def test_checkpoints_run_off_the_loop_and_commits_wait_for_them(tmp_path: 
     assert other.execute(ROWS).fetchone() == (2,)
     storage.close()
     assert not Path(f"{db}-wal").exists() or Path(f"{db}-wal").stat().st_size < 1 << 20
-    reloaded = Storage(db).load("r5")
+    reloaded = await Storage(db).load("r5")
     assert reloaded is not None and reloaded.status == "countdown"
 
 
@@ -140,7 +144,7 @@ async def test_journal_is_archived_into_log_race_by_race(tmp_path: Path) -> None
     await storage.flushed()
     assert other.execute("SELECT count(*) FROM journal").fetchone() == (2,)
     for race in races:
-        loaded = storage.load(race.race)
+        loaded = await storage.load(race.race)
         assert loaded is not None
         assert loaded.racers["p1"].actions == race.racers["p1"].actions
     rows = other.execute("SELECT race, n FROM log").fetchall()
@@ -153,7 +157,7 @@ async def test_journal_is_archived_into_log_race_by_race(tmp_path: Path) -> None
         "SELECT (SELECT count(*) FROM log), (SELECT count(*) FROM journal)"
     ).fetchone() == (16, 0)
     for race in races:
-        loaded = again.load(race.race)
+        loaded = await again.load(race.race)
         assert loaded is not None
         assert loaded.racers["p1"].actions == race.racers["p1"].actions
         assert loaded.racers["p1"].resigned

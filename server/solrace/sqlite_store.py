@@ -1,15 +1,16 @@
-"""Durable storage in SQLite (stdlib ``sqlite3``): races and their ordered logs.
+"""The embedded :class:`~solrace.store.Store`: SQLite (stdlib ``sqlite3``), one file.
 
 A race is stored as its creation row plus the log of everything it accepted (joins with their
 tokens, ready, start, moves, undos, resigns), each with its time. Loading a race replays the log
 through the sans-I/O room, which rebuilds exactly the same state.
 
-Writes are group commits: :meth:`Storage.add_race` and :meth:`Storage.append` only queue rows,
-and everything queued during one event-loop turn is committed in one transaction at its end
-(under load many moves share it); checkpoints run in a worker thread (see :class:`Storage`).
-:meth:`Storage.flushed` returns an awaitable that completes once everything queued so far is
-committed; the server awaits it before sending any reply or event, so a move a racer saw
-acknowledged is on disk. The database runs in WAL mode with ``synchronous=NORMAL``: a commit
+Writes are group commits: :meth:`SQLiteStore.add_race` and :meth:`SQLiteStore.append` only
+queue rows, and everything queued during one event-loop turn is committed in one transaction
+at its end (under load many moves share it); checkpoints run in a worker thread (see
+:class:`SQLiteStore`). Replies and events are sent from :meth:`SQLiteStore.after_commit`
+callbacks, so a move a racer saw acknowledged is on disk; a commit that fails (full disk,
+read-only file) runs the callbacks' failure handlers instead and tells the server which races
+to rebuild from disk. The database runs in WAL mode with ``synchronous=NORMAL``: a commit
 is a write into the WAL file without fsync, which survives ``kill -9`` of the server (the data
 is in the OS page cache) but not a power cut of the machine (the last transactions may be lost
 then; the database stays intact).
@@ -30,11 +31,19 @@ from typing import Any
 
 from .codec import encode_json
 from .room import LogEntry, Options, Race
+from .store import OnFailure
 
 log = logging.getLogger(__name__)
 
 #: Commits between two looks at the WAL file's size (see Storage._maybe_checkpoint).
 CHECK_WAL_EVERY = 16
+
+
+def _create_private(path: str) -> None:
+    """Create the database file readable by its owner only (it holds racer tokens and secret
+    seeds); SQLite gives its -wal and -shm files the same mode."""
+    if path != ":memory:" and not os.path.exists(path):
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
 
 
 def dumps(data: Any) -> str:
@@ -53,7 +62,8 @@ CREATE TABLE IF NOT EXISTS races (
     created_at INTEGER NOT NULL,
     host_token TEXT NOT NULL,
     countdown_ms INTEGER NOT NULL,
-    finished_at INTEGER
+    finished_at INTEGER,
+    seed_chosen INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS log (
     race TEXT NOT NULL,
@@ -74,10 +84,21 @@ CREATE TABLE IF NOT EXISTS journal (
     data TEXT
 );
 CREATE INDEX IF NOT EXISTS races_unfinished ON races (finished_at) WHERE finished_at IS NULL;
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 """
 
-#: Journal rows after which they are copied into ``log`` (see Storage).
+COLUMNS = ("race, game, seed, salt, players, time_limit, undo, created_at, host_token, "
+           "countdown_ms, finished_at, seed_chosen")
+
+#: Columns added since the first schema, for databases made before them.
+MIGRATIONS = {"seed_chosen": "ALTER TABLE races ADD COLUMN seed_chosen INTEGER NOT NULL DEFAULT 0"}
+
+#: Journal rows after which they are copied into ``log`` (see SQLiteStore).
 ARCHIVE_ROWS = 1024
+
+
+Callback = Callable[[], None]
+Failure = Callable[[BaseException], None]
 
 
 @dataclass
@@ -86,10 +107,12 @@ class _Batch:
     log: list[tuple[object, ...]] = field(default_factory=list)
     finished: list[tuple[int, str]] = field(default_factory=list)
     done: asyncio.Future[None] | None = None
-    after: list[Callable[[], None]] = field(default_factory=list)
+    after: list[tuple[Callback, Failure | None]] = field(default_factory=list)
+    #: Per race touched, its next entry number before this batch (None: added by it).
+    first_n: dict[str, int | None] = field(default_factory=dict)
 
 
-class Storage:
+class SQLiteStore:
     """SQLite storage with group commits (see the module docstring).
 
     Log entries are first appended to ``journal`` (rowid order: a commit writes one or two
@@ -118,12 +141,18 @@ class Storage:
         archive_rows: int = ARCHIVE_ROWS,
     ) -> None:
         self.path = str(path)
+        _create_private(self.path)
         self.db = self._connect()
         self.db.executescript(SCHEMA)
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(races)")}
+        for column, sql in MIGRATIONS.items():
+            if column not in columns:
+                self.db.execute(sql)
         self._writer = self._connect()
         self._writer.execute("PRAGMA wal_autocheckpoint=0")
         self._archive_all()  # what a previous run left in the journal
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="solrace-db")
+        self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="solrace-read")
         self.checkpoint_bytes = checkpoint_bytes
         self.checkpoints = 0
         self._commits = 0
@@ -132,6 +161,9 @@ class Storage:
         #: Called after the callbacks of a commit (the server writes their replies out at once
         #: instead of one more loop iteration later).
         self.on_commit: Callable[[], None] | None = None
+        #: Called after a failed commit with the races whose queued writes were lost.
+        self.on_failure: OnFailure | None = None
+        self._healthy = True
         self._next_n: dict[str, int] = {}
         # Rows in the journal, not yet in ``log`` (all of the journal's rows).
         self._unarchived: list[tuple[object, ...]] = []
@@ -160,8 +192,14 @@ class Storage:
                 loop.call_soon(self._end_of_turn)
         return self._batch
 
+    @property
+    def healthy(self) -> bool:
+        return self._healthy
+
     def add_race(self, race: Race) -> None:
-        self._current().races.append(
+        batch = self._current()
+        batch.first_n.setdefault(race.race, None)
+        batch.races.append(
             (
                 race.race,
                 race.game,
@@ -173,6 +211,7 @@ class Storage:
                 race.created_at,
                 race.host_token,
                 race.countdown_ms,
+                int(race.seed_chosen),
             )
         )
         self._next_n[race.race] = 0
@@ -180,16 +219,21 @@ class Storage:
     def append(self, entries: list[LogEntry]) -> None:
         if not entries:
             return
-        rows = self._current().log
+        batch = self._current()
+        rows, first_n = batch.log, batch.first_n
         next_n = self._next_n
         for race, at, kind, player, data in entries:
             n = next_n.get(race, 0)
+            if race not in first_n:
+                first_n[race] = n
             next_n[race] = n + 1
             rows.append((race, n, at, kind, player, None if data is None else dumps(data)))
 
     def mark_finished(self, race: str, at: int) -> None:
-        self._current().finished.append((at, race))
-        self._next_n.pop(race, None)
+        batch = self._current()
+        if race not in batch.first_n:
+            batch.first_n[race] = self._next_n.get(race)
+        batch.finished.append((at, race))
 
     def _write(self, batch: _Batch) -> None:
         """Write one batch in one transaction (archiving the journal when it is due)."""
@@ -200,7 +244,12 @@ class Storage:
         try:
             db.execute("BEGIN")
             if batch.races:
-                db.executemany("INSERT INTO races VALUES (?,?,?,?,?,?,?,?,?,?,NULL)", batch.races)
+                db.executemany(
+                    "INSERT INTO races (race, game, seed, salt, players, time_limit, undo, "
+                    "created_at, host_token, countdown_ms, seed_chosen) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    batch.races,
+                )
             if batch.log:
                 db.executemany(
                     "INSERT INTO journal (race, n, at, kind, player, data) VALUES (?,?,?,?,?,?)",
@@ -249,7 +298,8 @@ class Storage:
             self.commit()
 
     def commit(self) -> None:
-        """Write everything queued now in one transaction and wake everyone awaiting it."""
+        """Write everything queued now in one transaction, then run the callbacks: each
+        ``ok`` after a commit; after a failed one each ``fail``, then :attr:`on_failure`."""
         if self._checkpointing is not None and not self._checkpointing.done():
             return
         batch, self._batch = self._batch, None
@@ -258,20 +308,61 @@ class Storage:
         try:
             self._write(batch)
         except Exception as exc:
-            log.exception("commit failed")
-            if batch.done is not None and not batch.done.done():
-                batch.done.set_exception(exc)
+            self._failed(batch, exc)
             return
+        self._healthy = True
         if batch.done is not None and not batch.done.done():
             batch.done.set_result(None)
-        for callback in batch.after:
+        for ok, _ in batch.after:
             try:
-                callback()
+                ok()
             except Exception:
                 log.exception("after-commit callback failed")
         if batch.after and self.on_commit is not None:
             self.on_commit()
         self._maybe_checkpoint()
+
+    def _failed(self, batch: _Batch, exc: Exception) -> None:
+        """A commit failed: nothing of ``batch`` is durable, so nothing of it may be seen."""
+        log.error("commit failed (%d rows of %d races lost): %s",
+                  len(batch.log), len(batch.first_n), exc)
+        self._healthy = False
+        for race, n in batch.first_n.items():  # entry numbers continue from what is durable
+            if n is None:
+                self._next_n.pop(race, None)
+            else:
+                self._next_n[race] = n
+        if batch.done is not None and not batch.done.done():
+            batch.done.set_exception(exc)
+            batch.done.exception()  # retrieved: nobody may be awaiting it
+        for _, fail in batch.after:
+            if fail is not None:
+                try:
+                    fail(exc)
+                except Exception:
+                    log.exception("commit-failure callback failed")
+        if self.on_failure is not None and batch.first_n:
+            self.on_failure(set(batch.first_n), exc)
+
+    def probe(self) -> bool:
+        """A small write (when nothing is queued): True, and healthy again, if it went
+        through."""
+        if self._batch is not None or (
+            self._checkpointing is not None and not self._checkpointing.done()
+        ):
+            return self._healthy
+        try:
+            with self._writer:
+                self._writer.execute("BEGIN")
+                self._writer.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('probe', hex(randomblob(64)))"
+                )
+        except sqlite3.Error as exc:
+            log.warning("store still unwritable: %s", exc)
+            self._healthy = False
+            return False
+        self._healthy = True
+        return True
 
     def _maybe_checkpoint(self) -> None:
         if self._loop is None or self._checkpointing is not None:
@@ -306,19 +397,18 @@ class Storage:
         """True while something queued is not committed yet."""
         return self._batch is not None
 
-    def after_commit(self, callback: Callable[[], None]) -> None:
-        """Call ``callback`` once everything queued so far is committed (at once if nothing is).
+    def after_commit(self, ok: Callback, fail: Failure | None = None) -> None:
+        """Call ``ok`` once everything queued so far is committed (at once if nothing is), or
+        ``fail`` if that commit fails.
 
         Callbacks run in queue order, right after the commit, in the loop's thread. This is how
         acknowledgements go out without the connection's task waiting for the commit: the
-        reader goes on with the next frame, the reply leaves once its move is on disk. If the
-        commit fails, the callbacks are dropped (the moves were not recorded, so nothing may
-        acknowledge them) and clients resynchronise from a snapshot.
+        reader goes on with the next frame, the reply leaves once its move is on disk.
         """
         if self._batch is None:
-            callback()
+            ok()
         else:
-            self._batch.after.append(callback)
+            self._batch.after.append((ok, fail))
 
     def flushed(self) -> asyncio.Future[None]:
         """A future done once everything queued so far is committed (done now if nothing is).
@@ -335,8 +425,11 @@ class Storage:
         return asyncio.shield(batch.done)
 
     # ------------------------------------------------------------------- reads
-    def _build(self, row: tuple[object, ...]) -> Race:
-        (race_id, game, seed, salt, players, time_limit, undo, created_at, host, cd, _f) = row
+    def _build(self, db: sqlite3.Connection, row: tuple[object, ...]) -> Race:
+        """Rebuild a race by replaying its log. An entry that cannot be applied (a damaged
+        row) is logged and skipped: one bad row never loses a whole race."""
+        (race_id, game, seed, salt, players, time_limit, undo, created_at, host, cd,
+         finished_at, seed_chosen) = row
         race = Race(
             str(race_id),
             str(game),
@@ -346,20 +439,22 @@ class Storage:
             int(str(created_at)),
             str(host),
             countdown_ms=int(str(cd)),
+            seed_chosen=bool(seed_chosen),
         )
         n = 0
-        for at, kind, player, data, _n in self.db.execute(
+        for at, kind, player, data, n in db.execute(
             "SELECT at, kind, player, data, n FROM log WHERE race = ? UNION ALL "
             "SELECT at, kind, player, data, n FROM journal WHERE race = ? ORDER BY 5",
             (race_id, race_id),
         ):
-            race.replay(
-                LogEntry(race.race, at, kind, player, None if data is None else json.loads(data))
-            )
+            try:
+                value = None if data is None else json.loads(data)
+                race.replay(LogEntry(race.race, at, kind, player, value))
+            except Exception as exc:
+                log.warning("race %s: log entry %d skipped (%s: %s)", race_id, n, kind, exc)
             n += 1
-        finished_at = row[-1]
         if finished_at is None:
-            self._next_n[race.race] = n
+            self._next_n.setdefault(race.race, n)
         else:
             race.tick(int(str(finished_at)))  # a race ended by its time limit has no log entry
         return race
@@ -368,22 +463,34 @@ class Storage:
         row = self.db.execute("SELECT 1 FROM races WHERE race = ?", (race_id,)).fetchone()
         return row is not None
 
-    def load(self, race_id: str) -> Race | None:
-        """Rebuild one race (finished or not) from its row and log; None if unknown."""
-        row = self.db.execute("SELECT * FROM races WHERE race = ?", (race_id,)).fetchone()
-        if row is None:
-            return None
-        return self._build(row)
+    def read(self, race_id: str, db: sqlite3.Connection | None = None) -> Race | None:
+        """Rebuild one race (finished or not) from its row and log; None if unknown. Blocking:
+        the server reads through :meth:`load`, in a reader thread."""
+        db = db or self.db
+        row = db.execute(f"SELECT {COLUMNS} FROM races WHERE race = ?", (race_id,)).fetchone()
+        return None if row is None else self._build(db, row)
+
+    async def load(self, race_id: str) -> Race | None:
+        """:meth:`read` in the reader thread, so that a long log never stalls the event loop."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._reader, self._read_in_thread, race_id)
+
+    def _read_in_thread(self, race_id: str) -> Race | None:
+        db = self._connect()
+        try:
+            return self.read(race_id, db)
+        finally:
+            db.close()
 
     def load_unfinished(self) -> list[Race]:
-        """Every race not marked finished, rebuilt from seed + log (used at start-up).
-
-        A race that cannot be rebuilt (say, the rules changed under it) is logged and skipped.
-        """
+        """Every race not marked finished, rebuilt from seed + log (used at start-up)."""
         races = []
-        for row in self.db.execute("SELECT * FROM races WHERE finished_at IS NULL").fetchall():
+        rows = self.db.execute(
+            f"SELECT {COLUMNS} FROM races WHERE finished_at IS NULL"
+        ).fetchall()
+        for row in rows:
             try:
-                races.append(self._build(row))
+                races.append(self._build(self.db, row))
             except Exception:
                 log.exception("cannot rebuild race %s", row[0])
         return races
@@ -391,6 +498,7 @@ class Storage:
     def close(self) -> None:
         """Wait for a running checkpoint, commit what is queued, close both connections."""
         self._thread.shutdown(wait=True)
+        self._reader.shutdown(wait=True)
         self._checkpointing = None
         self.commit()
         self._writer.close()

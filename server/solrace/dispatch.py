@@ -1,0 +1,233 @@
+"""The dispatcher: (session, command, now) → effects. Pure: no I/O, no awaiting, no clock.
+
+Every client command goes through :meth:`Dispatcher.handle`, moves and undos included. It reads
+the races held in memory, runs the command on its room (which checks it and applies it, or
+raises :class:`~solrace.room.RaceError` before changing anything), and returns
+:class:`Effects`: the outcomes to make durable, and the steps to take once they are (send a
+reply, publish the events, follow the race, bind the connection to a racer, send a snapshot).
+The server (:mod:`solrace.hub`) carries them out in that order, after the commit. A race that
+is not in memory raises :class:`NotLoaded`: the caller loads it (away from the event loop) and
+asks again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+import solrules
+
+from . import codec, messages
+from .limits import MAX_FOLLOWED
+from .room import Options, Outcome, Race, RaceError
+
+if TYPE_CHECKING:
+    from .hub import Hub
+
+Message = dict[str, Any]
+
+
+class Session(Protocol):
+    """A client as the dispatcher sees it: the racer it speaks for in each race it joined, and
+    the races it follows (with whether it wants the other racers' boards)."""
+
+    players: dict[str, str]
+    follows: dict[str, bool]
+
+
+class NotLoaded(Exception):
+    """The race is not in memory: load it, then dispatch the command again."""
+
+    def __init__(self, race: str) -> None:
+        super().__init__(race)
+        self.race = race
+
+
+# ------------------------------------------------------------------------------- steps
+class Reply(NamedTuple):
+    """Send this ready message to the sender."""
+
+    msg: Message
+
+
+class Emit(NamedTuple):
+    """Publish the effects' outcomes: events to every follower, boards, first states."""
+
+
+class Follow(NamedTuple):
+    race: str
+    boards: bool = True
+
+
+class Unfollow(NamedTuple):
+    race: str
+
+
+class Bind(NamedTuple):
+    """The sender speaks for racer ``player`` of ``race`` from now on."""
+
+    race: str
+    player: str
+
+
+class Unbind(NamedTuple):
+    race: str
+
+
+class Snapshot(NamedTuple):
+    """Send the race's snapshot as the sender may see it, built when it is sent."""
+
+    race: str
+    rid: Any = None
+
+
+class State(NamedTuple):
+    """Send the racer's current ``state``, built when it is sent."""
+
+    race: str
+    player: str
+
+
+Step = Reply | Emit | Follow | Unfollow | Bind | Unbind | Snapshot | State
+EMIT = Emit()
+
+
+@dataclass(slots=True)
+class Effects:
+    """What a command does. ``outcomes`` (of ``race``) are made durable first; then ``steps``
+    run in order. ``created``: ``race`` is new (store it; forget it if that write fails).
+    ``barrier``: the connection reads its next command only after the steps ran (a command
+    that binds the connection to a racer must be done before the racer's next move is read).
+    ``rid`` answers a failed write with ``unavailable``."""
+
+    race: Race | None = None
+    outcomes: list[Outcome] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    rid: Any = None
+    created: bool = False
+    barrier: bool = False
+
+
+class Dispatcher:
+    """Turns commands into effects against the races the hub holds in memory."""
+
+    def __init__(self, hub: Hub, token: Callable[[], str], race_id: Callable[[], str]) -> None:
+        self.hub = hub
+        self.token = token
+        self.race_id = race_id
+
+    def lookup(self, race_id: str) -> Race:
+        """A race held in memory; NotLoaded (or ``unavailable`` while it is being rebuilt)."""
+        race = self.hub.races.get(race_id) or self.hub.finished.get(race_id)
+        if race is None:
+            if race_id in self.hub.reloading:
+                raise RaceError("unavailable", "the race is being reloaded: try again")
+            raise NotLoaded(race_id)
+        return race
+
+    def handle(self, session: Session, cmd: codec.Command, now: int) -> Effects:
+        """The effects of ``cmd`` from ``session`` at ``now``; raises RaceError or
+        ProtocolError (nothing changed then) or NotLoaded."""
+        if isinstance(cmd, codec.Ping):
+            return Effects(steps=[Reply({"type": "pong", "rid": cmd.rid, "now": now})])
+        if isinstance(cmd, codec.Create):
+            return self.create(cmd, now)
+        race_id = cmd.race
+        race = self.hub.races.get(race_id) or self.lookup(race_id)
+        outcomes = [race.tick(now)] if race.due(now) else []  # a transition due goes first
+        player = session.players.get(race_id)
+        if isinstance(cmd, (codec.MoveCmd, codec.Undo)):  # the hot path: keep it short
+            if not self.hub.store.healthy:
+                self._writable()
+            if isinstance(cmd, codec.MoveCmd):
+                out = race.move(player, cmd.move, cmd.seq, now)
+            else:
+                out = race.undo(player, cmd.seq, now)
+            assert out.acted is not None
+            outcomes.append(out)
+            steps: list[Step] = [Reply(messages.state(race, out.acted, cmd.rid)), EMIT]
+            return Effects(race, outcomes, steps, cmd.rid)
+        if outcomes:
+            self._writable()
+        fx = Effects(race, outcomes, [], cmd.rid)
+        if isinstance(cmd, codec.Join):
+            return self.join(session, fx, race, cmd, now)
+        if isinstance(cmd, codec.Watch):
+            self._may_follow(session, race_id)
+            fx.steps += [EMIT, Follow(race_id), Snapshot(race_id, cmd.rid)]
+            return fx
+        if isinstance(cmd, codec.Leave):
+            fx.steps += [EMIT, Unfollow(race_id), Unbind(race_id),
+                         Reply(messages.ok(race_id, cmd.rid))]
+            fx.barrier = True
+            return fx
+        self._writable()
+        if isinstance(cmd, codec.Start):
+            fx.outcomes.append(race.start(cmd.token, now))
+        elif isinstance(cmd, codec.Ready):
+            fx.outcomes.append(race.ready(player, now))
+        else:
+            fx.outcomes.append(race.resign(player, now))
+        fx.steps += [Reply(messages.ok(race_id, cmd.rid)), EMIT]
+        return fx
+
+    def _writable(self) -> None:
+        if not self.hub.store.healthy:
+            raise RaceError("unavailable", "the server cannot save moves right now: try again")
+
+    def _may_follow(self, session: Session, race_id: str) -> None:
+        if race_id not in session.follows and len(session.follows) >= MAX_FOLLOWED:
+            raise RaceError(
+                "limit_reached", f"one connection follows at most {MAX_FOLLOWED} races"
+            )
+
+    def create(self, cmd: codec.Create, now: int) -> Effects:
+        if cmd.game not in solrules.GAMES:
+            raise codec.ProtocolError(
+                "bad_message", f"unknown game; one of {', '.join(solrules.GAMES)}", cmd.rid
+            )
+        if len(self.hub.races) >= self.hub.max_races:
+            raise RaceError("limit_reached", "this server runs too many races; try later")
+        self._writable()
+        seed = cmd.seed if cmd.seed is not None else self.hub.new_seed()
+        race = Race(
+            self.race_id(),
+            cmd.game,
+            seed,
+            self.hub.new_salt(),
+            Options(cmd.players, cmd.time_limit, cmd.undo),
+            now,
+            self.token(),
+            countdown_ms=self.hub.countdown_ms,
+            seed_chosen=cmd.seed is not None,
+        )
+        return Effects(race=race, created=True, rid=cmd.rid, barrier=True,
+                       steps=[Reply(messages.created(race, cmd.rid))])
+
+    def join(
+        self, session: Session, fx: Effects, race: Race, cmd: codec.Join, now: int
+    ) -> Effects:
+        """Join as a new racer (``name``) or resume one (``token``): ``joined``, ``snapshot``
+        and, in a running race, the racer's ``state``."""
+        bound = session.players.get(race.race)
+        if cmd.token is not None:
+            racer = race.find_token(cmd.token)
+            if racer is None:
+                raise RaceError("forbidden", "unknown token for this race")
+        elif bound is not None:
+            racer = race.racers[bound]  # joining twice from one connection: same racer
+        else:
+            self._may_follow(session, race.race)
+            self._writable()
+            assert cmd.name is not None
+            out = race.join(cmd.name, self.token(), now, bot=cmd.bot)
+            fx.outcomes.append(out)
+            assert out.acted is not None
+            racer = race.racers[out.acted]
+        fx.steps += [EMIT, Bind(race.race, racer.player), Follow(race.race, cmd.boards),
+                     Reply(messages.joined(race, racer, cmd.rid)), Snapshot(race.race)]
+        if race.status == "running" or any(out.started for out in fx.outcomes):
+            fx.steps.append(State(race.race, racer.player))
+        fx.barrier = True
+        return fx

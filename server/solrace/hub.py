@@ -1,0 +1,382 @@
+"""The hub: the races this process holds, and commit-then-emit.
+
+The hub keeps the live races (and a cache of finished ones), carries out the
+:class:`~solrace.dispatch.Effects` of every command — outcomes to the store first, then, once
+they are durable, the replies, the events on the bus, the throttled board views and the
+first states of a race that starts — and fires each race's deadlines through the same path.
+
+Nothing is sent before the commit that makes it true: a reply a client sees is never lost by a
+crash. If a commit fails, the commands it carried get ``unavailable`` errors, and every race the
+lost batch touched is dropped from memory and rebuilt from the store (in a worker thread), so
+that nothing that failed to be written is ever visible; commands for a race being rebuilt get
+``unavailable`` meanwhile. The hub never awaits except to load a race.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import string
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from . import codec, messages
+from .bus import Bus, Event, Publishable
+from .dispatch import (
+    Bind,
+    Dispatcher,
+    Effects,
+    Emit,
+    Follow,
+    Reply,
+    Session,
+    Snapshot,
+    State,
+    Unbind,
+    Unfollow,
+)
+from .limits import BOARD_INTERVAL, FINISHED_CACHE, MAX_RACES, RACER_BOARD_INTERVAL
+from .room import Outcome, Race
+from .store import Store
+from .timers import Deadlines, Throttle
+from .views import RACERS, SPECTATORS, BoardViews, seat_of
+
+log = logging.getLogger(__name__)
+
+RACE_ID_ALPHABET = string.ascii_lowercase + string.digits
+#: Seconds between two tries of a store that failed a write.
+PROBE_INTERVAL = 1.0
+
+
+class Client(Session, Protocol):
+    """A session the hub can write to and subscribe (a WebSocket connection)."""
+
+    def send(self, msg: dict[str, Any] | Event, urgent: bool = True) -> None: ...
+
+    def follow(self, race: str, boards: bool = True) -> None: ...
+
+    def unfollow(self, race: str) -> None: ...
+
+
+class Hub:
+    """Races held by this process, and everything that happens to them (module docstring)."""
+
+    def __init__(
+        self,
+        store: Store,
+        bus: Bus,
+        clock: Callable[[], int],
+        *,
+        countdown: float = 3.0,
+        max_races: int = MAX_RACES,
+        masking: bool = True,
+    ) -> None:
+        self.store = store
+        self.bus = bus
+        self.clock = clock
+        self.countdown_ms = int(countdown * 1000)
+        self.max_races = max_races
+        #: Off only for benchmarks that measure what the views rule costs.
+        self.masking = masking
+        self.races: dict[str, Race] = {}  # unfinished races
+        self.finished: OrderedDict[str, Race] = OrderedDict()
+        self.reloading: dict[str, asyncio.Future[None]] = {}
+        #: Live connections per racer, by race (not durable; kept here so that a race rebuilt
+        #: from the store still knows who is online).
+        self.online: dict[str, dict[str, int]] = {}
+        self._loading: dict[str, asyncio.Future[Race | None]] = {}
+        self.deadlines = Deadlines(clock, self._on_deadline)
+        self.throttles = {
+            SPECTATORS: Throttle(BOARD_INTERVAL, self._boards_for(SPECTATORS)),
+            RACERS: Throttle(RACER_BOARD_INTERVAL, self._boards_for(RACERS)),
+        }
+        self.dispatcher = Dispatcher(self, self.new_token, self.new_race_id)
+        self._probing = False
+        self._tasks: set[asyncio.Future[None]] = set()
+        store.on_failure = self.on_store_failure
+
+    # ------------------------------------------------------------------ ids
+    @staticmethod
+    def new_token() -> str:
+        return secrets.token_urlsafe(24)
+
+    @staticmethod
+    def new_seed() -> int:
+        return secrets.randbits(64)
+
+    @staticmethod
+    def new_salt() -> str:
+        return secrets.token_hex(16)
+
+    def new_race_id(self) -> str:
+        while True:
+            race_id = "".join(secrets.choice(RACE_ID_ALPHABET) for _ in range(8))
+            if race_id not in self.races and not self.store.exists(race_id):
+                return race_id
+
+    # -------------------------------------------------------------- commands
+    def run(self, session: Client, fx: Effects) -> asyncio.Future[None] | None:
+        """Carry out ``fx`` for ``session``: queue its writes, and its steps for right after
+        they are durable. Returns a future done after the steps when ``fx.barrier``."""
+        race = fx.race
+        store = self.store
+        if fx.created:
+            assert race is not None
+            self.races[race.race] = race
+            store.add_race(race)
+        for out in fx.outcomes:
+            if out.log:
+                store.append(out.log)
+            if out.finished and race is not None and race.finished_at is not None:
+                store.mark_finished(race.race, race.finished_at)
+        done = asyncio.get_running_loop().create_future() if fx.barrier else None
+
+        def ok() -> None:
+            self._steps(session, fx)
+            if done is not None and not done.done():
+                done.set_result(None)
+
+        def fail(exc: BaseException) -> None:
+            session.send(codec.error("unavailable", "the server could not save this: try again",
+                                     fx.rid))
+            if done is not None and not done.done():
+                done.set_result(None)
+
+        store.after_commit(ok, fail)
+        return done
+
+    def reply_later(self, session: Client, msg: dict[str, Any]) -> None:
+        """Send ``msg`` (an error, say) after what is waiting for a commit, so that a
+        connection's replies keep the order of its commands."""
+        self.store.after_commit(lambda: session.send(msg), lambda _: session.send(msg))
+
+    def _steps(self, session: Client, fx: Effects) -> None:
+        race = fx.race
+        for step in fx.steps:
+            kind = type(step)
+            if kind is Reply:
+                session.send(step.msg)  # type: ignore[union-attr]
+            elif kind is Emit:
+                assert race is not None
+                for out in fx.outcomes:
+                    self.emit(race, out)
+            elif kind is Follow:
+                session.follow(step.race, step.boards)  # type: ignore[union-attr]
+            elif kind is Unfollow:
+                session.unfollow(step.race)  # type: ignore[union-attr]
+            elif kind is Bind:
+                self.bind(session, step.race, step.player)  # type: ignore[union-attr]
+            elif kind is Unbind:
+                self.unbind(session, step.race)  # type: ignore[union-attr]
+            elif kind is Snapshot:
+                assert race is not None
+                you = session.players.get(race.race)
+                session.send(messages.snapshot(race, you, seat_of(session, race), self.clock(),
+                                               step.rid, self.masking))  # type: ignore[union-attr]
+            elif kind is State:
+                assert race is not None
+                session.send(messages.state(race, step.player))  # type: ignore[union-attr]
+
+    # ---------------------------------------------------------------- output
+    def emit(self, race: Race, out: Outcome) -> None:
+        """Send a committed outcome: its events, then what follows from them."""
+        if out.views:
+            race.deal.changed()
+        if out.moved:
+            for throttle in self.throttles.values():
+                throttle.mark(race.race, out.moved)
+        if out.finished:
+            for throttle in self.throttles.values():
+                throttle.flush(race.race)  # the final boards go before race_over
+        bus, race_id = self.bus, race.race
+        for ev in out.events:
+            bus.publish(race_id, Event(messages.event(race, ev)))
+        if out.started:
+            for player in race.racers:
+                bus.publish(race_id, Event(messages.state(race, player), to=player))
+        if out.finished:
+            self._retire(race)
+        elif out.events:
+            self.deadlines.set(race_id, race.next_deadline())
+
+    def _boards_for(self, audience: str) -> Callable[[str, set[str]], None]:
+        def send(race_id: str, players: set[str]) -> None:
+            race = self.races.get(race_id) or self.finished.get(race_id)
+            if race is None:
+                return
+            for player in sorted(players):
+                views: Publishable = BoardViews(race, player, audience, self.masking)
+                self.bus.publish(race_id, views)
+
+        return send
+
+    def bind(self, session: Client, race_id: str, player: str) -> None:
+        """``session`` speaks for ``player`` of ``race_id`` (counted for presence)."""
+        bound = session.players.get(race_id)
+        if bound == player:
+            return
+        if bound is not None:
+            self.presence(race_id, bound, -1)
+        session.players[race_id] = player
+        self.presence(race_id, player, +1)
+
+    def unbind(self, session: Client, race_id: str) -> None:
+        player = session.players.pop(race_id, None)
+        if player is not None:
+            self.presence(race_id, player, -1)
+
+    def presence(self, race_id: str, player: str, delta: int) -> None:
+        """Count one more (or one fewer) live connection for a racer; when it goes online or
+        offline, tell the race with an unnumbered ``presence`` message."""
+        race = self.races.get(race_id) or self.finished.get(race_id)
+        if race is None or player not in race.racers:
+            return
+        counts = self.online.setdefault(race_id, {})
+        before = counts.get(player, 0)
+        after = max(0, before + delta)
+        if after:
+            counts[player] = after
+        else:
+            counts.pop(player, None)
+            if not counts:
+                del self.online[race_id]
+        race.racers[player].connections = after
+        if (after > 0) != (before > 0):
+            self.bus.publish(race_id, Event(messages.presence(race, player)))
+
+    def _adopt(self, race: Race) -> None:
+        """Hold a race rebuilt from the store: live or cached, online counts restored."""
+        for player, count in self.online.get(race.race, {}).items():
+            if player in race.racers:
+                race.racers[player].connections = count
+        if race.status == "finished":
+            self._cache(race)
+        else:
+            self.races[race.race] = race
+            self.deadlines.set(race.race, race.next_deadline())
+
+    # ---------------------------------------------------------------- timers
+    def _on_deadline(self, race_id: str) -> None:
+        race = self.races.get(race_id)
+        if race is None:
+            return
+        if not self.store.healthy:  # nothing can be recorded now: try again in a second
+            self.deadlines.set(race_id, self.clock() + 1000)
+            return
+        self.record(race, race.tick(self.clock()))
+
+    def record(self, race: Race, out: Outcome) -> None:
+        """Make an outcome nobody asked for (a deadline) durable, then emit it."""
+        if out.log:
+            self.store.append(out.log)
+        if out.finished and race.finished_at is not None:
+            self.store.mark_finished(race.race, race.finished_at)
+        self.store.after_commit(lambda: self.emit(race, out))
+
+    # ---------------------------------------------------------------- races
+    def _retire(self, race: Race) -> None:
+        self.races.pop(race.race, None)
+        self.deadlines.cancel(race.race)
+        for throttle in self.throttles.values():
+            throttle.forget(race.race)
+        self._cache(race)
+
+    def _cache(self, race: Race) -> None:
+        self.finished[race.race] = race
+        self.finished.move_to_end(race.race)
+        while len(self.finished) > FINISHED_CACHE:
+            self.finished.popitem(last=False)
+
+    def get(self, race_id: str) -> Race | None:
+        """A race held in memory (live, or finished and cached); never reads the store."""
+        return self.races.get(race_id) or self.finished.get(race_id)
+
+    async def load(self, race_id: str) -> Race | None:
+        """A race from memory or, rebuilt away from the event loop, from the store (one load
+        per race at a time however many ask); None if there is no such race."""
+        race = self.get(race_id)
+        if race is not None:
+            return race
+        reloading = self.reloading.get(race_id)
+        if reloading is not None:
+            await reloading
+            return self.get(race_id)
+        loading = self._loading.get(race_id)
+        if loading is None:
+            loading = asyncio.ensure_future(self.store.load(race_id))
+            self._loading[race_id] = loading
+            loading.add_done_callback(lambda _: self._loading.pop(race_id, None))
+        race = await asyncio.shield(loading)
+        if race is None:
+            return None
+        held = self.get(race_id)
+        if held is not None:  # someone else loaded or created it meanwhile
+            return held
+        if race.status != "finished":  # finished by the clock while nobody was looking
+            out = race.tick(self.clock())
+            if out.finished and race.finished_at is not None:
+                self.store.mark_finished(race.race, race.finished_at)
+        self._adopt(race)
+        return race
+
+    def recover(self) -> int:
+        """Load every unfinished race from the store and catch up with the clock (a race whose
+        countdown or time limit passed while the server was down moves on at once)."""
+        now = self.clock()
+        count = 0
+        for race in self.store.load_unfinished():
+            self.races[race.race] = race
+            out = race.tick(now)
+            if out.finished and race.finished_at is not None:
+                self.store.mark_finished(race.race, race.finished_at)
+                self._retire(race)
+            else:
+                self.deadlines.set(race.race, race.next_deadline())
+            count += 1
+        self.store.commit()
+        return count
+
+    def on_store_failure(self, race_ids: set[str], exc: BaseException) -> None:
+        """A commit failed: drop the races it touched and rebuild them from the store, and
+        try a small write every second until the store takes writes again."""
+        if not self._probing:
+            self._probing = True
+            asyncio.get_running_loop().call_later(PROBE_INTERVAL, self._probe)
+        for race_id in race_ids:
+            race = self.races.pop(race_id, None) or self.finished.pop(race_id, None)
+            self.deadlines.cancel(race_id)
+            for throttle in self.throttles.values():
+                throttle.forget(race_id)
+            if race is not None and race_id not in self.reloading:
+                future = asyncio.get_running_loop().create_future()
+                self.reloading[race_id] = future
+                task = asyncio.ensure_future(self._reload(race_id, future))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+
+    def _probe(self) -> None:
+        if self.store.probe():
+            self._probing = False
+            log.warning("the store takes writes again")
+            return
+        asyncio.get_running_loop().call_later(PROBE_INTERVAL, self._probe)
+
+    async def _reload(self, race_id: str, future: asyncio.Future[None]) -> None:
+        try:
+            race = await self.store.load(race_id)
+            if race is not None:
+                self._adopt(race)
+                log.warning("race %s rebuilt from the store after a failed write", race_id)
+        except Exception:
+            log.exception("cannot rebuild race %s", race_id)
+        finally:
+            del self.reloading[race_id]
+            future.set_result(None)
+
+    def close(self) -> None:
+        self.deadlines.close()
+        for throttle in self.throttles.values():
+            throttle.close()
+        self.store.commit()

@@ -1,0 +1,46 @@
+"""Every limit of the server, in one place (documented once, in docs/protocol.md "Limits").
+
+What a client can make the server hold is bounded per client: frames, messages per second,
+queued output, races followed, seats, lobbies, actions per racer, HTTP requests.
+"""
+
+from __future__ import annotations
+
+# ------------------------------------------------------------------- frames and messages
+#: Largest frame a client may send; beyond it a `bad_message` reply.
+MAX_FRAME = 64 * 1024
+#: Frames beyond this close the connection (1009) without being read.
+MAX_FRAME_HARD = 4 * MAX_FRAME
+MAX_NAME = 32
+MAX_ID = 64
+MAX_MOVE = 32
+MAX_RID = 64
+MAX_SEED = 2**64
+#: Messages per second per connection (bursts of twice that); 0 turns the limit off.
+RATE_LIMIT = 50.0
+
+# -------------------------------------------------------------------------------- output
+#: Frames waiting for one connection; more means the client is too slow (closed, 1013).
+OUT_QUEUE = 256
+#: Bytes in a connection's transport buffer above which frames wait in the queue.
+WRITE_LIMIT = 2**15
+#: How long a race event may wait to share a frame with a reply, for batch clients (s).
+EVENT_DELAY = 0.05
+#: Seconds between two board views of one race sent to spectators (the latest board wins).
+BOARD_INTERVAL = 0.1
+#: The same for the racers' view of their opponents: small boards beside the racer's own,
+#: where 4 updates a second look live (a racer of a race of 8 would otherwise decode 70
+#: boards a second besides playing).
+RACER_BOARD_INTERVAL = 0.25
+
+# --------------------------------------------------------------------------------- races
+#: Racers in one race (the contract's `players` is 1..8).
+MAX_RACERS = 8
+#: Races one connection may follow at once (as racer or spectator).
+MAX_FOLLOWED = 16
+#: Unfinished races on one server process.
+MAX_RACES = 1000
+#: A lobby nobody starts within this time after its creation is closed.
+LOBBY_TTL_MS = 3600 * 1000
+#: Finished races kept in memory for the API and late watchers.
+FINISHED_CACHE = 256

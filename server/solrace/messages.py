@@ -1,0 +1,177 @@
+"""Wire messages built from a race's state: what each message looks like (docs/protocol.md).
+
+The room (:mod:`solrace.room`) knows what happened; this module knows how it is written, and
+asks :mod:`solrace.views` which cards the receiver may see and :mod:`solrace.reveal` (through
+``race.revealed``) whether seed, salt and move lists may be shown. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .room import Race, RaceEvent, Racer
+from .views import board_for
+
+Message = dict[str, Any]
+
+
+def event(race: Race, ev: RaceEvent) -> Message:
+    """A numbered race event. ``race_over`` carries seed and salt only if the deal is revealed
+    (a race of a tournament round that ends before the others gets ``reveal`` later)."""
+    msg: Message = {"type": ev.kind, "race": race.race, "v": ev.v, **ev.fields}
+    if ev.kind == "race_over" and race.revealed:
+        msg["seed"] = str(race.seed)
+        msg["salt"] = race.salt
+    return msg
+
+
+def state(race: Race, player: str, rid: Any = None) -> Message:
+    """The racer's own ``state``: his board with every face-up card, every legal move (none
+    once he is done or the race is not running), progress."""
+    racer = race.racers[player]
+    if racer.done or race.status != "running":
+        legal: list[str] = []
+    else:
+        legal = list(racer.game.legal_by_text())
+    msg: Message = {
+        "type": "state",
+        "race": race.race,
+        "player": player,
+        "seq": racer.seq,
+        "board": racer.game.board(),
+        "legal": legal,
+        "progress": racer.progress(),
+    }
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
+
+
+def header(race: Race) -> Message:
+    """The race's public facts, common to snapshots and the HTTP summary."""
+    return {
+        "race": race.race,
+        "game": race.game,
+        "status": race.status,
+        "v": race.v,
+        "options": race.options.as_dict(),
+        "commitment": race.commitment,
+        "seed_chosen": race.seed_chosen,
+        "created_at": race.created_at,
+        "starts_at": race.starts_at,
+        "started_at": race.started_at,
+        "ends_at": race.ends_at,
+    }
+
+
+def player_entry(race: Race, racer: Racer) -> Message:
+    return {
+        "player": racer.player,
+        "name": racer.name,
+        "bot": racer.bot,
+        "progress": racer.progress(),
+        "ready": racer.ready,
+        "finished": racer.finished_at is not None,
+        "place": racer.place,
+        "time_ms": race.time_ms(racer),
+        "resigned": racer.resigned,
+        "connected": racer.connections > 0,
+    }
+
+
+def snapshot(
+    race: Race, you: str | None, seat: Racer | None, now: int, rid: Any = None,
+    masking: bool = True,
+) -> Message:
+    """The full current view for one receiver: ``you`` is his racer in this race (None for a
+    spectator), ``seat`` his racer in the deal (see :func:`solrace.views.seat_of`), which
+    decides the cards he is shown. Once the race runs every racer's board is included; before
+    the start none, not even an open Scotch layout, so that nobody studies the deal before the
+    clock runs. Standings once finished; seed and salt once the deal is revealed."""
+    boards = race.status in ("running", "finished")
+    players = []
+    for racer in race.racers.values():
+        entry = player_entry(race, racer)
+        if boards:
+            entry["board"] = board_for(race, racer.player, seat, masking)
+        players.append(entry)
+    msg: Message = {
+        "type": "snapshot",
+        **header(race),
+        "now": now,
+        "you": you,
+        "role": "racer" if you is not None else "spectator",
+        "players": players,
+    }
+    if race.status == "finished":
+        msg["standings"] = race.standings()
+    if race.revealed:
+        msg["seed"] = str(race.seed)
+        msg["salt"] = race.salt
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
+
+
+def summary(race: Race, masking: bool = True) -> Message:
+    """The ``GET /api/races/{race}`` view, as any outsider may see it: boards while the race
+    runs (masked by the views rule); move lists, seed and salt once the deal is revealed."""
+    revealed = race.revealed
+    boards = race.status in ("running", "finished")
+    players = []
+    for racer in race.racers.values():
+        entry = player_entry(race, racer)
+        del entry["connected"]
+        if boards:
+            entry["board"] = board_for(race, racer.player, None, masking)
+        if revealed:
+            entry["moves"] = list(racer.actions)
+        players.append(entry)
+    out: Message = {**header(race), "finished_at": race.finished_at, "players": players}
+    if race.status == "finished":
+        out["standings"] = race.standings()
+    if revealed:
+        out["seed"] = str(race.seed)
+        out["salt"] = race.salt
+    return out
+
+
+def created(race: Race, rid: Any = None) -> Message:
+    msg: Message = {
+        "type": "created",
+        "race": race.race,
+        "host_token": race.host_token,
+        "commitment": race.commitment,
+        "game": race.game,
+        "options": race.options.as_dict(),
+        "seed_chosen": race.seed_chosen,
+    }
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
+
+
+def joined(race: Race, racer: Racer, rid: Any = None) -> Message:
+    msg: Message = {
+        "type": "joined",
+        "race": race.race,
+        "player": racer.player,
+        "token": racer.token,
+        "name": racer.name,
+        "bot": racer.bot,
+    }
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
+
+
+def ok(race_id: str, rid: Any = None) -> Message:
+    msg: Message = {"type": "ok", "race": race_id}
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
+
+
+def presence(race: Race, player: str) -> Message:
+    return {"type": "presence", "race": race.race, "player": player,
+            "connected": race.racers[player].connections > 0}

@@ -1,0 +1,76 @@
+"""The durable store interface: races and the ordered log of what each accepted.
+
+The server makes every accepted command durable before anyone hears of it. A :class:`Store`
+queues writes (:meth:`~Store.add_race`, :meth:`~Store.append`, :meth:`~Store.mark_finished`)
+from the event loop without waiting, commits what was queued during one loop turn together,
+and then runs the callbacks registered with :meth:`~Store.after_commit` in order: that is where
+replies and events are sent. If a commit fails, none of its callbacks' ``ok`` run, each
+``fail`` runs instead, the store calls :attr:`~Store.on_failure` with the races the batch
+touched (the server rebuilds them from what is durable, so that a write that failed is never
+visible) and reports itself unhealthy until a write succeeds again.
+
+Implementations: :class:`solrace.sqlite_store.SQLiteStore` (the embedded default).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+from .room import LogEntry, Race
+
+OnFailure = Callable[[set[str], BaseException], None]
+
+
+class StoreUnavailable(Exception):
+    """The store cannot write now (full disk, read-only file, lost server)."""
+
+
+class Store(Protocol):
+    #: Called after the callbacks of a successful commit (the server writes replies out).
+    on_commit: Callable[[], None] | None
+    #: Called after a failed commit with the ids of the races whose writes were lost.
+    on_failure: OnFailure | None
+
+    @property
+    def healthy(self) -> bool:
+        """False from a failed write until a write succeeds again."""
+
+    def add_race(self, race: Race) -> None:
+        """Queue a new race (its settings, seed and salt)."""
+
+    def append(self, entries: list[LogEntry]) -> None:
+        """Queue log entries, in order."""
+
+    def mark_finished(self, race: str, at: int) -> None:
+        """Queue the end of a race."""
+
+    def pending(self) -> bool:
+        """True while something queued is not committed yet."""
+
+    def after_commit(
+        self, ok: Callable[[], None], fail: Callable[[BaseException], None] | None = None
+    ) -> None:
+        """Run ``ok`` once everything queued so far is durable (at once if nothing is), or
+        ``fail`` if that commit fails."""
+
+    def flushed(self) -> Awaitable[None]:
+        """Done once everything queued so far is durable (raises if the commit failed)."""
+
+    def probe(self) -> bool:
+        """Try a small write now; True (and healthy again) if it went through."""
+
+    def exists(self, race_id: str) -> bool:
+        """Is there a race with this id (finished or not)?"""
+
+    async def load(self, race_id: str) -> Race | None:
+        """Rebuild one race from its durable log, away from the event loop; None if unknown."""
+
+    def load_unfinished(self) -> list[Race]:
+        """Every race not finished, rebuilt (at start-up, before serving)."""
+
+    def commit(self) -> None:
+        """Commit what is queued now."""
+
+    def close(self) -> None:
+        """Commit what is queued and release the store."""
