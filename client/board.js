@@ -8,20 +8,8 @@
 // every face-up card `data-card="TH"`, so automation can read and drive the board.
 
 import { cardFace, cardLabel, cardShort, pileLabel } from "./cards.js";
+import { isHome, parseMove } from "./moves.js";
 import { frameScheduler } from "./ui.js";
-
-const MOVE_RE = /^([a-z]+\d*)>([a-z]+\d*)(?:\/(\d+))?$/;
-
-/** Parse "t2>t5/3" into {from: "t2", to: "t5", count: 3}; null for anything else. */
-export function parseMove(text) {
-  const m = MOVE_RE.exec(text);
-  return m ? { from: m[1], to: m[2], count: m[3] ? Number(m[3]) : 1, text } : null;
-}
-
-/** The move text for moving the top `count` cards of `from` to `to`. */
-export function moveText(from, to, count = 1) {
-  return count > 1 ? `${from}>${to}/${count}` : `${from}>${to}`;
-}
 
 // Presentation per game: how tableau piles spread and what they are called. Unknown games fall
 // back to columns. Pile kinds come from their ids (t tableau, f foundation, r reserve, s stock, w waste).
@@ -205,7 +193,7 @@ export class BoardView {
   toFoundation(pile, depth) {
     if (!this.opts.interactive || this.disabled) return;
     const moves = this.index.sources.get(pile)?.get(depth) || [];
-    const mv = moves.find((m) => m.to.startsWith("f"));
+    const mv = moves.find(isHome);
     if (mv) this.send(mv.text);
   }
 

@@ -204,7 +204,7 @@ function withTimeout(promise, ms, message) {
 // --- one race ---
 
 const EVENT_TYPES = new Set([
-  "player_joined", "ready", "progress", "board", "countdown", "started", "finished", "resigned", "race_over",
+  "player_joined", "ready", "progress", "countdown", "started", "finished", "resigned", "race_over",
 ]);
 
 /**
@@ -443,7 +443,7 @@ export class RaceSession extends EventTarget {
     const m = this.model;
     switch (e.type) {
       case "player_joined":
-        Object.assign(this.player(e.player), { name: e.name, connected: true });
+        Object.assign(this.player(e.player), { name: e.name, bot: !!e.bot, connected: true });
         break;
       case "ready":
         this.player(e.player).ready = true;
@@ -453,9 +453,6 @@ export class RaceSession extends EventTarget {
         break;
       case "progress":
         this.player(e.player).progress = e.progress;
-        break;
-      case "board":
-        this.player(e.player).board = e.board;
         break;
       case "countdown":
         m.status = "countdown";

@@ -10,6 +10,7 @@ export class PlayerCard {
   constructor(playerId, { you = false, boardOptions = {} } = {}) {
     this.id = playerId;
     this.name = h("span.player-name");
+    this.bot = botTag();
     this.badge = h("span.player-badge");
     this.meta = h("span.player-meta");
     this.fill = h("div.bar-fill");
@@ -18,7 +19,7 @@ export class PlayerCard {
     const boardEl = h("div");
     this.view = new BoardView(boardEl, { player: playerId, compact: true, emptyText: "Waiting for the deal…", ...boardOptions });
     this.el = h("section.player-card", { dataset: { player: playerId }, class: you ? "is-you" : "" },
-      h("header.player-head", {}, this.name, this.badge, this.meta),
+      h("header.player-head", {}, this.name, this.bot, this.badge, this.meta),
       this.bar,
       boardEl);
   }
@@ -30,6 +31,7 @@ export class PlayerCard {
     const home = progress.foundation || 0;
     const pct = total ? Math.round((home / total) * 100) : 0;
     this.name.textContent = p.name || p.player;
+    this.bot.hidden = !p.bot;
     this.fill.style.width = `${pct}%`;
     this.barText.textContent = total ? `${home} / ${total}` : "–";
     this.bar.setAttribute("aria-valuenow", home);
@@ -169,6 +171,11 @@ export function announceFinisher(detail, you) {
   toast(text, detail.player === you ? "good" : "info", 5000); // toasts sit in a polite live region
 }
 
+/** The label of a racer that is a program (`bot: true`): the same on every page. */
+export function botTag() {
+  return h("span.tag.bot-tag", { title: "This racer is a program", dataset: { bot: "" } }, "bot");
+}
+
 /** Lobby list of racers. */
 export function lobbyList(model) {
   const items = model.order.map((id) => {
@@ -176,6 +183,7 @@ export function lobbyList(model) {
     return h("li", { class: p.connected === false ? "offline" : "" },
       h("span.dot", { "aria-hidden": "true" }),
       p.name || id,
+      p.bot ? botTag() : null,
       id === model.you ? h("span.muted", {}, " (you)") : null,
       p.ready ? h("span.tag", {}, "ready") : null);
   });

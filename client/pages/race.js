@@ -1,21 +1,24 @@
 // Race page, /race/{race}: the join form and lobby, then the racer's own board with the opponents
-// beside it, then the results. Wires a RaceSession (protocol) to BoardViews (rendering + intents).
+// beside it, then the results. Wires a RaceSession (protocol) to BoardViews (rendering + intents),
+// inside the shell it shares with the spectator page.
 
 import { BoardView } from "../board.js";
 import { gameTitle } from "../cards.js";
-import { RaceSession, store } from "../net.js";
-import { announce, formatTime, frameScheduler, h, ordinal, raceLink, replace, setConnectionState, toast } from "../ui.js";
-import { announceFinisher, lobbyList, PlayerCards, ProgressAnnouncer, RaceHeader } from "./parts.js";
-import { mountResults, rememberCommitment } from "./results.js";
+import { normaliseMove } from "../moves.js";
+import { store } from "../net.js";
+import { announce, formatTime, h, ordinal, raceLink, replace } from "../ui.js";
+import { lobbyList, PlayerCards } from "./parts.js";
+import { hiddenCardsNote, mountShell } from "./shell.js";
 
 export function mount(root, { race, autojoin = null }) {
-  document.title = `Race ${race} — solrace`;
-  const session = new RaceSession(race);
-  window.solrace.session = session;
-  const model = session.model;
-  const header = new RaceHeader(race);
-  const announcer = new ProgressAnnouncer();
+  return mountShell(root, {
+    race,
+    title: `Race ${race} — solrace`,
+    middle: ({ session, model }) => racePart(race, session, model, autojoin),
+  });
+}
 
+function racePart(race, session, model, autojoin) {
   // --- lobby: join form, ready / start, racers list, share link ---
   const nameInput = h("input#racer-name", { type: "text", maxlength: 32, required: true, value: store.name(),
     placeholder: "Your name", autocomplete: "nickname" });
@@ -119,14 +122,8 @@ export function mount(root, { race, autojoin = null }) {
   const opponents = new PlayerCards(opponentsEl, { exclude: () => model.you });
   const aside = h("aside.opponents", { "aria-label": "Opponents" }, h("h2.aside-title", {}, "Opponents"), opponentsEl);
   const raceLayout = h("div.race-layout", {}, ownPanel, aside);
-  const resultsHost = h("div.results-host");
-  const notFound = h("section.panel.narrow", { hidden: true },
-    h("h2", {}, "Race not found"),
-    h("p", {}, "Check the code or the link. ", h("a", { href: "/", "data-link": true }, "Start a new race.")));
-
-  replace(root, h("div.race-page", {}, header.el, notFound, lobby, raceLayout, resultsHost));
-
-  let results = null;
+  const note = hiddenCardsNote({ racer: true });
+  aside.insertBefore(note.el, opponentsEl);
   let lastLegalKey = "";
   let autojoinDone = false;
 
@@ -136,30 +133,18 @@ export function mount(root, { race, autojoin = null }) {
     setTimeout(() => message.classList.remove("shake"), 400);
   }
 
-  function renderClock() {
-    const clock = header.update(model, session.now());
-    countdownEl.hidden = clock.phase !== "countdown";
-    const text = clock.phase === "countdown" ? clock.clock : "";
+  function clock(c) {
+    countdownEl.hidden = c.phase !== "countdown";
+    const text = c.phase === "countdown" ? c.clock : "";
     if (countdownEl.textContent !== text) countdownEl.textContent = text;
   }
 
+  function hide() {
+    lobby.hidden = true;
+    raceLayout.hidden = true;
+  }
+
   function render() {
-    renderClock();
-    setConnectionState(model.connection === "open" ? "" : model.connection);
-    notFound.hidden = !model.notFound;
-    if (!model.loaded) {
-      lobby.hidden = true;
-      raceLayout.hidden = true;
-      return;
-    }
-    rememberCommitment(model);
-    if (model.status === "finished") {
-      lobby.hidden = true;
-      raceLayout.hidden = true;
-      if (!results) results = mountResults(resultsHost, session);
-      else results.update();
-      return;
-    }
     const racer = !!(session.isRacer && model.you);
     const isHost = !!store.host(race);
     const running = model.status === "running";
@@ -224,7 +209,7 @@ export function mount(root, { race, autojoin = null }) {
 
     opponents.update(model);
     aside.hidden = opponents.cards.size === 0;
-    announcer.update(model);
+    note.update(model);
   }
 
   function setBanner(kind, text) {
@@ -233,11 +218,7 @@ export function mount(root, { race, autojoin = null }) {
     banner.hidden = !text;
   }
 
-  const schedule = frameScheduler(render);
-  session.addEventListener("change", schedule);
   session.addEventListener("rejected", (e) => showError(e.detail));
-  session.addEventListener("finisher", (e) => announceFinisher(e.detail, model.you));
-  session.addEventListener("over", () => toast("Race over", "info", 3000));
   let lastSeq = -1;
   session.addEventListener("change", () => {
     // A new accepted state clears the last rejection message.
@@ -247,12 +228,9 @@ export function mount(root, { race, autojoin = null }) {
       message.textContent = "";
     }
   });
-  const tick = setInterval(() => {
-    if (model.status === "countdown" || model.status === "running") renderClock();
-  }, 100);
 
   // Keys anywhere on the page (outside text fields) drive the board.
-  const onKey = (e) => {
+  function keydown(e) {
     if (e.target.closest?.("input, textarea, select, [data-board]")) return; // typing, or the board's own keys
     if (e.ctrlKey || e.metaKey || e.altKey || raceLayout.hidden) return;
     if ((e.key === "u" || e.key === "U") && model.options?.undo && !undoBtn.disabled) {
@@ -261,17 +239,15 @@ export function mount(root, { race, autojoin = null }) {
       return;
     }
     ownView.handleKey(e);
-  };
-  document.addEventListener("keydown", onKey);
+  }
 
-  session.start();
-  schedule();
-  return () => {
-    clearInterval(tick);
-    document.removeEventListener("keydown", onKey);
-    session.close();
-    ownView.destroy();
-    results?.destroy();
+  return {
+    nodes: [lobby, raceLayout],
+    clock,
+    hide,
+    render,
+    keydown,
+    destroy: () => ownView.destroy(),
   };
 }
 
@@ -291,11 +267,4 @@ function optionsText(options) {
   parts.push(`${Math.round(options.time_limit / 60)} min limit`);
   parts.push(options.undo ? "undo allowed" : "no undo");
   return parts.join(" · ");
-}
-
-/** "T3 F1" / "t3f1" / "t3 > f1" -> "t3>f1"; the server judges the result. */
-export function normaliseMove(text) {
-  let t = text.trim().toLowerCase().replace(/\s*>\s*/g, ">").replace(/\s*\/\s*/g, "/");
-  if (!t.includes(">")) t = t.replace(/^([a-z]\d*)\s*([a-z]\d*)((?:\/\d+)?)$/, "$1>$2$3");
-  return t.replace(/\s+/g, "");
 }

@@ -5,6 +5,7 @@ import { BoardView } from "../board.js";
 import { gameTitle } from "../cards.js";
 import { fetchJSON, formatTime, h, ordinal, replace } from "../ui.js";
 import { verifyCommitment } from "../verify.js";
+import { botTag } from "./parts.js";
 
 /** Remember the commitment this browser saw before the race ended, to check against later. */
 export function rememberCommitment(model) {
@@ -44,7 +45,7 @@ export function mountResults(el, session) {
       const status = s.time_ms !== null && s.time_ms !== undefined ? "finished" : s.resigned ? "resigned" : "time up";
       return h("tr", { class: s.player === me ? "is-you" : "", dataset: { player: s.player } },
         h("td.place", {}, h("span.medal", { dataset: { place: s.place } }, ordinal(s.place))),
-        h("td", {}, s.name, s.player === me ? h("span.muted", {}, " (you)") : null),
+        h("td", {}, s.name, s.bot ? botTag() : null, s.player === me ? h("span.muted", {}, " (you)") : null),
         h("td.num", {}, s.time_ms !== null && s.time_ms !== undefined ? formatTime(s.time_ms) : "–"),
         h("td.num", {}, `${p.foundation ?? 0} / ${p.total ?? "?"}`),
         h("td.num", {}, p.moves ?? 0),

@@ -183,8 +183,14 @@ class Hub:
     def emit(self, race: Race, out: Outcome) -> None:
         """Send a committed outcome: its events, then what follows from them."""
         if out.views:
+            # Someone saw a new card or stopped racing: what others may be shown of every
+            # board of the deal may have grown, so every board goes out again.
             race.deal.changed()
-        if out.moved:
+            for other in race.deal.races:
+                if other.status == "running" or other is race:
+                    for throttle in self.throttles.values():
+                        throttle.mark(other.race, list(other.racers))
+        elif out.moved:
             for throttle in self.throttles.values():
                 throttle.mark(race.race, out.moved)
         if out.finished:

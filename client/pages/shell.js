@@ -1,0 +1,89 @@
+// The shell shared by the race page and the spectator page: one RaceSession, the header with
+// status and clock, "race not found", the results once the race is over, the clock tick, the
+// finisher toasts and the progress announcer. A page gives it its middle part:
+//
+//   mountShell(root, { race, spectator, title, className, middle(ctx) -> part })
+//
+// where `part` is {nodes: [...], clock(c)?, render(), hide(), keydown(e)?, destroy()?} and `ctx`
+// is {session, model}. The shell redraws from the model, once per animation frame.
+
+import { RaceSession } from "../net.js";
+import { frameScheduler, h, replace, setConnectionState, toast } from "../ui.js";
+import { announceFinisher, ProgressAnnouncer, RaceHeader } from "./parts.js";
+import { mountResults, rememberCommitment } from "./results.js";
+
+export function mountShell(root, { race, spectator = false, title, className = "", middle }) {
+  document.title = title;
+  const session = new RaceSession(race, { spectator });
+  window.solrace.session = session;
+  const model = session.model;
+  const header = new RaceHeader(race, { watching: spectator });
+  const announcer = new ProgressAnnouncer();
+  const resultsHost = h("div.results-host");
+  const notFound = h("section.panel.narrow", { hidden: true },
+    h("h2", {}, "Race not found"),
+    h("p", {}, "Check the code or the link. ", h("a", { href: "/", "data-link": true }, "Start a new race.")));
+  const part = middle({ session, model });
+  replace(root, h(`div.race-page${className}`, {}, header.el, notFound, ...part.nodes, resultsHost));
+
+  let results = null;
+
+  function clock() {
+    part.clock?.(header.update(model, session.now()));
+  }
+
+  function render() {
+    clock();
+    setConnectionState(model.connection === "open" ? "" : model.connection);
+    notFound.hidden = !model.notFound;
+    if (!model.loaded) {
+      part.hide();
+      return;
+    }
+    rememberCommitment(model);
+    if (model.status === "finished") {
+      part.hide();
+      if (!results) results = mountResults(resultsHost, session);
+      else results.update();
+      return;
+    }
+    part.render();
+    if (model.status === "running") announcer.update(model);
+  }
+
+  const schedule = frameScheduler(render);
+  session.addEventListener("change", schedule);
+  session.addEventListener("finisher", (e) => announceFinisher(e.detail, model.you));
+  if (!spectator) session.addEventListener("over", () => toast("Race over", "info", 3000));
+  const tick = setInterval(() => {
+    if (model.status === "countdown" || model.status === "running") clock();
+  }, 100);
+  const onKey = part.keydown ? (e) => part.keydown(e) : null;
+  if (onKey) document.addEventListener("keydown", onKey);
+
+  session.start();
+  schedule();
+  return () => {
+    clearInterval(tick);
+    if (onKey) document.removeEventListener("keydown", onKey);
+    session.close();
+    part.destroy?.();
+    results?.destroy();
+  };
+}
+
+/** The one note that explains the backs on other racers' boards; `update(model)` shows it
+ * while any board shown has a hidden card (never in Scotch, which is dealt face up). */
+export function hiddenCardsNote({ racer = false } = {}) {
+  const text = racer
+    ? "Cards you have not uncovered yourself show as backs on the other boards until the end."
+    : "Cards a racer still racing has not uncovered are hidden until the end.";
+  const el = h("p.hint.hidden-note", { dataset: { note: "hidden-cards" }, hidden: true }, text);
+  return {
+    el,
+    update(model) {
+      el.hidden = !(model.status === "running" && [...model.players.values()].some(
+        (p) => p.player !== model.you && p.board?.piles.some((pile) => pile.cards.includes(null))));
+    },
+  };
+}
