@@ -394,6 +394,7 @@ export class RaceSession extends EventTarget {
     m.status = s.status;
     m.options = s.options || m.options;
     m.commitment = s.commitment ?? m.commitment;
+    m.seedChosen = !!s.seed_chosen;
     m.starts_at = s.starts_at ?? null;
     m.started_at = s.started_at ?? null;
     m.ends_at = s.ends_at ?? null;
@@ -500,6 +501,7 @@ function emptyModel(race) {
     status: null,
     options: null,
     commitment: null,
+    seedChosen: false,
     starts_at: null,
     started_at: null,
     ends_at: null,

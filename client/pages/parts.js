@@ -171,6 +171,14 @@ export function announceFinisher(detail, you) {
   toast(text, detail.player === you ? "good" : "info", 5000); // toasts sit in a polite live region
 }
 
+/** Said wherever a race is shown when its creator chose the deal: he knows it. */
+export function seedChosenNote(model) {
+  return model.seedChosen
+    ? h("p.seed-chosen", { dataset: { note: "seed-chosen" } },
+      "Deal chosen by the host: whoever created this race knows the cards.")
+    : null;
+}
+
 /** The label of a racer that is a program (`bot: true`): the same on every page. */
 export function botTag() {
   return h("span.tag.bot-tag", { title: "This racer is a program", dataset: { bot: "" } }, "bot");

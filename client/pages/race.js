@@ -7,7 +7,7 @@ import { gameTitle } from "../cards.js";
 import { normaliseMove } from "../moves.js";
 import { store } from "../net.js";
 import { announce, formatTime, h, ordinal, raceLink, replace } from "../ui.js";
-import { lobbyList, PlayerCards } from "./parts.js";
+import { lobbyList, PlayerCards, seedChosenNote } from "./parts.js";
 import { hiddenCardsNote, mountShell } from "./shell.js";
 
 export function mount(root, { race, autojoin = null }) {
@@ -160,14 +160,16 @@ function racePart(race, session, model, autojoin) {
       replace(lobbyIntro,
         h("h2", {}, `You're in, ${me?.name || "racer"}.`),
         h("p.muted", {}, isHost ? "Start the race when everyone has joined, or wait until every racer is ready."
-          : "The race starts when the host starts it, or when every racer is ready."));
+          : "The race starts when the host starts it, or when every racer is ready."),
+        seedChosenNote(model));
       readyBtn.disabled = !!me?.ready;
       readyBtn.textContent = me?.ready ? "Ready ✓" : "I'm ready";
       setChildren(lobbyActions, [readyBtn, isHost ? startBtn : null]);
     } else if (!running) {
       replace(lobbyIntro,
         h("h2", {}, `${gameTitle(model.game)} race`),
-        h("p.muted", {}, model.status === "countdown" ? "Starting now — join quickly!" : optionsText(model.options)));
+        h("p.muted", {}, model.status === "countdown" ? "Starting now — join quickly!" : optionsText(model.options)),
+        seedChosenNote(model));
       setChildren(lobbyActions, [full ? h("p", {}, "This race is full. ", watchLink(race)) : joinForm,
         isHost && model.status === "lobby" ? startBtn : null]);
       if (autojoin && !autojoinDone && !full) {

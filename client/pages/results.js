@@ -5,7 +5,7 @@ import { BoardView } from "../board.js";
 import { gameTitle } from "../cards.js";
 import { fetchJSON, formatTime, h, ordinal, replace } from "../ui.js";
 import { verifyCommitment } from "../verify.js";
-import { botTag } from "./parts.js";
+import { botTag, seedChosenNote } from "./parts.js";
 
 /** Remember the commitment this browser saw before the race ended, to check against later. */
 export function rememberCommitment(model) {
@@ -31,6 +31,7 @@ export function mountResults(el, session) {
         standingsEl),
       h("section.panel.deal", { "aria-labelledby": "deal-title" },
         h("h2#deal-title", {}, "The deal"),
+        seedChosenNote(model),
         verifyEl),
       replayEl));
 

@@ -1,7 +1,7 @@
 // Spectator page, /race/{race}/watch: every racer's live board and progress in a grid, then the results.
 
 import { h, replace } from "../ui.js";
-import { lobbyList, PlayerCards } from "./parts.js";
+import { lobbyList, PlayerCards, seedChosenNote } from "./parts.js";
 import { hiddenCardsNote, mountShell } from "./shell.js";
 
 export function mount(root, { race }) {
@@ -35,6 +35,7 @@ export function mount(root, { race }) {
           if (!lobby.hidden) {
             replace(lobby, h("h2", {}, "Waiting for the start"),
               h("p.muted", {}, "You are watching. Boards appear when the race starts."),
+              seedChosenNote(model),
               lobbyList(model));
           }
           grid.hidden = model.status === "lobby";

@@ -22,7 +22,15 @@ from .bus import Bus
 from .connection import Connection, Output
 from .http import Routes, client_dir
 from .hub import Hub
-from .limits import MAX_FRAME_HARD, MAX_RACES, RATE_LIMIT, WRITE_LIMIT
+from .limits import (
+    CLOSE_TIMEOUT,
+    HTTP_RATE,
+    MAX_FRAME_HARD,
+    MAX_LOBBIES,
+    MAX_RACES,
+    RATE_LIMIT,
+    WRITE_LIMIT,
+)
 from .memory_bus import MemoryBus
 from .store import Store
 
@@ -45,15 +53,29 @@ class App:
         client: Path | None = None,
         clock: Callable[[], int] = now_ms,
         masking: bool = True,
+        max_lobbies: int = MAX_LOBBIES,
+        max_connections: int = 1 << 30,
+        allow_origins: tuple[str, ...] = (),
+        trust_proxy: bool = False,
+        http_rate: float = HTTP_RATE,
     ) -> None:
         self.store = store
         self.bus: Bus = bus if bus is not None else MemoryBus()
         self.hub = Hub(store, self.bus, clock, countdown=countdown, max_races=max_races,
-                       masking=masking)
+                       max_lobbies=max_lobbies, masking=masking)
         self.output = Output()
         store.on_commit = self.output.uncork
         self.rate_limit = rate_limit
-        self.routes = Routes(self.hub, client if client is not None else client_dir())
+        self.connections = 0
+        self.routes = Routes(
+            self.hub,
+            client if client is not None else client_dir(),
+            connections=lambda: self.connections,
+            max_connections=max_connections,
+            allow_origins=allow_origins,
+            trust_proxy=trust_proxy,
+            http_rate=http_rate,
+        )
         self.tasks: set[asyncio.Task[Any]] = set()
 
     # Shortcuts for tests and tools.
@@ -81,7 +103,13 @@ class App:
         self.hub.close()
 
     async def handler(self, ws: ServerConnection) -> None:
-        await Connection(self.hub, self.output, ws, self.rate_limit, self.spawn).run()
+        address = self.routes.address(ws, ws.request)
+        self.connections += 1
+        try:
+            await Connection(self.hub, self.output, ws, self.rate_limit, self.spawn,
+                             address).run()
+        finally:
+            self.connections -= 1
 
     def serve(self, host: str, port: int) -> Any:
         """``websockets`` server context for this app (use ``async with``)."""
@@ -94,6 +122,8 @@ class App:
             max_size=MAX_FRAME_HARD,  # beyond limits.MAX_FRAME: error; beyond this: close
             max_queue=16,
             write_limit=WRITE_LIMIT,
+            close_timeout=CLOSE_TIMEOUT,
+            server_header="solrace",
         )
 
 

@@ -6,11 +6,15 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import resource
 import signal
 import sys
+import time
 from pathlib import Path
 
 from websockets.asyncio.server import Server
+
+from .limits import FD_RESERVE, HTTP_RATE, MAX_LOBBIES, MAX_RACES
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -18,6 +22,8 @@ def _serve(args: argparse.Namespace) -> int:
     from .http import client_dir
     from .sqlite_store import SQLiteStore
 
+    nofile = raise_fd_limit()
+    max_connections = args.max_connections or max(16, nofile - FD_RESERVE)
     storage = SQLiteStore(args.db)
     app = App(
         storage,
@@ -26,6 +32,11 @@ def _serve(args: argparse.Namespace) -> int:
         max_races=args.max_races,
         client=Path(args.client_dir) if args.client_dir else client_dir(),
         masking=not args.bench_unmasked,
+        max_lobbies=args.max_lobbies,
+        max_connections=max_connections,
+        allow_origins=tuple(args.allow_origin),
+        trust_proxy=args.trust_proxy,
+        http_rate=args.http_rate,
     )
 
     def ready(server: Server) -> None:
@@ -53,6 +64,45 @@ def _serve(args: argparse.Namespace) -> int:
         storage.close()
     print("solrace stopped", flush=True)
     return 0
+
+
+def raise_fd_limit() -> int:
+    """Raise the open-file limit to its hard limit (each connection is a file descriptor);
+    the limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY:
+        hard = max(soft, 1 << 20)
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        soft = hard
+    return soft
+
+
+class RepeatFilter(logging.Filter):
+    """Lets the same message through at most ``burst`` times per ``window`` seconds, then says
+    once how many it held back: a failure that repeats (say, out of file descriptors) cannot
+    flood the log."""
+
+    def __init__(self, burst: int = 10, window: float = 60.0) -> None:
+        super().__init__()
+        self.burst = burst
+        self.window = window
+        self.seen: dict[tuple[str, object], list[float]] = {}  # key -> [window start, count]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = (record.name, record.msg)
+        now = time.monotonic()
+        entry = self.seen.get(key)
+        if entry is None or now - entry[0] > self.window:
+            held = 0 if entry is None else int(entry[1]) - self.burst
+            self.seen[key] = [now, 1]
+            if len(self.seen) > 1000:
+                self.seen.clear()
+            if held > 0:
+                record.msg = f"{record.msg} (and {held} more like it held back)"
+            return True
+        entry[1] += 1
+        return entry[1] <= self.burst
 
 
 def _bot(args: argparse.Namespace) -> int:
@@ -83,7 +133,20 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--db", default="./solrace.db", help="SQLite file")
     s.add_argument("--rate-limit", type=float, default=50.0, metavar="MSGS_PER_S",
                    help="messages per second per connection, bursts of twice that; 0: off")
-    s.add_argument("--max-races", type=int, default=1000, help="unfinished races at once")
+    s.add_argument("--max-races", type=int, default=MAX_RACES, help="unfinished races at once")
+    s.add_argument("--max-lobbies", type=int, default=MAX_LOBBIES,
+                   help="races not started yet per client address and per connection")
+    s.add_argument("--max-connections", type=int, default=0,
+                   help="open WebSocket connections at once; more get 503 "
+                        "(default: the file-descriptor limit, raised to its hard limit, "
+                        f"minus {FD_RESERVE})")
+    s.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                   help="a page origin besides this server's own that may open a socket, "
+                        "e.g. https://example.org (repeatable)")
+    s.add_argument("--trust-proxy", action="store_true",
+                   help="behind a reverse proxy: take client addresses from X-Forwarded-For")
+    s.add_argument("--http-rate", type=float, default=HTTP_RATE, metavar="REQS_PER_S",
+                   help="HTTP requests per second per client address, bursts of twice that; 0: off")
     s.add_argument("--countdown", type=float, default=3.0, help="seconds before the start")
     s.add_argument("--client-dir", default=None, help="serve the browser client from here")
     s.add_argument("--uvloop", action="store_true",
@@ -109,5 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(RepeatFilter())
     result: int = args.func(args)
     return result

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import time
 import urllib.parse
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     from .hub import Hub
 
 log = logging.getLogger(__name__)
+
+_ids = itertools.count(1)
 
 
 class RateLimiter:
@@ -132,7 +135,9 @@ class Connection:
     """
 
     def __init__(self, hub: Hub, output: Output, ws: ServerConnection, rate_limit: float,
-                 spawn: Callable[[Any], None]) -> None:
+                 spawn: Callable[[Any], None], address: str = "") -> None:
+        self.id = next(_ids)
+        self.address = address
         self.hub = hub
         self.output = output
         self.ws = ws
@@ -140,6 +145,7 @@ class Connection:
         self.queue: asyncio.Queue[Event] = asyncio.Queue(maxsize=OUT_QUEUE)
         self.binary = False
         self.players: dict[str, str] = {}
+        self.seats: dict[str, str] = {}
         self.follows: dict[str, bool] = {}
         self.subs: dict[str, Subscription] = {}
         self.closing = False

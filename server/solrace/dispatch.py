@@ -29,10 +29,15 @@ Message = dict[str, Any]
 
 
 class Session(Protocol):
-    """A client as the dispatcher sees it: the racer it speaks for in each race it joined, and
-    the races it follows (with whether it wants the other racers' boards)."""
+    """A client as the dispatcher sees it: the racer it speaks for in each race it joined, the
+    seat it took in each race (kept after ``leave``: one connection, one seat per race), the
+    races it follows (with whether it wants the other racers' boards), and who it is (client
+    address, connection number) for the limits per client."""
 
+    id: int
+    address: str
     players: dict[str, str]
+    seats: dict[str, str]
     follows: dict[str, bool]
 
 
@@ -132,7 +137,7 @@ class Dispatcher:
         if isinstance(cmd, codec.Ping):
             return Effects(steps=[Reply({"type": "pong", "rid": cmd.rid, "now": now})])
         if isinstance(cmd, codec.Create):
-            return self.create(cmd, now)
+            return self.create(session, cmd, now)
         race_id = cmd.race
         race = self.hub.races.get(race_id) or self.lookup(race_id)
         outcomes = [race.tick(now)] if race.due(now) else []  # a transition due goes first
@@ -182,13 +187,30 @@ class Dispatcher:
                 "limit_reached", f"one connection follows at most {MAX_FOLLOWED} races"
             )
 
-    def create(self, cmd: codec.Create, now: int) -> Effects:
+    def _may_open_lobby(self, session: Session) -> None:
+        """At most ``max_lobbies`` races not started yet per client address and per
+        connection."""
+        limit = self.hub.max_lobbies
+        by_address = by_connection = 0
+        for race in self.hub.races.values():
+            if race.status == "lobby" and race.creator is not None:
+                address, conn = race.creator
+                by_address += address == session.address
+                by_connection += conn == session.id
+        if by_address >= limit or by_connection >= limit:
+            raise RaceError(
+                "limit_reached",
+                f"you already have {limit} races waiting to start: start or finish one first",
+            )
+
+    def create(self, session: Session, cmd: codec.Create, now: int) -> Effects:
         if cmd.game not in solrules.GAMES:
             raise codec.ProtocolError(
                 "bad_message", f"unknown game; one of {', '.join(solrules.GAMES)}", cmd.rid
             )
         if len(self.hub.races) >= self.hub.max_races:
             raise RaceError("limit_reached", "this server runs too many races; try later")
+        self._may_open_lobby(session)
         self._writable()
         seed = cmd.seed if cmd.seed is not None else self.hub.new_seed()
         race = Race(
@@ -202,6 +224,7 @@ class Dispatcher:
             countdown_ms=self.hub.countdown_ms,
             seed_chosen=cmd.seed is not None,
         )
+        race.creator = (session.address, session.id)
         return Effects(race=race, created=True, rid=cmd.rid, barrier=True,
                        steps=[Reply(messages.created(race, cmd.rid))])
 
@@ -210,13 +233,15 @@ class Dispatcher:
     ) -> Effects:
         """Join as a new racer (``name``) or resume one (``token``): ``joined``, ``snapshot``
         and, in a running race, the racer's ``state``."""
-        bound = session.players.get(race.race)
+        seat = session.seats.get(race.race)
         if cmd.token is not None:
             racer = race.find_token(cmd.token)
             if racer is None:
                 raise RaceError("forbidden", "unknown token for this race")
-        elif bound is not None:
-            racer = race.racers[bound]  # joining twice from one connection: same racer
+        elif seat is not None:
+            # One connection holds one seat per race: joining again, even after leaving,
+            # gives the same racer back (a client cannot fill a lobby by itself).
+            racer = race.racers[seat]
         else:
             self._may_follow(session, race.race)
             self._writable()

@@ -1,17 +1,27 @@
 """HTTP routes on the WebSocket port: the browser client, health, and the read-only API.
 
-``/ws`` goes on to the WebSocket handshake; everything else is answered here (``GET`` only). The
-API shows a race as any outsider may see it (the views rule; move lists, seed and salt once the
-deal is revealed). A race not in memory is loaded, and a replay built, away from the event loop.
+``/ws`` goes on to the WebSocket handshake once the request passes the checks: the connection
+cap (503), and the page's ``Origin`` (403: only this server's own pages, plus
+``--allow-origin``, may open a socket, so that a page on another site cannot drive a
+visitor's). Everything else is answered here: ``GET`` and ``HEAD`` only (405), no control
+characters in the path (400), a rate per client address (429), security headers on every
+answer. The API shows a race as any outsider may see it (the views rule; move lists, seed and
+salt once the deal is revealed). A race not in memory is loaded, and a replay built, away from
+the event loop; built replays are cached.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import email.utils
 import http
 import json
 import logging
+import time
+import urllib.parse
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +31,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from . import messages
+from .limits import HTTP_CLIENTS, HTTP_RATE, REPLAY_CACHE_BYTES
 from .room import Race
 
 if TYPE_CHECKING:
@@ -53,7 +64,15 @@ def client_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "client"
 
 
-def response(status: int, body: bytes, content_type: str) -> Response:
+#: Pages may load only this server's own scripts and styles and open only its own socket, and
+#: may not be framed.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+       "form-action 'self'; frame-ancestors 'none'")
+
+
+def response(status: int, body: bytes, content_type: str,
+             extra: Iterable[tuple[str, str]] = ()) -> Response:
     headers = Headers(
         [
             ("Date", email.utils.formatdate(usegmt=True)),
@@ -61,14 +80,72 @@ def response(status: int, body: bytes, content_type: str) -> Response:
             ("Content-Length", str(len(body))),
             ("Content-Type", content_type),
             ("Cache-Control", "no-cache"),
+            ("X-Content-Type-Options", "nosniff"),
+            ("Referrer-Policy", "no-referrer"),
+            ("X-Frame-Options", "DENY"),
+            *extra,
         ]
     )
+    if content_type.startswith("text/html"):
+        headers["Content-Security-Policy"] = CSP
     return Response(status, http.HTTPStatus(status).phrase, headers, body)
 
 
-def json_response(status: int, obj: Any) -> Response:
+def text_response(status: int, text: str) -> Response:
+    return response(status, text.encode(), "text/plain; charset=utf-8")
+
+
+def json_response(status: int, obj: Any, extra: Iterable[tuple[str, str]] = ()) -> Response:
     body = json.dumps(obj, separators=(",", ":")).encode()
-    return response(status, body, "application/json")
+    return response(status, body, "application/json", extra)
+
+
+class AddressRates:
+    """A token bucket per client address (``rate`` per second, bursts of twice that), for
+    at most ``size`` addresses at once (the least recently seen are forgotten)."""
+
+    def __init__(self, rate: float, size: int = HTTP_CLIENTS,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate = rate
+        self.size = size
+        self.clock = clock
+        self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # tokens, when
+
+    def allow(self, address: str, cost: float = 1.0) -> bool:
+        if self.rate <= 0:
+            return True
+        now = self.clock()
+        tokens, then = self.buckets.pop(address, (2 * self.rate, now))
+        tokens = min(2 * self.rate, tokens + (now - then) * self.rate)
+        allowed = tokens >= cost
+        self.buckets[address] = (tokens - cost if allowed else tokens, now)
+        while len(self.buckets) > self.size:
+            self.buckets.popitem(last=False)
+        return allowed
+
+
+class ReplayCache:
+    """Built replays (encoded), least recently used out first, at most ``limit`` bytes."""
+
+    def __init__(self, limit: int = REPLAY_CACHE_BYTES) -> None:
+        self.limit = limit
+        self.size = 0
+        self.items: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+
+    def get(self, key: tuple[str, str]) -> bytes | None:
+        body = self.items.get(key)
+        if body is not None:
+            self.items.move_to_end(key)
+        return body
+
+    def put(self, key: tuple[str, str], body: bytes) -> None:
+        if len(body) > self.limit or key in self.items:
+            return
+        self.items[key] = body
+        self.size += len(body)
+        while self.size > self.limit:
+            _, old = self.items.popitem(last=False)
+            self.size -= len(old)
 
 
 def replay(race: Race, player: str) -> dict[str, Any]:
@@ -93,28 +170,94 @@ def replay(race: Race, player: str) -> dict[str, Any]:
     }
 
 
-class Routes:
-    """The HTTP side of the server (see the module docstring)."""
+def _controls(text: str) -> bool:
+    return any(ord(c) < 0x20 or ord(c) == 0x7F for c in text)
 
-    def __init__(self, hub: Hub, client: Path) -> None:
+
+class Routes:
+    """The HTTP side of the server (see the module docstring).
+
+    ``connections()`` is the number of open WebSocket connections, ``max_connections`` the
+    most allowed; ``allow_origins`` the pages of other sites that may open a socket;
+    ``trust_proxy``: take the client's address from ``X-Forwarded-For`` (the last address, the
+    one the proxy saw), as when nginx is in front.
+    """
+
+    def __init__(
+        self,
+        hub: Hub,
+        client: Path,
+        *,
+        connections: Callable[[], int] = lambda: 0,
+        max_connections: int = 1 << 30,
+        allow_origins: Iterable[str] = (),
+        trust_proxy: bool = False,
+        http_rate: float = HTTP_RATE,
+    ) -> None:
         self.hub = hub
         self.client = client
+        self.connections = connections
+        self.max_connections = max_connections
+        self.allow_origins = {o.rstrip("/").lower() for o in allow_origins}
+        self.trust_proxy = trust_proxy
+        self.rates = AddressRates(http_rate)
+        self.replays = ReplayCache()
+
+    def address(self, conn: ServerConnection, request: Request | None) -> str:
+        """The client's address (the proxy's forwarded one with ``trust_proxy``)."""
+        if self.trust_proxy and request is not None:
+            forwarded = request.headers.get("X-Forwarded-For")
+            if forwarded:
+                return forwarded.rsplit(",", 1)[-1].strip()[:64]
+            real = request.headers.get("X-Real-IP")
+            if real:
+                return real.strip()[:64]
+        peer = conn.remote_address
+        return str(peer[0]) if peer else ""
+
+    def origin_ok(self, request: Request) -> bool:
+        """Same origin as the page (the ``Host`` the browser asked for), an allowed origin, or
+        no ``Origin`` at all (not a browser: the Python client, bots)."""
+        origin = request.headers.get("Origin")
+        if origin is None:
+            return True
+        origin = origin.rstrip("/").lower()
+        if origin in self.allow_origins:
+            return True
+        parsed = urllib.parse.urlsplit(origin)
+        host = (request.headers.get("Host") or "").lower()
+        return parsed.scheme in ("http", "https") and bool(host) and parsed.netloc == host
 
     async def process_request(self, conn: ServerConnection, request: Request) -> Response | None:
+        if request.method not in ("GET", "HEAD"):
+            return response(405, b"only GET and HEAD", "text/plain; charset=utf-8",
+                            [("Allow", "GET, HEAD")])
+        if _controls(request.path):
+            return text_response(400, "bad request")
         path = request.path.split("?", 1)[0]
         if path == "/ws":
+            if self.connections() >= self.max_connections:
+                return text_response(503, "too many connections: try again later")
+            if not self.origin_ok(request):
+                return text_response(403, "this page may not open a socket here")
             return None
+        cost = 5.0 if "/replay/" in path else 1.0
+        if not self.rates.allow(self.address(conn, request), cost):
+            return json_response(429, {"error": "rate_limited"}, [("Retry-After", "1")])
         try:
-            return await self.route(path)
+            answer = await self.route(path)
         except Exception:
             log.exception("HTTP %s failed", path[:200])
-            return json_response(500, {"error": "internal"})
+            answer = json_response(500, {"error": "internal"})
+        if request.method == "HEAD":
+            answer = dataclasses.replace(answer, body=b"")
+        return answer
 
     async def route(self, path: str) -> Response:
         if path == "/healthz":
             if not self.hub.store.healthy:
-                return response(503, b"store unavailable", "text/plain; charset=utf-8")
-            return response(200, b"ok", "text/plain; charset=utf-8")
+                return text_response(503, "store unavailable")
+            return text_response(200, "ok")
         if path == "/api/games":
             games = [{"game": g, "title": solrules.TITLES.get(g, g)} for g in solrules.GAMES]
             return json_response(200, games)
@@ -133,17 +276,25 @@ class Routes:
         return json_response(404, {"error": "not_found"})
 
     async def replay(self, race_id: str, player: str) -> Response:
-        race = await self.hub.load(race_id)
-        if race is None or player not in race.racers:
-            return json_response(404, {"error": "not_found"})
-        if not race.revealed:
-            return json_response(403, {"error": "forbidden", "message": "race not finished"})
-        body = await asyncio.to_thread(replay, race, player)
-        return json_response(200, body)
+        key = (race_id, player)
+        body = self.replays.get(key)
+        if body is None:
+            race = await self.hub.load(race_id)
+            if race is None or player not in race.racers:
+                return json_response(404, {"error": "not_found"})
+            if not race.revealed:
+                return json_response(403, {"error": "forbidden", "message": "race not finished"})
+            body = await asyncio.to_thread(
+                lambda: json.dumps(replay(race, player), separators=(",", ":")).encode())
+            self.replays.put(key, body)
+        return response(200, body, "application/json")
 
     def static(self, rel: str) -> Response:
         root = self.client.resolve()
-        target = (root / rel).resolve()
+        try:
+            target = (root / rel).resolve()
+        except (OSError, ValueError):
+            return json_response(404, {"error": "not_found"})
         if not target.is_relative_to(root) or not target.is_file():
             return json_response(404, {"error": "not_found"})
         ctype = CONTENT_TYPES.get(target.suffix.lower())

@@ -37,7 +37,7 @@ from .dispatch import (
     Unbind,
     Unfollow,
 )
-from .limits import BOARD_INTERVAL, FINISHED_CACHE, MAX_RACES, RACER_BOARD_INTERVAL
+from .limits import BOARD_INTERVAL, FINISHED_CACHE, MAX_LOBBIES, MAX_RACES, RACER_BOARD_INTERVAL
 from .room import Outcome, Race
 from .store import Store
 from .timers import Deadlines, Throttle
@@ -52,6 +52,8 @@ PROBE_INTERVAL = 1.0
 
 class Client(Session, Protocol):
     """A session the hub can write to and subscribe (a WebSocket connection)."""
+
+    def __hash__(self) -> int: ...
 
     def send(self, msg: dict[str, Any] | Event, urgent: bool = True) -> None: ...
 
@@ -71,6 +73,7 @@ class Hub:
         *,
         countdown: float = 3.0,
         max_races: int = MAX_RACES,
+        max_lobbies: int = MAX_LOBBIES,
         masking: bool = True,
     ) -> None:
         self.store = store
@@ -78,6 +81,7 @@ class Hub:
         self.clock = clock
         self.countdown_ms = int(countdown * 1000)
         self.max_races = max_races
+        self.max_lobbies = max_lobbies
         #: Off only for benchmarks that measure what the views rule costs.
         self.masking = masking
         self.races: dict[str, Race] = {}  # unfinished races
@@ -86,6 +90,8 @@ class Hub:
         #: Live connections per racer, by race (not durable; kept here so that a race rebuilt
         #: from the store still knows who is online).
         self.online: dict[str, dict[str, int]] = {}
+        #: The one connection bound to each racer: (race, player) -> session.
+        self.bound: dict[tuple[str, str], Client] = {}
         self._loading: dict[str, asyncio.Future[Race | None]] = {}
         self.deadlines = Deadlines(clock, self._on_deadline)
         self.throttles = {
@@ -219,18 +225,25 @@ class Hub:
         return send
 
     def bind(self, session: Client, race_id: str, player: str) -> None:
-        """``session`` speaks for ``player`` of ``race_id`` (counted for presence)."""
-        bound = session.players.get(race_id)
-        if bound == player:
+        """``session`` speaks for ``player`` of ``race_id`` from now on. A racer has one live
+        connection: one that spoke for it before is told (``replaced``) and unbound."""
+        if session.players.get(race_id) == player:
             return
-        if bound is not None:
-            self.presence(race_id, bound, -1)
+        self.unbind(session, race_id)
+        older = self.bound.get((race_id, player))
+        if older is not None:
+            older.send({"type": "replaced", "race": race_id, "player": player})
+            self.unbind(older, race_id)
         session.players[race_id] = player
+        session.seats[race_id] = player
+        self.bound[race_id, player] = session
         self.presence(race_id, player, +1)
 
     def unbind(self, session: Client, race_id: str) -> None:
         player = session.players.pop(race_id, None)
         if player is not None:
+            if self.bound.get((race_id, player)) is session:
+                del self.bound[race_id, player]
             self.presence(race_id, player, -1)
 
     def presence(self, race_id: str, player: str, delta: int) -> None:
@@ -332,6 +345,8 @@ class Hub:
         countdown or time limit passed while the server was down moves on at once)."""
         now = self.clock()
         count = 0
+        if not self.store.healthy:
+            self.watch_store()
         for race in self.store.load_unfinished():
             self.races[race.race] = race
             out = race.tick(now)
@@ -347,9 +362,7 @@ class Hub:
     def on_store_failure(self, race_ids: set[str], exc: BaseException) -> None:
         """A commit failed: drop the races it touched and rebuild them from the store, and
         try a small write every second until the store takes writes again."""
-        if not self._probing:
-            self._probing = True
-            asyncio.get_running_loop().call_later(PROBE_INTERVAL, self._probe)
+        self.watch_store()
         for race_id in race_ids:
             race = self.races.pop(race_id, None) or self.finished.pop(race_id, None)
             self.deadlines.cancel(race_id)
@@ -361,6 +374,12 @@ class Hub:
                 task = asyncio.ensure_future(self._reload(race_id, future))
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
+
+    def watch_store(self) -> None:
+        """Try a small write every second until the store takes writes again."""
+        if not self._probing:
+            self._probing = True
+            asyncio.get_running_loop().call_later(PROBE_INTERVAL, self._probe)
 
     def _probe(self) -> None:
         if self.store.probe():

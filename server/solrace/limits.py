@@ -42,5 +42,26 @@ MAX_FOLLOWED = 16
 MAX_RACES = 1000
 #: A lobby nobody starts within this time after its creation is closed.
 LOBBY_TTL_MS = 3600 * 1000
+#: A lobby nobody has joined within this time after its creation is closed.
+EMPTY_LOBBY_TTL_MS = 600 * 1000
+#: Lobbies (races not started) one client may have open at once: per address and per
+#: connection (``--max-lobbies``).
+MAX_LOBBIES = 10
+#: Actions (moves and undos) one racer may make in one race: a race's log is bounded.
+MAX_ACTIONS = 10_000
 #: Finished races kept in memory for the API and late watchers.
 FINISHED_CACHE = 256
+
+# ---------------------------------------------------------------------------------- HTTP
+#: HTTP requests per second per client address (bursts of twice that); 0: off.
+HTTP_RATE = 20.0
+#: Client addresses whose HTTP rate is tracked at once (the least recent are forgotten).
+HTTP_CLIENTS = 10_000
+#: Bytes of built replays kept for the next request of the same replay.
+REPLAY_CACHE_BYTES = 64 * 2**20
+
+# ---------------------------------------------------------------------------- connections
+#: File descriptors kept free when ``--max-connections`` is derived from the limit.
+FD_RESERVE = 64
+#: Seconds a closing handshake may take (at shutdown, or when a client is dropped).
+CLOSE_TIMEOUT = 1.0

@@ -22,7 +22,7 @@ from typing import Any, Literal, NamedTuple
 
 import solrules
 
-from .limits import LOBBY_TTL_MS
+from .limits import EMPTY_LOBBY_TTL_MS, LOBBY_TTL_MS, MAX_ACTIONS
 from .reveal import Deal
 
 Status = Literal["lobby", "countdown", "running", "finished"]
@@ -169,6 +169,9 @@ class Race:
         self.host_token = host_token
         self.countdown_ms = countdown_ms
         self.seed_chosen = seed_chosen
+        #: Who created the race (client address, connection), to count open lobbies per
+        #: client; not durable.
+        self.creator: tuple[str, int] | None = None
         self.commitment = commitment(game, seed, salt)
         self.status: Status = "lobby"
         self.v = 0
@@ -245,10 +248,14 @@ class Race:
             self._standings = table
         return table
 
+    def lobby_ends(self) -> int:
+        """When this lobby closes unless it starts: soon if nobody joined it."""
+        return self.created_at + (LOBBY_TTL_MS if self.racers else EMPTY_LOBBY_TTL_MS)
+
     def next_deadline(self) -> int | None:
         """When :meth:`tick` has something to do next (unix ms), or None."""
         if self.status == "lobby":
-            return self.created_at + LOBBY_TTL_MS
+            return self.lobby_ends()
         if self.status == "countdown":
             return self.starts_at
         if self.status == "running":
@@ -264,8 +271,8 @@ class Race:
     def tick(self, now: int) -> Outcome:
         """Run the transitions due at ``now``: abandoned lobby, countdown end, time limit."""
         out = Outcome()
-        if self.status == "lobby" and now >= self.created_at + LOBBY_TTL_MS:
-            out.extend(self._finish(self.created_at + LOBBY_TTL_MS))
+        if self.status == "lobby" and now >= self.lobby_ends():
+            out.extend(self._finish(self.lobby_ends()))
         if self.status == "countdown" and self.starts_at is not None and now >= self.starts_at:
             out.extend(self._begin(self.starts_at))
         if self.status == "running" and self.ends_at is not None and now >= self.ends_at:
@@ -360,6 +367,8 @@ class Race:
             raise RaceError("race_not_running", "you resigned")
         if seq != racer.seq + 1:
             raise RaceError("bad_seq", f"expected seq {racer.seq + 1}, got {seq}")
+        if racer.seq >= MAX_ACTIONS:
+            raise RaceError("limit_reached", f"a racer makes at most {MAX_ACTIONS} moves and undos")
         return racer
 
     def move(self, player: str | None, text: str, seq: int, now: int) -> Outcome:

@@ -19,10 +19,12 @@ then; the database stays intact).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import sqlite3
+import urllib.parse
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -141,16 +143,21 @@ class SQLiteStore:
         archive_rows: int = ARCHIVE_ROWS,
     ) -> None:
         self.path = str(path)
-        _create_private(self.path)
-        self.db = self._connect()
-        self.db.executescript(SCHEMA)
-        columns = {row[1] for row in self.db.execute("PRAGMA table_info(races)")}
-        for column, sql in MIGRATIONS.items():
-            if column not in columns:
-                self.db.execute(sql)
-        self._writer = self._connect()
-        self._writer.execute("PRAGMA wal_autocheckpoint=0")
-        self._archive_all()  # what a previous run left in the journal
+        self._healthy = True
+        self._readonly = False
+        self.db: sqlite3.Connection
+        self._writer: sqlite3.Connection | None = None
+        try:
+            self._open()
+        except sqlite3.OperationalError as exc:
+            if not os.path.exists(self.path):
+                raise
+            # A database that exists but cannot be written (a read-only file or filesystem):
+            # serve what it holds, refuse every write, and say so (/healthz: 503).
+            log.error("database %s cannot be written (%s): read-only until it can", path, exc)
+            self._readonly = True
+            self._healthy = False
+            self.db = self._connect()
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="solrace-db")
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="solrace-read")
         self.checkpoint_bytes = checkpoint_bytes
@@ -163,7 +170,6 @@ class SQLiteStore:
         self.on_commit: Callable[[], None] | None = None
         #: Called after a failed commit with the races whose queued writes were lost.
         self.on_failure: OnFailure | None = None
-        self._healthy = True
         self._next_n: dict[str, int] = {}
         # Rows in the journal, not yet in ``log`` (all of the journal's rows).
         self._unarchived: list[tuple[object, ...]] = []
@@ -171,7 +177,27 @@ class SQLiteStore:
         self._checkpointing: asyncio.Future[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def _connect(self) -> sqlite3.Connection:
+    def _open(self) -> None:
+        """Open the database for writing: schema, migrations, and what a previous run left in
+        the journal moved into ``log``."""
+        _create_private(self.path)
+        db = self._connect(writable=True)
+        db.executescript(SCHEMA)
+        columns = {row[1] for row in db.execute("PRAGMA table_info(races)")}
+        for column, sql in MIGRATIONS.items():
+            if column not in columns:
+                db.execute(sql)
+        writer = self._connect(writable=True)
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        self.db, self._writer, self._readonly = db, writer, False
+        self._archive_all()
+
+    def _connect(self, writable: bool = False) -> sqlite3.Connection:
+        if self._readonly and not writable:
+            # Nothing can change it: read it as it is (SQLite cannot set up WAL sharing on a
+            # read-only filesystem).
+            uri = f"file:{urllib.parse.quote(self.path)}?immutable=1"
+            return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
@@ -238,6 +264,8 @@ class SQLiteStore:
     def _write(self, batch: _Batch) -> None:
         """Write one batch in one transaction (archiving the journal when it is due)."""
         db = self._writer
+        if db is None:
+            raise sqlite3.OperationalError("the database cannot be written")
         unarchived = self._unarchived
         mark = len(unarchived)
         archived = False
@@ -281,6 +309,7 @@ class SQLiteStore:
     def _archive_all(self) -> None:
         """At start-up: move what the journal holds into ``log``."""
         db = self._writer
+        assert db is not None
         db.execute("BEGIN IMMEDIATE")
         try:
             rows = db.execute("SELECT race, n, at, kind, player, data FROM journal").fetchall()
@@ -288,7 +317,8 @@ class SQLiteStore:
                 self._archive(db, rows)
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:
+                db.execute("ROLLBACK")
             raise
 
     def _end_of_turn(self) -> None:
@@ -352,6 +382,11 @@ class SQLiteStore:
         ):
             return self._healthy
         try:
+            if self._readonly:
+                old = self.db
+                self._open()
+                old.close()
+            assert self._writer is not None
             with self._writer:
                 self._writer.execute("BEGIN")
                 self._writer.execute(
@@ -384,6 +419,7 @@ class SQLiteStore:
     def _checkpoint(self) -> None:
         """In the worker thread, while commits pause: copy the WAL into the database, fsync,
         and truncate the WAL so that it does not grow without bound."""
+        assert self._writer is not None
         self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
     def _checkpointed(self, future: asyncio.Future[None]) -> None:
@@ -500,6 +536,8 @@ class SQLiteStore:
         self._thread.shutdown(wait=True)
         self._reader.shutdown(wait=True)
         self._checkpointing = None
-        self.commit()
-        self._writer.close()
+        with contextlib.suppress(Exception):
+            self.commit()
+        if self._writer is not None:
+            self._writer.close()
         self.db.close()

@@ -40,8 +40,12 @@ class Pages:
         self.contexts: list[Any] = []
         self.errors: list[str] = []
 
-    def open(self, path: str = "/", viewport: dict[str, int] | None = None) -> Any:
-        context = self.browser.new_context(viewport=viewport or DESKTOP)
+    def open(self, path: str = "/", viewport: dict[str, int] | None = None,
+             csp: bool = False) -> Any:
+        """A page in a fresh context. The page's Content-Security-Policy forbids evaluating
+        strings, which Playwright's ``wait_for_function`` does: contexts bypass it unless
+        ``csp`` (tests/client/test_security.py checks the client keeps to its policy)."""
+        context = self.browser.new_context(viewport=viewport or DESKTOP, bypass_csp=not csp)
         context.set_default_timeout(WAIT_MS * 2)
         self.contexts.append(context)
         page = context.new_page()

@@ -24,8 +24,14 @@ T0 = 1_800_000_000_000
 
 
 class Session:
-    def __init__(self) -> None:
+    count = 0
+
+    def __init__(self, address: str = "10.0.0.1") -> None:
+        Session.count += 1
+        self.id = Session.count
+        self.address = address
         self.players: dict[str, str] = {}
+        self.seats: dict[str, str] = {}
         self.follows: dict[str, bool] = {}
 
 

@@ -276,3 +276,30 @@ def test_replay_rebuilds_the_same_race() -> None:
         race, "p1", race.racers["p1"], 0)
     assert messages.state(fresh, "p1") == messages.state(race, "p1")
     assert fresh.racers["p1"].times == race.racers["p1"].times
+
+
+def test_a_lobby_nobody_joins_closes_after_ten_minutes() -> None:
+    from solrace.limits import EMPTY_LOBBY_TTL_MS
+
+    empty = new_race()
+    assert empty.next_deadline() == T0 + EMPTY_LOBBY_TTL_MS
+    assert empty.tick(T0 + EMPTY_LOBBY_TTL_MS).finished
+    joined = new_race()
+    joined.join("ann", "t", T0 + 5)
+    assert joined.next_deadline() == T0 + LOBBY_TTL_MS  # someone is there: the hour holds
+
+
+def test_a_racers_actions_are_capped() -> None:
+    from solrace.limits import MAX_ACTIONS
+
+    race = running(1)
+    move = first_legal(race, "p1")
+    for seq in range(1, MAX_ACTIONS + 1):
+        if seq % 2:
+            race.move("p1", move, seq, T0)
+        else:
+            race.undo("p1", seq, T0)
+    assert race.racers["p1"].seq == MAX_ACTIONS
+    assert codes(lambda: race.move("p1", move, MAX_ACTIONS + 1, T0)) == "limit_reached"
+    # A repeated seq is still answered (nothing is applied).
+    assert race.move("p1", move, MAX_ACTIONS, T0).log == []

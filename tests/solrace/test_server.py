@@ -463,3 +463,47 @@ async def test_board_views_are_throttled_per_audience(server: Server) -> None:
         assert len(times) >= 3, (name, seen[name])
         assert min(gaps) >= interval * 0.6, (name, gaps)  # slack for a busy machine
     assert len(seen["spectator"]) > len(seen["bob"])
+
+
+async def test_one_connection_holds_one_seat_per_race(server: Server) -> None:
+    """Taking a seat, leaving and joining again gives the same seat back: one connection
+    cannot fill someone's lobby (and force its countdown) by itself."""
+    host = await server.client()
+    created = await host.create("scotch", players=3)
+    race = created["race"]
+    sneaky = await server.client()
+    first = await sneaky.join(race, name="one")
+    await sneaky.request({"type": "leave", "race": race})
+    again = await sneaky.join(race, name="two")
+    assert again["player"] == first["player"] == "p1" and again["token"] == first["token"]
+    snap = await host.watch(race)
+    assert [p["player"] for p in snap["players"]] == ["p1"]
+
+
+async def test_a_second_connection_replaces_the_first(server: Server) -> None:
+    race, a, _b, _ = await running_race(server)
+    token = a.tokens[race]
+    other = await server.client()
+    await other.join(race, token=token)
+    replaced = await a.next_event("replaced", timeout=T)
+    assert replaced == {"type": "replaced", "race": race, "player": "p1"}
+    legal = other.states[race]["legal"]
+    assert await code_of(a.move(race, legal[0], seq=1)) == "forbidden"  # unbound now
+    assert (await other.move(race, legal[0], seq=1))["seq"] == 1
+    snap = await other.watch(race)
+    assert snap["players"][0]["connected"] is True
+
+
+async def test_open_lobbies_per_client_are_capped(server: Server) -> None:
+    server.app.hub.max_lobbies = 3
+    one, two = await server.client(), await server.client()
+    for _ in range(3):
+        await one.create("scotch")
+    assert await code_of(one.create("scotch")) == "limit_reached"
+    # Another connection from the same address is the same client.
+    assert await code_of(two.create("scotch")) == "limit_reached"
+    # A lobby that starts no longer counts.
+    created = next(r for r in server.app.races.values() if r.status == "lobby")
+    await two.join(created.race, name="solo")
+    await one.start(created.race, created.host_token)
+    await two.create("scotch")

@@ -1,0 +1,180 @@
+"""HTTP hardening on a real server: methods, paths, headers, origins, rates, caps, and replays
+that never stall the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import solrules
+from solrace.app import App
+from solrace.client import RaceClient
+from solrace.http import AddressRates
+from solrace.room import Options, Race
+from solrace.sqlite_store import SQLiteStore
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+from .conftest import Server, T
+
+
+def raw(port: int, request: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Send ``request`` as is; the status, headers and body of the answer."""
+    with socket.create_connection(("127.0.0.1", port), timeout=T) as sock:
+        sock.sendall(request)
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+    return int(lines[0].split()[1]), headers, body
+
+
+def port_of(server: Server) -> int:
+    return int(server.http.rsplit(":", 1)[1])
+
+
+async def get(port: int, path: str, method: str = "GET", extra: str = "") -> Any:
+    request = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{extra}\r\n".encode()
+    return await asyncio.to_thread(raw, port, request)
+
+
+async def test_methods_paths_and_headers(server: Server, caplog: pytest.LogCaptureFixture) -> None:
+    port = port_of(server)
+    status, headers, body = await get(port, "/")
+    assert status == 200 and b"solrace" in body
+    csp = headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp
+    assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
+    assert headers["x-content-type-options"] == "nosniff"
+    assert headers["server"] == "solrace"  # no versions
+    status, headers, body = await get(port, "/static/app.js")
+    assert status == 200 and headers["x-content-type-options"] == "nosniff"
+    status, headers, body = await get(port, "/", method="HEAD")
+    assert status == 200 and body == b"" and int(headers["content-length"]) > 0
+    for method in ("POST", "PUT", "DELETE", "OPTIONS"):
+        status, headers, _ = await get(port, "/api/games", method=method)
+        assert status == 405 and headers["allow"] == "GET, HEAD", method
+    caplog.clear()
+    for path in ("/static/a\x00b", "/static/a\x01b", "/api/races/\x7f"):
+        request = f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+        status, _, _ = await asyncio.to_thread(raw, port, request)
+        assert status == 400, repr(path)
+    assert not [r for r in caplog.records if r.levelname == "ERROR"], "no traceback"
+
+
+async def test_only_this_servers_pages_may_open_a_socket(server: Server) -> None:
+    port = port_of(server)
+    own = f"http://127.0.0.1:{port}"
+    async with connect(server.url, origin=own) as ws:  # type: ignore[arg-type]
+        await ws.send('{"type": "ping"}')
+        assert json.loads(await ws.recv())["type"] == "pong"
+    with pytest.raises(InvalidStatus) as info:
+        async with connect(server.url, origin="http://evil.example"):  # type: ignore[arg-type]
+            pass
+    assert info.value.response.status_code == 403
+    server.app.routes.allow_origins.add("http://friend.example")
+    async with connect(server.url, origin="http://friend.example"):  # type: ignore[arg-type]
+        pass
+    async with connect(server.url):  # no Origin: not a browser (bots, the Python client)
+        pass
+
+
+async def test_connections_are_capped(server: Server) -> None:
+    server.app.routes.max_connections = 3
+    held = [await connect(server.url) for _ in range(3)]
+    with pytest.raises(InvalidStatus) as info:
+        await connect(server.url)
+    assert info.value.response.status_code == 503
+    await held.pop().close()
+    async with asyncio.timeout(T):
+        while server.app.connections >= 3:
+            await asyncio.sleep(0.01)
+    held.append(await connect(server.url))  # a freed place is taken again
+    for ws in held:
+        await ws.close()
+
+
+async def test_http_rate_per_address(server: Server) -> None:
+    port = port_of(server)
+    server.app.routes.rates = AddressRates(5)
+    statuses = [(await get(port, "/api/games"))[0] for _ in range(20)]
+    assert statuses[:10] == [200] * 10 and 429 in statuses[10:]
+    # Behind a proxy, each forwarded address has its own budget.
+    server.app.routes.trust_proxy = True
+    status, _, _ = await get(port, "/api/games", extra="X-Forwarded-For: 203.0.113.9\r\n")
+    assert status == 200
+
+
+async def test_health_says_when_the_store_cannot_write(server: Server) -> None:
+    port = port_of(server)
+    assert (await get(port, "/healthz"))[0] == 200
+    server.app.store._healthy = False  # type: ignore[attr-defined]
+    assert (await get(port, "/healthz"))[0] == 503
+    assert server.app.store.probe()  # the file is fine: the next write goes through
+    assert (await get(port, "/healthz"))[0] == 200
+
+
+def long_race(db: Path, actions: int) -> str:
+    """A finished race whose racer made ``actions`` moves and undos, straight into ``db``."""
+    store = SQLiteStore(db)
+    race = Race("long", "scotch", 1, "salt", Options(1, 86400, True), 1000, "host", 0)
+    store.add_race(race)
+    store.append(race.join("ann", "tok", 1000).log)
+    store.append(race.start("host", 1000).log)
+    race.tick(1000)
+    move = race.racers["p1"].game.legal_moves()[0].text()
+    for seq in range(1, actions + 1):
+        out = race.move("p1", move, seq, 2000 + seq) if seq % 2 else race.undo("p1", seq, 2000)
+        store.append(out.log)
+    store.append(race.resign("p1", 90_000).log)
+    store.mark_finished("long", 90_000)
+    store.commit()
+    store.close()
+    return move
+
+
+async def test_huge_replays_never_stall_the_server(tmp_path: Path) -> None:
+    """Four requests for the replay of a 10,000-action race at once: every other client's
+    ping is still answered within a fraction of a second, and the replays are right."""
+    move = long_race(tmp_path / "long.db", 10_000)
+    store = SQLiteStore(tmp_path / "long.db")
+    app = App(store, client=tmp_path, http_rate=0)
+    async with app.serve("127.0.0.1", 0) as ws_server:
+        port = next(iter(ws_server.sockets)).getsockname()[1]
+        pinger = await RaceClient.connect(f"ws://127.0.0.1:{port}/ws")
+        worst = 0.0
+        done = False
+
+        async def ping() -> None:
+            nonlocal worst
+            while not done:
+                t = time.perf_counter()
+                await pinger.ping()
+                worst = max(worst, time.perf_counter() - t)
+                await asyncio.sleep(0.02)
+
+        pings = asyncio.create_task(ping())
+        answers = await asyncio.gather(
+            *(get(port, "/api/races/long/replay/p1") for _ in range(4)))
+        done = True
+        await pings
+        for status, _, body in answers:
+            replay = json.loads(body)
+            assert status == 200 and len(replay["moves"]) == 10_000
+            assert len(replay["boards"]) == 10_001 and replay["moves"][0] == move
+        game = solrules.new_game("scotch", 1)
+        assert replay["boards"][-1] == game.board()  # moves and undos in pairs
+        assert worst < 0.5, f"a ping waited {worst:.2f} s"
+        t = time.perf_counter()
+        assert (await get(port, "/api/races/long/replay/p1"))[0] == 200
+        assert time.perf_counter() - t < 0.5  # built once, then cached
+        await pinger.close()
+    app.close()
+    store.close()
