@@ -254,7 +254,7 @@ export class RaceSession extends EventTarget {
     if (!this.conn.open) return;
     this.resyncing = true;
     this.resyncs++;
-    const cred = this.credentials;
+    const cred = this.model.replaced ? null : this.credentials;
     try {
       if (cred) {
         await this.conn.request({ type: "join", race: this.race, token: cred.token });
@@ -275,6 +275,13 @@ export class RaceSession extends EventTarget {
       }
       if (err.code !== "disconnected" && err.code !== "closed") this.reject(err);
     }
+  }
+
+  /** Play the race in this tab again after another one took it (see "replaced"). */
+  takeOver() {
+    this.model.replaced = false;
+    this.changed();
+    return this.resync();
   }
 
   /** Join as a new racer with `name`. */
@@ -370,6 +377,12 @@ export class RaceSession extends EventTarget {
       case "presence":
         this.player(msg.player).connected = msg.connected;
         break;
+      case "replaced":
+        // The same racer opened this race in another tab or window, which now plays it. Stay
+        // a spectator here until the player takes over again (takeOver), so that two tabs
+        // never keep taking the racer from each other.
+        m.replaced = true;
+        break;
       default:
         if (typeof msg.v !== "number") return;
         if (this.resyncing) return; // the coming snapshot includes it
@@ -399,8 +412,10 @@ export class RaceSession extends EventTarget {
     m.started_at = s.started_at ?? null;
     m.ends_at = s.ends_at ?? null;
     if (typeof s.now === "number") m.clockOffset = s.now - Date.now();
-    if (s.you !== undefined) m.you = s.you;
-    if (s.role !== undefined) m.role = s.role;
+    if (!m.replaced) {  // replaced: still this racer's page, watching for now
+      if (s.you !== undefined) m.you = s.you;
+      if (s.role !== undefined) m.role = s.role;
+    }
     if (s.standings) m.standings = s.standings;
     if (s.seed !== undefined) m.seed = s.seed;
     if (s.salt !== undefined) m.salt = s.salt;
@@ -502,6 +517,7 @@ function emptyModel(race) {
     options: null,
     commitment: null,
     seedChosen: false,
+    replaced: false,
     starts_at: null,
     started_at: null,
     ends_at: null,

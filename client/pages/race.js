@@ -77,6 +77,8 @@ function racePart(race, session, model, autojoin) {
     onAnnounce: (text) => announce(text, { assertive: true }),
   });
   const countdownEl = h("div.countdown", { "aria-live": "assertive" });
+  const takeOverBtn = h("button#take-over.small", { type: "button", onclick: () => session.takeOver() },
+    "Play here");
   const banner = h("div.banner", { role: "status" });
   const message = h("p.move-msg", { role: "alert" });
   const undoBtn = h("button#undo", { type: "button", onclick: () => session.undo(), title: "Undo (U)" }, "↶ Undo");
@@ -187,7 +189,7 @@ function racePart(race, session, model, autojoin) {
     const me = model.players.get(model.you) || {};
     const own = model.own;
     const done = me.finished || me.resigned;
-    const live = running && !done && model.connection === "open";
+    const live = running && !done && model.connection === "open" && !model.replaced;
     ownView.set({
       board: running || own?.seq ? own?.board ?? null : null,
       legal: own?.legal || [],
@@ -203,7 +205,8 @@ function racePart(race, session, model, autojoin) {
     undoBtn.disabled = !live || !own || own.seq === 0;
     resignBtn.disabled = !live;
     moveInput.disabled = !live;
-    if (me.finished) setBanner("good", `You finished ${ordinal(me.place)} in ${formatTime(me.time_ms)}!`);
+    if (model.replaced) setBanner("warn", "You are racing this race in another tab or window.", takeOverBtn);
+    else if (me.finished) setBanner("good", `You finished ${ordinal(me.place)} in ${formatTime(me.time_ms)}!`);
     else if (me.resigned) setBanner("bad", "You resigned. The others race on.");
     else if (model.connection !== "open" && model.connection !== "connecting") setBanner("warn", "Connection lost — reconnecting…");
     else if (running && own && !own.legal.length) setBanner("warn", "No moves left. Undo if you can, or resign.");
@@ -214,9 +217,9 @@ function racePart(race, session, model, autojoin) {
     note.update(model);
   }
 
-  function setBanner(kind, text) {
+  function setBanner(kind, text, action = null) {
     banner.className = `banner ${kind ? `banner-${kind}` : ""}`;
-    banner.textContent = text;
+    replace(banner, text, action ? " " : null, action);
     banner.hidden = !text;
   }
 

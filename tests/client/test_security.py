@@ -43,3 +43,34 @@ def test_a_race_under_the_pages_security_policy(pages: Pages, server: str, new_b
     screenshot(home, "results-seed-chosen")
     # The pages fixture fails the test on any console error: a blocked script, style or
     # socket is one.
+
+
+def test_a_second_tab_takes_the_race_and_the_first_says_so(
+    pages: Pages, server: str, new_bot: NewBot
+) -> None:
+    from tests.client.helpers import create_race, own_legal, wait_seq
+
+    created = create_race(server, players=2)
+    race = created["race"]
+    first = pages.open(f"/race/{race}")
+    first.fill("#racer-name", "Tabby")
+    first.click("text=Join race")
+    first.wait_for_selector("text=You're in, Tabby.")
+    bot = new_bot()
+    bot.request({"type": "join", "race": race, "name": "Robo", "bot": True})
+    bot.request({"type": "start", "race": race, "token": created["host_token"]})
+    first.wait_for_selector('[data-board="own"] [data-card]', timeout=WAIT_MS)
+    second = first.context.new_page()  # same browser, same token
+    second.on("console", pages._console)
+    second.goto(f"{server}/race/{race}")
+    second.wait_for_selector('[data-board="own"] [data-card]', timeout=WAIT_MS)
+    first.wait_for_selector("#take-over", timeout=WAIT_MS)
+    assert "another tab" in first.locator(".banner").inner_text()
+    assert first.locator('[data-board="own"]').get_attribute("class").find("disabled") >= 0
+    move = own_legal(second)[0]
+    second.evaluate("(m) => window.solrace.session.move(m)", move)
+    wait_seq(second, 1)
+    first.click("#take-over")  # back to the first tab: now the second one says so
+    second.wait_for_selector("#take-over", timeout=WAIT_MS)
+    wait_seq(first, 1)
+    assert own_legal(first) == own_legal(second)
