@@ -77,6 +77,8 @@ class App:
             http_rate=http_rate,
         )
         self.tasks: set[asyncio.Task[Any]] = set()
+        self.clients: set[Connection] = set()
+        self.hub.on_health = self.service
 
     # Shortcuts for tests and tools.
     @property
@@ -102,14 +104,24 @@ class App:
     def close(self) -> None:
         self.hub.close()
 
+    def service(self, healthy: bool) -> None:
+        """Tell every client whether the server can save moves (the pages show it)."""
+        msg = {"type": "service", "status": "ok" if healthy else "degraded"}
+        for client in self.clients:
+            client.send(msg)
+
     async def handler(self, ws: ServerConnection) -> None:
         address = self.routes.address(ws, ws.request)
+        conn = Connection(self.hub, self.output, ws, self.rate_limit, self.spawn, address)
         self.connections += 1
+        self.clients.add(conn)
+        if not self.store.healthy:
+            conn.send({"type": "service", "status": "degraded"})
         try:
-            await Connection(self.hub, self.output, ws, self.rate_limit, self.spawn,
-                             address).run()
+            await conn.run()
         finally:
             self.connections -= 1
+            self.clients.discard(conn)
 
     def serve(self, host: str, port: int) -> Any:
         """``websockets`` server context for this app (use ``async with``)."""

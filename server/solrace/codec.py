@@ -36,6 +36,7 @@ class Create:
     undo: bool = True
     seed: int | None = None
     rid: Any = None
+    public: bool = False  # listed in the lobby of open races
 
 
 @dataclass(frozen=True)
@@ -95,11 +96,17 @@ class Resign:
 
 
 @dataclass(frozen=True)
+class Rematch:
+    race: str
+    rid: Any = None
+
+
+@dataclass(frozen=True)
 class Ping:
     rid: Any = None
 
 
-Command = Create | Join | Watch | Leave | Start | Ready | MoveCmd | Undo | Resign | Ping
+Command = Create | Join | Watch | Leave | Start | Ready | MoveCmd | Undo | Resign | Rematch | Ping
 
 
 def _rid(obj: dict[Any, Any]) -> Any:
@@ -222,6 +229,7 @@ def parse_command(obj: dict[Any, Any]) -> Command:
             undo=undo,
             seed=seed,
             rid=rid,
+            public=_bool(obj, "public", rid, default=False),
         )
     race = _str(obj, "race", MAX_ID, rid)
     if kind == "join":
@@ -246,6 +254,8 @@ def parse_command(obj: dict[Any, Any]) -> Command:
         return Undo(race, _int(obj, "seq", 1, 2**31, rid), rid)
     if kind == "resign":
         return Resign(race, rid)
+    if kind == "rematch":
+        return Rematch(race, rid)
     raise ProtocolError("bad_message", f"unknown message type {kind[:40]!r}", rid)
 
 

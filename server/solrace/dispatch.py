@@ -94,14 +94,21 @@ class State(NamedTuple):
     player: str
 
 
-Step = Reply | Emit | Follow | Unfollow | Bind | Unbind | Snapshot | State
+class Announce(NamedTuple):
+    """Publish this unnumbered message to everyone following the race."""
+
+    race: str
+    msg: Message
+
+
+Step = Reply | Emit | Follow | Unfollow | Bind | Unbind | Snapshot | State | Announce
 EMIT = Emit()
 
 
 @dataclass(slots=True)
 class Effects:
     """What a command does. ``outcomes`` (of ``race``) are made durable first; then ``steps``
-    run in order. ``created``: ``race`` is new (store it; forget it if that write fails).
+    run in order. ``created``: a new race to hold and store (forgotten if that write fails).
     ``barrier``: the connection reads its next command only after the steps ran (a command
     that binds the connection to a racer must be done before the racer's next move is read).
     ``rid`` answers a failed write with ``unavailable``."""
@@ -110,7 +117,7 @@ class Effects:
     outcomes: list[Outcome] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
     rid: Any = None
-    created: bool = False
+    created: Race | None = None
     barrier: bool = False
 
 
@@ -167,6 +174,8 @@ class Dispatcher:
                          Reply(messages.ok(race_id, cmd.rid))]
             fx.barrier = True
             return fx
+        if isinstance(cmd, codec.Rematch):
+            return self.rematch(session, fx, race, player, now)
         self._writable()
         if isinstance(cmd, codec.Start):
             fx.outcomes.append(race.start(cmd.token, now))
@@ -208,25 +217,56 @@ class Dispatcher:
             raise codec.ProtocolError(
                 "bad_message", f"unknown game; one of {', '.join(solrules.GAMES)}", cmd.rid
             )
+        options = Options(cmd.players, cmd.time_limit, cmd.undo, cmd.public)
+        race = self._new_race(session, cmd.game, options, cmd.seed, now)
+        return Effects(race=race, created=race, rid=cmd.rid, barrier=True,
+                       steps=[Reply(messages.created(race, cmd.rid))])
+
+    def _new_race(
+        self, session: Session, game: str, options: Options, seed: int | None, now: int
+    ) -> Race:
         if len(self.hub.races) >= self.hub.max_races:
             raise RaceError("limit_reached", "this server runs too many races; try later")
         self._may_open_lobby(session)
         self._writable()
-        seed = cmd.seed if cmd.seed is not None else self.hub.new_seed()
         race = Race(
             self.race_id(),
-            cmd.game,
-            seed,
+            game,
+            seed if seed is not None else self.hub.new_seed(),
             self.hub.new_salt(),
-            Options(cmd.players, cmd.time_limit, cmd.undo),
+            options,
             now,
             self.token(),
             countdown_ms=self.hub.countdown_ms,
-            seed_chosen=cmd.seed is not None,
+            seed_chosen=seed is not None,
         )
         race.creator = (session.address, session.id)
-        return Effects(race=race, created=True, rid=cmd.rid, barrier=True,
-                       steps=[Reply(messages.created(race, cmd.rid))])
+        return race
+
+    def rematch(
+        self, session: Session, fx: Effects, race: Race, player: str | None, now: int
+    ) -> Effects:
+        """A racer of a finished race asks for another race with the same settings (a new,
+        secret deal). The first asker creates it and gets its host token; everyone following
+        the old race is told (``rematch``), and later askers get the same new race."""
+        racer = race.racer(player)
+        if race.status != "finished":
+            raise RaceError("race_not_over", "a rematch comes once the race is over")
+        known = race.rematch and (self.hub.races.get(race.rematch)
+                                  or self.hub.finished.get(race.rematch))
+        if known:
+            fx.steps.append(Reply({"type": "rematch", "rid": fx.rid, "race": race.race,
+                                   "next": known.race}))
+            return fx
+        new = self._new_race(session, race.game, race.options, None, now)
+        race.rematch = new.race
+        offer = {"type": "rematch", "race": race.race, "next": new.race, "by": racer.name}
+        reply = {**offer, "rid": fx.rid, "host_token": new.host_token,
+                 "commitment": new.commitment}
+        fx.created = new
+        fx.steps += [Reply(reply), Announce(race.race, offer)]
+        fx.barrier = True
+        return fx
 
     def join(
         self, session: Session, fx: Effects, race: Race, cmd: codec.Join, now: int

@@ -258,6 +258,8 @@ class Routes:
             if not self.hub.store.healthy:
                 return text_response(503, "store unavailable")
             return text_response(200, "ok")
+        if path == "/api/lobby":
+            return json_response(200, [messages.listing(r) for r in self.hub.open_races()[:100]])
         if path == "/api/games":
             games = [{"game": g, "title": solrules.TITLES.get(g, g)} for g in solrules.GAMES]
             return json_response(200, games)

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 from . import codec, messages
 from .bus import Bus, Event, Publishable
 from .dispatch import (
+    Announce,
     Bind,
     Dispatcher,
     Effects,
@@ -37,7 +38,14 @@ from .dispatch import (
     Unbind,
     Unfollow,
 )
-from .limits import BOARD_INTERVAL, FINISHED_CACHE, MAX_LOBBIES, MAX_RACES, RACER_BOARD_INTERVAL
+from .limits import (
+    ABANDON_MS,
+    BOARD_INTERVAL,
+    FINISHED_CACHE,
+    MAX_LOBBIES,
+    MAX_RACES,
+    RACER_BOARD_INTERVAL,
+)
 from .room import Outcome, Race
 from .store import Store
 from .timers import Deadlines, Throttle
@@ -92,6 +100,10 @@ class Hub:
         self.online: dict[str, dict[str, int]] = {}
         #: The one connection bound to each racer: (race, player) -> session.
         self.bound: dict[tuple[str, str], Client] = {}
+        #: Races every racer still racing has left, and the timer that ends them.
+        self.deserted: dict[str, asyncio.TimerHandle] = {}
+        #: Told when the store stops (False) or starts again (True) taking writes.
+        self.on_health: Callable[[bool], None] | None = None
         self._loading: dict[str, asyncio.Future[Race | None]] = {}
         self.deadlines = Deadlines(clock, self._on_deadline)
         self.throttles = {
@@ -128,10 +140,9 @@ class Hub:
         they are durable. Returns a future done after the steps when ``fx.barrier``."""
         race = fx.race
         store = self.store
-        if fx.created:
-            assert race is not None
-            self.races[race.race] = race
-            store.add_race(race)
+        if fx.created is not None:
+            self.races[fx.created.race] = fx.created
+            store.add_race(fx.created)
         for out in fx.outcomes:
             if out.log:
                 store.append(out.log)
@@ -184,6 +195,8 @@ class Hub:
             elif kind is State:
                 assert race is not None
                 session.send(messages.state(race, step.player))  # type: ignore[union-attr]
+            elif kind is Announce:
+                self.bus.publish(step.race, Event(step.msg))  # type: ignore[union-attr]
 
     # ---------------------------------------------------------------- output
     def emit(self, race: Race, out: Outcome) -> None:
@@ -212,6 +225,8 @@ class Hub:
             self._retire(race)
         elif out.events:
             self.deadlines.set(race_id, race.next_deadline())
+            if out.started or out.views:
+                self._check_deserted(race)
 
     def _boards_for(self, audience: str) -> Callable[[str, set[str]], None]:
         def send(race_id: str, players: set[str]) -> None:
@@ -264,6 +279,29 @@ class Hub:
         race.racers[player].connections = after
         if (after > 0) != (before > 0):
             self.bus.publish(race_id, Event(messages.presence(race, player)))
+            self._check_deserted(race)
+
+    def _check_deserted(self, race: Race) -> None:
+        """A running race whose racers still racing all left ends ``ABANDON_MS`` later,
+        unless one of them comes back first."""
+        racing = race.still_racing()
+        deserted = race.status == "running" and bool(racing) and all(
+            r.connections == 0 for r in racing)
+        timer = self.deserted.get(race.race)
+        if deserted and timer is None:
+            self.deserted[race.race] = asyncio.get_running_loop().call_later(
+                ABANDON_MS / 1000, self._desert, race.race)
+        elif not deserted and timer is not None:
+            timer.cancel()
+            del self.deserted[race.race]
+
+    def _desert(self, race_id: str) -> None:
+        self.deserted.pop(race_id, None)
+        race = self.races.get(race_id)
+        if race is None or not self.store.healthy:
+            return
+        if all(r.connections == 0 for r in race.still_racing()):
+            self.record(race, race.abandon(self.clock()))
 
     def _adopt(self, race: Race) -> None:
         """Hold a race rebuilt from the store: live or cached, online counts restored."""
@@ -275,6 +313,7 @@ class Hub:
         else:
             self.races[race.race] = race
             self.deadlines.set(race.race, race.next_deadline())
+            self._check_deserted(race)
 
     # ---------------------------------------------------------------- timers
     def _on_deadline(self, race_id: str) -> None:
@@ -298,6 +337,9 @@ class Hub:
     def _retire(self, race: Race) -> None:
         self.races.pop(race.race, None)
         self.deadlines.cancel(race.race)
+        timer = self.deserted.pop(race.race, None)
+        if timer is not None:
+            timer.cancel()
         for throttle in self.throttles.values():
             throttle.forget(race.race)
         self._cache(race)
@@ -307,6 +349,12 @@ class Hub:
         self.finished.move_to_end(race.race)
         while len(self.finished) > FINISHED_CACHE:
             self.finished.popitem(last=False)
+
+    def open_races(self) -> list[Race]:
+        """Public races not started yet, newest first (the home page's lobby)."""
+        races = [r for r in self.races.values()
+                 if r.options.public and r.status in ("lobby", "countdown")]
+        return sorted(races, key=lambda r: -r.created_at)
 
     def get(self, race_id: str) -> Race | None:
         """A race held in memory (live, or finished and cached); never reads the store."""
@@ -355,6 +403,7 @@ class Hub:
                 self._retire(race)
             else:
                 self.deadlines.set(race.race, race.next_deadline())
+                self._check_deserted(race)  # nobody is connected yet after a restart
             count += 1
         self.store.commit()
         return count
@@ -362,6 +411,8 @@ class Hub:
     def on_store_failure(self, race_ids: set[str], exc: BaseException) -> None:
         """A commit failed: drop the races it touched and rebuild them from the store, and
         try a small write every second until the store takes writes again."""
+        if self.on_health is not None and not self._probing:
+            self.on_health(False)
         self.watch_store()
         for race_id in race_ids:
             race = self.races.pop(race_id, None) or self.finished.pop(race_id, None)
@@ -385,6 +436,8 @@ class Hub:
         if self.store.probe():
             self._probing = False
             log.warning("the store takes writes again")
+            if self.on_health is not None:
+                self.on_health(True)
             return
         asyncio.get_running_loop().call_later(PROBE_INTERVAL, self._probe)
 
@@ -402,6 +455,8 @@ class Hub:
 
     def close(self) -> None:
         self.deadlines.close()
+        for timer in self.deserted.values():
+            timer.cancel()
         for throttle in self.throttles.values():
             throttle.close()
         self.store.commit()

@@ -49,6 +49,8 @@ EMPTY_LOBBY_TTL_MS = 600 * 1000
 MAX_LOBBIES = 10
 #: Actions (moves and undos) one racer may make in one race: a race's log is bounded.
 MAX_ACTIONS = 10_000
+#: A running race every racer still racing has left (no connection) this long ends.
+ABANDON_MS = 120_000
 #: Finished races kept in memory for the API and late watchers.
 FINISHED_CACHE = 256
 

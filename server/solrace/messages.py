@@ -172,6 +172,20 @@ def ok(race_id: str, rid: Any = None) -> Message:
     return msg
 
 
+def listing(race: Race) -> Message:
+    """A public race waiting for racers, as the home page's lobby lists it."""
+    return {
+        "race": race.race,
+        "game": race.game,
+        "status": race.status,
+        "options": race.options.as_dict(),
+        "racers": len(race.racers),
+        "seed_chosen": race.seed_chosen,
+        "created_at": race.created_at,
+        "starts_at": race.starts_at,
+    }
+
+
 def presence(race: Race, player: str) -> Message:
     return {"type": "presence", "race": race.race, "player": player,
             "connected": race.racers[player].connections > 0}

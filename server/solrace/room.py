@@ -49,16 +49,18 @@ class Options:
     players: int = 2
     time_limit: int = 600  # seconds
     undo: bool = True
+    public: bool = False  # listed among the open races of the home page
 
     def as_dict(self) -> Message:
-        return {"players": self.players, "time_limit": self.time_limit, "undo": self.undo}
+        return {"players": self.players, "time_limit": self.time_limit, "undo": self.undo,
+                "public": self.public}
 
 
 class LogEntry(NamedTuple):
     """One durable fact about a race, in order. ``kind`` is one of join, ready, start, move,
-    undo, resign; ``data`` is the name, token (and bot flag) for join, the move text for move.
-    (A named tuple: one is made for every move, and a frozen dataclass costs several times
-    more.)"""
+    undo, resign, abandon; ``data`` is the name, token (and bot flag) for join, the move text
+    for move. (A named tuple: one is made for every move, and a frozen dataclass costs several
+    times more.)"""
 
     race: str
     at: int
@@ -172,6 +174,8 @@ class Race:
         #: Who created the race (client address, connection), to count open lobbies per
         #: client; not durable.
         self.creator: tuple[str, int] | None = None
+        #: The race a rematch of this one created, once someone asked (not durable).
+        self.rematch: str | None = None
         self.commitment = commitment(game, seed, salt)
         self.status: Status = "lobby"
         self.v = 0
@@ -449,6 +453,19 @@ class Race:
             out.extend(self._maybe_over(now))
         return out
 
+    def still_racing(self) -> list[Racer]:
+        """Racers who have neither finished nor resigned."""
+        return [r for r in self.racers.values() if not r.done]
+
+    def abandon(self, now: int) -> Outcome:
+        """End a running race that every racer still racing has left (the server decides
+        when: see ``limits.ABANDON_MS``); the standings are as they stand."""
+        if self.status != "running":
+            return Outcome()
+        out = self._finish(now)
+        out.log.append(self._log(now, "abandon"))
+        return out
+
     def resign(self, player: str | None, now: int) -> Outcome:
         """The racer stops; it is ranked after every finisher."""
         racer = self.racer(player)
@@ -483,5 +500,7 @@ class Race:
             self.undo(player, self.racer(player).seq + 1, entry.at)
         elif kind == "resign":
             self.resign(player, entry.at)
+        elif kind == "abandon":
+            self.abandon(entry.at)
         else:
             raise ValueError(f"unknown log entry {kind!r}")

@@ -65,7 +65,8 @@ CREATE TABLE IF NOT EXISTS races (
     host_token TEXT NOT NULL,
     countdown_ms INTEGER NOT NULL,
     finished_at INTEGER,
-    seed_chosen INTEGER NOT NULL DEFAULT 0
+    seed_chosen INTEGER NOT NULL DEFAULT 0,
+    public INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS log (
     race TEXT NOT NULL,
@@ -90,10 +91,13 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 """
 
 COLUMNS = ("race, game, seed, salt, players, time_limit, undo, created_at, host_token, "
-           "countdown_ms, finished_at, seed_chosen")
+           "countdown_ms, finished_at, seed_chosen, public")
 
 #: Columns added since the first schema, for databases made before them.
-MIGRATIONS = {"seed_chosen": "ALTER TABLE races ADD COLUMN seed_chosen INTEGER NOT NULL DEFAULT 0"}
+MIGRATIONS = {
+    "seed_chosen": "ALTER TABLE races ADD COLUMN seed_chosen INTEGER NOT NULL DEFAULT 0",
+    "public": "ALTER TABLE races ADD COLUMN public INTEGER NOT NULL DEFAULT 0",
+}
 
 #: Journal rows after which they are copied into ``log`` (see SQLiteStore).
 ARCHIVE_ROWS = 1024
@@ -238,6 +242,7 @@ class SQLiteStore:
                 race.host_token,
                 race.countdown_ms,
                 int(race.seed_chosen),
+                int(race.options.public),
             )
         )
         self._next_n[race.race] = 0
@@ -274,8 +279,8 @@ class SQLiteStore:
             if batch.races:
                 db.executemany(
                     "INSERT INTO races (race, game, seed, salt, players, time_limit, undo, "
-                    "created_at, host_token, countdown_ms, seed_chosen) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    "created_at, host_token, countdown_ms, seed_chosen, public) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                     batch.races,
                 )
             if batch.log:
@@ -465,13 +470,13 @@ class SQLiteStore:
         """Rebuild a race by replaying its log. An entry that cannot be applied (a damaged
         row) is logged and skipped: one bad row never loses a whole race."""
         (race_id, game, seed, salt, players, time_limit, undo, created_at, host, cd,
-         finished_at, seed_chosen) = row
+         finished_at, seed_chosen, public) = row
         race = Race(
             str(race_id),
             str(game),
             int(str(seed)),
             str(salt),
-            Options(int(str(players)), int(str(time_limit)), bool(undo)),
+            Options(int(str(players)), int(str(time_limit)), bool(undo), bool(public)),
             int(str(created_at)),
             str(host),
             countdown_ms=int(str(cd)),

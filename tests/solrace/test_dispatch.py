@@ -43,7 +43,7 @@ def hub(tmp_path: Path) -> Hub:
 def test_create_then_join_then_move(hub: Hub) -> None:
     host, ann = Session(), Session()
     fx = hub.dispatcher.handle(host, codec.Create("yukon", players=1, seed=5, rid=1), T0)
-    assert fx.created and fx.barrier and fx.race is not None
+    assert fx.created is fx.race and fx.barrier and fx.race is not None
     assert fx.race.seed == 5 and fx.race.seed_chosen
     [reply] = fx.steps
     assert isinstance(reply, Reply) and reply.msg["type"] == "created"

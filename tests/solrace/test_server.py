@@ -507,3 +507,68 @@ async def test_open_lobbies_per_client_are_capped(server: Server) -> None:
     await two.join(created.race, name="solo")
     await one.start(created.race, created.host_token)
     await two.create("scotch")
+
+
+async def test_public_races_are_listed_until_they_start(server: Server) -> None:
+    host = await server.client()
+    public = await host.create("yukon", players=2, public=True)
+    private = await host.create("scotch", players=2)
+    status, _, body = await get(f"{server.http}/api/lobby")
+    listed = json.loads(body)
+    assert status == 200 and [r["race"] for r in listed] == [public["race"]]
+    assert listed[0]["options"]["public"] is True and listed[0]["racers"] == 0
+    assert private["options"]["public"] is False
+    racer = await server.client()
+    await racer.join(public["race"], name="ann")
+    await host.start(public["race"], public["host_token"])
+    await racer.wait_state(public["race"], T)
+    assert json.loads((await get(f"{server.http}/api/lobby"))[2]) == []
+
+
+async def test_rematch_makes_one_new_race_and_tells_the_others(server: Server) -> None:
+    race, a, b, created = await running_race(server, game="yukon", players=2, time_limit=120)
+    assert await code_of(a.request({"type": "rematch", "race": race})) == "race_not_over"
+    await a.resign(race)
+    await b.resign(race)
+    await b.next_event("race_over", timeout=T)
+    first = await a.request({"type": "rematch", "race": race})
+    assert first["next"] != race and first["host_token"]
+    offer = await b.next_event("rematch", timeout=T)
+    assert offer["next"] == first["next"] and offer["by"] == "ann"
+    second = await b.request({"type": "rematch", "race": race})
+    assert second["next"] == first["next"] and "host_token" not in second
+    snap = await b.watch(first["next"])
+    assert snap["status"] == "lobby" and snap["options"]["time_limit"] == 120
+    assert snap["game"] == "yukon" and snap["seed_chosen"] is False
+    spectator = await server.client()
+    assert await code_of(spectator.request({"type": "rematch", "race": race})) == "forbidden"
+
+
+async def test_a_race_everyone_left_ends(server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    import solrace.hub
+
+    monkeypatch.setattr(solrace.hub, "ABANDON_MS", 300)
+    race, a, b, _ = await running_race(server)
+    spectator = await server.client()
+    await spectator.watch(race)
+    await a.move(race, a.states[race]["legal"][0])
+    await a.close()
+    await asyncio.sleep(0.5)  # one racer is still here: nothing ends
+    assert server.app.races[race].status == "running"
+    await b.close()
+    over = await spectator.next_event("race_over", timeout=T)
+    assert [s["player"] for s in over["standings"]] == ["p1", "p2"]
+    status, _, body = await get(f"{server.http}/api/races/{race}")
+    assert json.loads(body)["status"] == "finished"
+
+
+async def test_clients_are_told_when_moves_cannot_be_saved(server: Server) -> None:
+    race, a, _b, _ = await running_race(server)
+    store = server.app.store
+    server.app.hub.on_store_failure(set(), OSError("disk full"))
+    store._healthy = False  # type: ignore[attr-defined]
+    assert (await a.next_event("service", timeout=T))["status"] == "degraded"
+    assert await code_of(a.move(race, a.states[race]["legal"][0])) == "unavailable"
+    store._healthy = True  # type: ignore[attr-defined]
+    assert (await a.next_event("service", timeout=T * 2))["status"] == "ok"
+    assert (await a.move(race, a.states[race]["legal"][0]))["seq"] == 1
