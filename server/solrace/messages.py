@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import solrules
+
 from .room import Race, RaceEvent, Racer
 from .views import board_for
 
@@ -40,11 +42,26 @@ def state(race: Race, player: str, rid: Any = None) -> Message:
         "seq": racer.seq,
         "board": racer.game.board(),
         "legal": legal,
+        "safe": safe_moves(racer.game, legal),
         "progress": racer.progress(),
     }
     if rid is not None:
         msg["rid"] = rid
     return msg
+
+
+def safe_moves(game: solrules.Game, legal: list[str]) -> list[str]:
+    """The moves of ``legal`` that send a card home when nothing could ever need it on the
+    tableau, judged from the foundations alone (no hidden card): a client may play them for
+    the racer (auto-move). For now: an Ace in the games whose foundations start from Aces."""
+    if game.foundations.base != 0 or not legal:
+        return []
+    out = []
+    for text in legal:
+        move = game.legal_by_text()[text]
+        if move.dst.startswith("f") and game.cards(move.src)[-1][0] == "A":
+            out.append(text)
+    return out
 
 
 def header(race: Race) -> Message:

@@ -171,7 +171,7 @@ async def test_huge_replays_never_stall_the_server(tmp_path: Path) -> None:
             assert len(replay["boards"]) == 10_001 and replay["moves"][0] == move
         game = solrules.new_game("scotch", 1)
         assert replay["boards"][-1] == game.board()  # moves and undos in pairs
-        assert worst < 0.5, f"a ping waited {worst:.2f} s"
+        assert worst < 1.0, f"a ping waited {worst:.2f} s"  # in the loop: several seconds
         t = time.perf_counter()
         assert (await get(port, "/api/races/long/replay/p1"))[0] == 200
         assert time.perf_counter() - t < 0.5  # built once, then cached
