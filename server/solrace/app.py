@@ -14,7 +14,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 
@@ -33,6 +33,9 @@ from .limits import (
 )
 from .memory_bus import MemoryBus
 from .store import Store
+
+if TYPE_CHECKING:  # Redis is imported only when the server runs on it
+    from .cluster import Cluster
 
 
 def now_ms() -> int:
@@ -79,6 +82,19 @@ class App:
         self.tasks: set[asyncio.Task[Any]] = set()
         self.clients: set[Connection] = set()
         self.hub.on_health = self.service
+        #: With several processes on Redis (``solrace.cluster``); None in the embedded server.
+        self.cluster: Cluster | None = None
+
+    async def start(self) -> None:
+        """Before serving: join the service on Redis (if any), then take back the races."""
+        if self.cluster is not None:
+            await self.cluster.start()
+        self.recover()
+
+    async def stop(self) -> None:
+        if self.cluster is not None:
+            await self.cluster.stop()
+        self.close()
 
     # Shortcuts for tests and tools.
     @property
@@ -112,9 +128,12 @@ class App:
 
     async def handler(self, ws: ServerConnection) -> None:
         address = self.routes.address(ws, ws.request)
-        conn = Connection(self.hub, self.output, ws, self.rate_limit, self.spawn, address)
+        conn = Connection(self.hub, self.output, ws, self.rate_limit, self.spawn, address,
+                          self.cluster)
         self.connections += 1
         self.clients.add(conn)
+        if self.cluster is not None:
+            self.cluster.joined(conn)
         if not self.store.healthy:
             conn.send({"type": "service", "status": "degraded"})
         try:
@@ -122,6 +141,8 @@ class App:
         finally:
             self.connections -= 1
             self.clients.discard(conn)
+            if self.cluster is not None:
+                self.cluster.gone(conn)
 
     def serve(self, host: str, port: int) -> Any:
         """``websockets`` server context for this app (use ``async with``)."""
@@ -143,12 +164,13 @@ async def run_server(
     app: App, host: str, port: int, ready: Callable[[Server], None] | None = None
 ) -> None:
     """Serve until cancelled (the CLI cancels on SIGINT/SIGTERM), then close cleanly: stop
-    accepting, close connections with 1001, commit what is queued."""
-    app.recover()
+    accepting, close connections with 1001, commit what is queued, let go of the races this
+    process runs (with Redis: another process takes them at once)."""
+    await app.start()
     try:
         async with app.serve(host, port) as server:
             if ready is not None:
                 ready(server)
             await server.serve_forever()
     finally:
-        app.close()
+        await app.stop()

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import random
 from typing import Any
+
+from websockets.exceptions import ConnectionClosed
 
 from .client import RaceClient, ServerError
 
 Message = dict[str, Any]
+log = logging.getLogger(__name__)
 
 
 def choose(state: Message, policy: str, rng: random.Random) -> str | None:
@@ -35,7 +39,7 @@ def choose(state: Message, policy: str, rng: random.Random) -> str | None:
 
 
 async def play(
-    url: str,
+    url: str | list[str],
     race: str,
     name: str = "bot",
     policy: str = "greedy",
@@ -44,31 +48,53 @@ async def play(
     seed: int | None = None,
     token: str | None = None,
 ) -> Message:
-    """Join ``race`` and play; returns the last ``state`` (or ``race_over``) seen."""
+    """Join ``race`` and play; returns the last ``state`` (or ``race_over``) seen.
+
+    ``url`` may be a list of server addresses: when the connection is lost (a server process
+    died or restarted), the bot connects to the next one, takes its racer back with its token
+    and goes on; a move that was in flight is sent again with the same ``seq``, which the
+    server applies at most once.
+    """
     rng = random.Random(seed)
-    async with await RaceClient.connect(url) as client:
-        await client.join(race, name=None if token else name, token=token, boards=False,
-                          bot=True)
-        with contextlib.suppress(ServerError):  # already started: just play
-            await client.ready(race)
-        state = await client.wait_state(race, timeout=3600)
-        moves = 0
-        while True:
-            if state["progress"]["foundation"] == state["progress"]["total"]:
-                return state
-            move = choose(state, policy, rng)
-            if move is None or moves >= max_moves:
-                await client.resign(race)
-                return state
-            try:
-                state = await client.move(race, move, state["seq"] + 1)
-            except ServerError as exc:
-                if exc.code == "race_not_running":
-                    return state
-                if exc.code == "rate_limited":
-                    await asyncio.sleep(0.5)
-                    continue
+    urls = [url] if isinstance(url, str) else list(url)
+    moves = 0
+    attempt = 0
+    state: Message | None = None
+    while True:
+        target = urls[attempt % len(urls)]
+        try:
+            async with await RaceClient.connect(target) as client:
+                if token is None:
+                    token = (await client.join(race, name=name, boards=False, bot=True))["token"]
+                    with contextlib.suppress(ServerError):  # already started: just play
+                        await client.ready(race)
+                else:
+                    await client.join(race, token=token, boards=False, bot=True)
+                state = await client.wait_state(race, timeout=3600)
+                attempt = 0
+                while True:
+                    if state["progress"]["foundation"] == state["progress"]["total"]:
+                        return state
+                    move = choose(state, policy, rng)
+                    if move is None or moves >= max_moves:
+                        await client.resign(race)
+                        return state
+                    try:
+                        state = await client.move(race, move, state["seq"] + 1)
+                    except ServerError as exc:
+                        if exc.code == "race_not_running":
+                            return state
+                        if exc.code in ("rate_limited", "unavailable"):
+                            await asyncio.sleep(0.5)
+                            continue
+                        raise
+                    moves += 1
+                    if delay:
+                        await asyncio.sleep(delay)
+        except (ConnectionError, ConnectionClosed, OSError, TimeoutError) as exc:
+            attempt += 1
+            if attempt > 10 * len(urls):
                 raise
-            moves += 1
-            if delay:
-                await asyncio.sleep(delay)
+            log.info("bot %s: connection lost (%s), trying %s", name,
+                     exc, urls[attempt % len(urls)])
+            await asyncio.sleep(min(2.0, 0.1 * attempt))

@@ -12,6 +12,7 @@ connections is encoded at most once per encoding.
 
 from __future__ import annotations
 
+import json
 import struct
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -62,11 +63,21 @@ class Event:
         encoded once per encoding and cached."""
         if binary:
             if self._msgpack is None:
+                if not self.data and self._json is not None:
+                    self.data = json.loads(self._json)
                 self._msgpack = encode_msgpack(self.data)
             return self._msgpack
         if self._json is None:
             self._json = encode_json(self.data)
         return self._json
+
+    @classmethod
+    def from_json(cls, payload: bytes, to: str | None = None) -> Event:
+        """An event that arrives already encoded as JSON (from another process): sent as it
+        is to JSON clients, decoded only for a msgpack client."""
+        event = cls({}, to)
+        event._json = payload
+        return event
 
     def pick(self, viewer: Viewer, race: str) -> Event | None:
         """This event as ``viewer`` gets it: itself, or None if it is meant for another racer.

@@ -6,11 +6,13 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import resource
 import signal
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from websockets.asyncio.server import Server
 
@@ -24,9 +26,27 @@ def _serve(args: argparse.Namespace) -> int:
 
     nofile = raise_fd_limit()
     max_connections = args.max_connections or max(16, nofile - FD_RESERVE)
-    storage = SQLiteStore(args.db)
+    redis_url = args.redis_cluster or args.redis or os.environ.get("SOLRACE_REDIS", "")
+    if args.redis_cluster and not redis_url.startswith("redis+cluster://"):
+        redis_url = "redis+cluster://" + redis_url.split("://", 1)[-1]
+    storage: Any
+    bus: Any = None
+    if redis_url:
+        # Imported only here: the embedded server never loads redis.
+        from .cluster import new_pid
+        from .redis_bus import RedisBus
+        from .redis_conn import connect
+        from .redis_store import RedisStore
+
+        pid = new_pid()
+        client = connect(redis_url)
+        storage = RedisStore(client, pid, finished_ttl_ms=int(args.finished_ttl * 86400_000))
+        bus = RedisBus(client, pid)
+    else:
+        storage = SQLiteStore(args.db)
     app = App(
         storage,
+        bus,
         countdown=args.countdown,
         rate_limit=args.rate_limit,
         max_races=args.max_races,
@@ -38,6 +58,10 @@ def _serve(args: argparse.Namespace) -> int:
         trust_proxy=args.trust_proxy,
         http_rate=args.http_rate,
     )
+    if redis_url:
+        from .cluster import Cluster
+
+        app.cluster = Cluster(app, storage, bus, pid)
 
     def ready(server: Server) -> None:
         host, port = next(iter(server.sockets)).getsockname()[:2]
@@ -60,10 +84,22 @@ def _serve(args: argparse.Namespace) -> int:
             uvloop.run(main())
         else:
             asyncio.run(main())
+    except Exception as exc:
+        if not redis_url or not _is_redis_error(exc):
+            raise
+        shown = redis_url.split("@")[-1]
+        print(f"solrace: cannot reach Redis at {shown}: {exc}", file=sys.stderr, flush=True)
+        return 2
     finally:
         storage.close()
     print("solrace stopped", flush=True)
     return 0
+
+
+def _is_redis_error(exc: BaseException) -> bool:
+    from redis.exceptions import RedisError
+
+    return isinstance(exc, (RedisError, OSError))
 
 
 def raise_fd_limit() -> int:
@@ -108,9 +144,10 @@ class RepeatFilter(logging.Filter):
 def _bot(args: argparse.Namespace) -> int:
     from .bot import play
 
+    args.url = args.url or ["ws://127.0.0.1:8080/ws"]
     state = asyncio.run(
         play(
-            args.url,
+            args.url if len(args.url) > 1 else args.url[0],
             args.race,
             name=args.name,
             policy=args.policy,
@@ -130,7 +167,16 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="run the race server")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8080, help="0 picks a free port (printed)")
-    s.add_argument("--db", default="./solrace.db", help="SQLite file")
+    s.add_argument("--db", default="./solrace.db", help="SQLite file (the embedded default)")
+    s.add_argument("--redis", default="", metavar="URL",
+                   help="join the service on this Redis, e.g. redis://127.0.0.1:6379/0 "
+                        "(or SOLRACE_REDIS): races are stored there and shared by every "
+                        "process; --db is not used")
+    s.add_argument("--redis-cluster", default="", metavar="URL",
+                   help="the same on a Redis Cluster: redis://HOST:PORT of any node "
+                        "(or SOLRACE_REDIS=redis+cluster://HOST:PORT)")
+    s.add_argument("--finished-ttl", type=float, default=30.0, metavar="DAYS",
+                   help="with Redis: finished races expire this long after their end")
     s.add_argument("--rate-limit", type=float, default=50.0, metavar="MSGS_PER_S",
                    help="messages per second per connection, bursts of twice that; 0: off")
     s.add_argument("--max-races", type=int, default=MAX_RACES, help="unfinished races at once")
@@ -156,7 +202,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--bench-unmasked", action="store_true", help=argparse.SUPPRESS)
     s.set_defaults(func=_serve)
     b = sub.add_parser("bot", help="join a race and play it")
-    b.add_argument("--url", default="ws://127.0.0.1:8080/ws")
+    b.add_argument("--url", action="append", default=None,
+                   help="server address (repeat it: the bot moves to the next one if a "
+                        "server goes away); default ws://127.0.0.1:8080/ws")
     b.add_argument("--race", required=True)
     b.add_argument("--name", default="bot")
     b.add_argument("--token", default=None, help="resume this racer instead of joining anew")

@@ -127,6 +127,7 @@ class RaceClient:
             for fut in self._pending.values():
                 if not fut.done():
                     fut.set_exception(ConnectionError("connection closed"))
+                    fut.exception()  # its request may have given up waiting already
             self._pending.clear()
 
     def _route(self, msg: Message) -> None:

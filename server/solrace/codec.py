@@ -259,6 +259,23 @@ def parse_command(obj: dict[Any, Any]) -> Command:
     raise ProtocolError("bad_message", f"unknown message type {kind[:40]!r}", rid)
 
 
+#: The wire type of each command (for forwarding a parsed command to another process).
+TYPES: dict[type, str] = {
+    Create: "create", Join: "join", Watch: "watch", Leave: "leave", Start: "start",
+    Ready: "ready", MoveCmd: "move", Undo: "undo", Resign: "resign", Rematch: "rematch",
+    Ping: "ping",
+}
+
+
+def to_dict(cmd: Command) -> dict[str, Any]:
+    """A command as a message again: ``parse_command(to_dict(cmd)) == cmd``."""
+    msg: dict[str, Any] = {"type": TYPES[type(cmd)]}
+    for name, value in vars(cmd).items():
+        if value is not None:
+            msg[name] = str(value) if name == "seed" else value
+    return msg
+
+
 def decode(frame: str | bytes) -> Command:
     """Frame to command in one step; raises only :class:`ProtocolError`."""
     obj = decode_frame(frame)

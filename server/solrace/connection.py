@@ -31,11 +31,15 @@ from .limits import EVENT_DELAY, OUT_QUEUE, WRITE_LIMIT
 from .room import RaceError
 
 if TYPE_CHECKING:
+    from .cluster import Cluster
     from .hub import Hub
 
 log = logging.getLogger(__name__)
 
 _ids = itertools.count(1)
+
+#: What ``Cluster.route`` answers for a command this process runs itself.
+LOCAL = object()
 
 
 class RateLimiter:
@@ -135,8 +139,10 @@ class Connection:
     """
 
     def __init__(self, hub: Hub, output: Output, ws: ServerConnection, rate_limit: float,
-                 spawn: Callable[[Any], None], address: str = "") -> None:
+                 spawn: Callable[[Any], None], address: str = "",
+                 cluster: Cluster | None = None) -> None:
         self.id = next(_ids)
+        self.cluster = cluster
         self.address = address
         self.hub = hub
         self.output = output
@@ -224,6 +230,13 @@ class Connection:
             with contextlib.suppress(Exception):
                 self.ws.transport.write(data)
 
+    def attach(self, race: str, player: str) -> None:
+        self.players[race] = player
+        self.seats[race] = player
+
+    def detach(self, race: str) -> str | None:
+        return self.players.pop(race, None)
+
     def follow(self, race: str, boards: bool = True) -> None:
         """Subscribe to the race's events (idempotent). Without ``boards``, the other racers'
         ``board`` views are left out (a racer's own board comes with its ``state``)."""
@@ -306,7 +319,16 @@ class Connection:
 
     def handle(self, cmd: codec.Command) -> asyncio.Future[Any] | None:
         """Dispatch one command; the returned awaitable, if any, must be awaited before the
-        next command is read."""
+        next command is read. With several processes (``cluster``), a command for a race run
+        by another process is forwarded there."""
+        if self.cluster is not None:
+            routed = self.cluster.route(self, cmd)
+            if routed is not LOCAL:
+                return routed  # type: ignore[no-any-return]
+        return self.handle_local(cmd)
+
+    def handle_local(self, cmd: codec.Command) -> asyncio.Future[Any] | None:
+        """Dispatch one command to this process's hub."""
         hub = self.hub
         try:
             fx = hub.dispatcher.handle(self, cmd, hub.clock())
@@ -334,6 +356,6 @@ class Connection:
             self.hub.reply_later(self, codec.error("not_found", f"no race {race_id[:64]!r}",
                                                    cmd.rid))
             return
-        barrier = self.handle(cmd)
+        barrier = self.handle_local(cmd)
         if barrier is not None:
             await barrier

@@ -69,6 +69,12 @@ class Client(Session, Protocol):
 
     def unfollow(self, race: str) -> None: ...
 
+    def attach(self, race: str, player: str) -> None:
+        """Speak for ``player`` of ``race`` (and keep the seat)."""
+
+    def detach(self, race: str) -> str | None:
+        """Stop speaking for a racer of ``race``; which one it was."""
+
 
 class Hub:
     """Races held by this process, and everything that happens to them (module docstring)."""
@@ -104,6 +110,9 @@ class Hub:
         self.deserted: dict[str, asyncio.TimerHandle] = {}
         #: Told when the store stops (False) or starts again (True) taking writes.
         self.on_health: Callable[[bool], None] | None = None
+        #: Does this process run the room of this race? (Always, but with several processes
+        #: on Redis: only for the races whose unit it owns.)
+        self.owns: Callable[[str], bool] = lambda race_id: True
         self._loading: dict[str, asyncio.Future[Race | None]] = {}
         self.deadlines = Deadlines(clock, self._on_deadline)
         self.throttles = {
@@ -249,13 +258,12 @@ class Hub:
         if older is not None:
             older.send({"type": "replaced", "race": race_id, "player": player})
             self.unbind(older, race_id)
-        session.players[race_id] = player
-        session.seats[race_id] = player
+        session.attach(race_id, player)
         self.bound[race_id, player] = session
         self.presence(race_id, player, +1)
 
     def unbind(self, session: Client, race_id: str) -> None:
-        player = session.players.pop(race_id, None)
+        player = session.detach(race_id)
         if player is not None:
             if self.bound.get((race_id, player)) is session:
                 del self.bound[race_id, player]
@@ -381,12 +389,30 @@ class Hub:
         held = self.get(race_id)
         if held is not None:  # someone else loaded or created it meanwhile
             return held
+        if race.status != "finished" and not self.owns(race_id):
+            return race  # another process runs it: a copy as it was just now, not held here
         if race.status != "finished":  # finished by the clock while nobody was looking
             out = race.tick(self.clock())
             if out.finished and race.finished_at is not None:
                 self.store.mark_finished(race.race, race.finished_at)
         self._adopt(race)
         return race
+
+    def adopt(self, race: Race) -> None:
+        """Run a race rebuilt from the store here (this process just became its owner)."""
+        if self.get(race.race) is None:
+            self._adopt(race)
+
+    def release(self, race_id: str) -> None:
+        """Stop running a race here without ending it (another process owns it now)."""
+        self.races.pop(race_id, None)
+        self.finished.pop(race_id, None)
+        self.deadlines.cancel(race_id)
+        timer = self.deserted.pop(race_id, None)
+        if timer is not None:
+            timer.cancel()
+        for throttle in self.throttles.values():
+            throttle.forget(race_id)
 
     def recover(self) -> int:
         """Load every unfinished race from the store and catch up with the clock (a race whose
@@ -415,6 +441,8 @@ class Hub:
             self.on_health(False)
         self.watch_store()
         for race_id in race_ids:
+            if not self.owns(race_id):
+                continue  # another process runs it now (the write was fenced)
             race = self.races.pop(race_id, None) or self.finished.pop(race_id, None)
             self.deadlines.cancel(race_id)
             for throttle in self.throttles.values():
@@ -433,7 +461,16 @@ class Hub:
             asyncio.get_running_loop().call_later(PROBE_INTERVAL, self._probe)
 
     def _probe(self) -> None:
-        if self.store.probe():
+        task = asyncio.ensure_future(self._probe_once())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _probe_once(self) -> None:
+        try:
+            ok = await self.store.probe()
+        except Exception:
+            ok = False
+        if ok:
             self._probing = False
             log.warning("the store takes writes again")
             if self.on_health is not None:
@@ -442,13 +479,19 @@ class Hub:
         asyncio.get_running_loop().call_later(PROBE_INTERVAL, self._probe)
 
     async def _reload(self, race_id: str, future: asyncio.Future[None]) -> None:
+        """Rebuild a race from the store, trying again every second while the store cannot
+        be read (commands for it get ``unavailable`` meanwhile)."""
         try:
-            race = await self.store.load(race_id)
-            if race is not None:
+            while True:
+                try:
+                    race = await self.store.load(race_id)
+                    break
+                except Exception as exc:
+                    log.warning("cannot rebuild race %s yet: %s", race_id, exc)
+                    await asyncio.sleep(PROBE_INTERVAL)
+            if race is not None and self.owns(race_id):
                 self._adopt(race)
                 log.warning("race %s rebuilt from the store after a failed write", race_id)
-        except Exception:
-            log.exception("cannot rebuild race %s", race_id)
         finally:
             del self.reloading[race_id]
             future.set_result(None)

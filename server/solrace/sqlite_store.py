@@ -379,7 +379,7 @@ class SQLiteStore:
         if self.on_failure is not None and batch.first_n:
             self.on_failure(set(batch.first_n), exc)
 
-    def probe(self) -> bool:
+    async def probe(self) -> bool:
         """A small write (when nothing is queued): True, and healthy again, if it went
         through."""
         if self._batch is not None or (

@@ -57,7 +57,7 @@ class Store(Protocol):
     def flushed(self) -> Awaitable[None]:
         """Done once everything queued so far is durable (raises if the commit failed)."""
 
-    def probe(self) -> bool:
+    async def probe(self) -> bool:
         """Try a small write now; True (and healthy again) if it went through."""
 
     def exists(self, race_id: str) -> bool:

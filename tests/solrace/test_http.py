@@ -117,7 +117,7 @@ async def test_health_says_when_the_store_cannot_write(server: Server) -> None:
     assert (await get(port, "/healthz"))[0] == 200
     server.app.store._healthy = False  # type: ignore[attr-defined]
     assert (await get(port, "/healthz"))[0] == 503
-    assert server.app.store.probe()  # the file is fine: the next write goes through
+    assert await server.app.store.probe()  # the file is fine: the next write goes through
     assert (await get(port, "/healthz"))[0] == 200
 
 

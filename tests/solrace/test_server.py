@@ -526,7 +526,7 @@ async def test_public_races_are_listed_until_they_start(server: Server) -> None:
 
 
 async def test_rematch_makes_one_new_race_and_tells_the_others(server: Server) -> None:
-    race, a, b, created = await running_race(server, game="yukon", players=2, time_limit=120)
+    race, a, b, _created = await running_race(server, game="yukon", players=2, time_limit=120)
     assert await code_of(a.request({"type": "rematch", "race": race})) == "race_not_over"
     await a.resign(race)
     await b.resign(race)
@@ -558,7 +558,7 @@ async def test_a_race_everyone_left_ends(server: Server, monkeypatch: pytest.Mon
     await b.close()
     over = await spectator.next_event("race_over", timeout=T)
     assert [s["player"] for s in over["standings"]] == ["p1", "p2"]
-    status, _, body = await get(f"{server.http}/api/races/{race}")
+    _status, _, body = await get(f"{server.http}/api/races/{race}")
     assert json.loads(body)["status"] == "finished"
 
 

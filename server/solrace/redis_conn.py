@@ -1,0 +1,85 @@
+"""Connecting to Redis (a single server or a Redis Cluster), and the names of the keys.
+
+Every key of one *unit* — a race on its own (later: a tournament with its races) — shares the
+hash tag ``{unit}``, so that each script touches one slot and the same code runs on a Redis
+Cluster, with units spread over its nodes.
+
+Keys of unit ``U``::
+
+    sr:{U}:lease          "pid:epoch" of the process that owns the unit (expires unless renewed)
+    sr:{U}:epoch          counter: +1 each time the unit changes hands (fences older owners)
+    sr:{U}:r:RACE         hash: the race's settings, seed, salt, finished_at
+    sr:{U}:log:RACE       list: the race's accepted actions, msgpack [at, kind, player, data]
+    sr:{U}:ev             sharded pub/sub channel: the unit's events, to every process
+    sr:{U}:evs            stream (capped): the same events, to catch up after a lost link
+    sr:{p:PID}:in         sharded channel: process PID's inbox (forwarded commands, replies)
+    sr:{p:PID}:alive      set while process PID runs (expires if it dies)
+    sr:units              set of unfinished units (the janitor's list; not atomic with the rest)
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from typing import Any
+
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+
+#: Seconds a command may take before it fails (an outage must not stall the event loop).
+SOCKET_TIMEOUT = 2.0
+CONNECT_TIMEOUT = 2.0
+
+Client = Redis | RedisCluster
+
+
+def unit_of(race: str) -> str:
+    """The unit a race belongs to (itself, or the tournament before the dash)."""
+    return race.split("-", 1)[0]
+
+
+def key(unit: str, name: str) -> str:
+    return f"sr:{{{unit}}}:{name}"
+
+
+def proc_key(pid: str, name: str) -> str:
+    return f"sr:{{p:{pid}}}:{name}"
+
+
+UNITS = "sr:units"
+
+
+def is_cluster_url(url: str) -> bool:
+    return url.startswith("redis+cluster://")
+
+
+def connect(url: str) -> Client:
+    """A client for ``url``: ``redis://HOST:PORT/DB`` (one server) or
+    ``redis+cluster://HOST:PORT`` (a Redis Cluster, any node as the entry point), with timeouts
+    and a bounded retry policy."""
+    common: dict[str, Any] = {
+        "socket_timeout": SOCKET_TIMEOUT,
+        "socket_connect_timeout": CONNECT_TIMEOUT,
+        "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), 2),
+    }
+    if is_cluster_url(url):
+        parts = urllib.parse.urlsplit(url)
+        return RedisCluster(host=parts.hostname or "127.0.0.1", port=parts.port or 6379,
+                            **common)
+    return Redis.from_url(url, **common)
+
+
+def node_client(client: Client, channel: str) -> Redis:
+    """A plain connection to the node that serves ``channel``'s slot (for sharded pub/sub),
+    or the server itself."""
+    if isinstance(client, RedisCluster):
+        node = client.get_node_from_key(channel)
+        if node is None:
+            raise ConnectionError(f"no cluster node serves {channel}")
+        return Redis(host=node.host, port=int(node.port), socket_connect_timeout=CONNECT_TIMEOUT)
+    # A subscriber waits for messages as long as it takes: no socket timeout.
+    given = client.connection_pool.connection_kwargs
+    wanted = ("host", "port", "db", "username", "password", "path")
+    return Redis(socket_connect_timeout=CONNECT_TIMEOUT,
+                 **{k: given[k] for k in wanted if given.get(k) is not None})

@@ -1,0 +1,440 @@
+"""The :class:`~solrace.store.Store` on Redis, shared by every server process.
+
+Each race is a hash (settings, seed, salt, finished_at) and a list (its accepted actions, in
+order) under its unit's hash tag (see :mod:`solrace.redis_conn`). One process at a time *owns* a
+unit: it holds the unit's lease ``"pid:epoch"``, renews it, and is the only one that runs the
+unit's rooms and writes its log. Every write is one Lua script per unit that first checks the
+lease (a process that lost it — paused, cut off — is *fenced*: its write fails, and it lets the
+unit go), so the log has one order whoever writes it. A new race claims its unit in the same
+script that stores it.
+
+Writes are group commits, as with SQLite: everything queued during one loop turn goes out in
+one pipeline (one script per unit), and the callbacks run when Redis has answered. At most one
+pipeline is in flight, so batches are durable in order. Redis acknowledges a write once it is
+in its memory and its append-only file's buffer; with ``appendfsync everysec`` (the shipped
+configuration) a crash of Redis itself can lose the last second (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import NoScriptError, RedisError, ResponseError
+
+from .redis_conn import UNITS, Client, key, unit_of
+from .room import LogEntry, Options, Race
+from .store import OnFailure
+
+log = logging.getLogger(__name__)
+
+#: Milliseconds a unit's lease lasts unless its owner renews it.
+LEASE_MS = 5000
+
+#: Write one unit's batch: claim the unit (a new race) or check the lease, then apply the
+#: operations. KEYS: lease, epoch, then the data keys. ARGV: pid, epoch ('' to claim), lease
+#: ms, then operations: 'H' key# n field value ... (HSET), 'L' key# n value ... (RPUSH),
+#: 'X' key# ms (PEXPIRE).
+COMMIT = """
+local holder
+local claimed = 0
+if ARGV[2] == '' then
+  if redis.call('EXISTS', KEYS[1]) == 1 then return redis.error_reply('TAKEN') end
+  claimed = redis.call('INCR', KEYS[2])
+  holder = ARGV[1] .. ':' .. claimed
+  redis.call('SET', KEYS[1], holder, 'PX', ARGV[3])
+else
+  holder = ARGV[1] .. ':' .. ARGV[2]
+  if redis.call('GET', KEYS[1]) ~= holder then return redis.error_reply('FENCED') end
+end
+local i = 4
+while i <= #ARGV do
+  local op, k, n = ARGV[i], KEYS[tonumber(ARGV[i + 1])], tonumber(ARGV[i + 2])
+  if op == 'H' then
+    redis.call('HSET', k, unpack(ARGV, i + 3, i + 2 + 2 * n))
+    i = i + 3 + 2 * n
+  elseif op == 'L' then
+    redis.call('RPUSH', k, unpack(ARGV, i + 3, i + 2 + n))
+    i = i + 3 + n
+  else
+    redis.call('PEXPIRE', k, n)
+    i = i + 3
+  end
+end
+return claimed
+"""
+
+#: Take a unit whose lease has lapsed: the new epoch, or the holder that has it.
+ACQUIRE = """
+local holder = redis.call('GET', KEYS[1])
+if holder then return holder end
+local epoch = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. ':' .. epoch, 'PX', ARGV[2])
+return epoch
+"""
+
+#: Renew a lease still held by this holder: 1, else 0.
+RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
+"""
+
+#: Let a unit go (its races are over, or the process stops).
+RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+Callback = Callable[[], None]
+Failure = Callable[[BaseException], None]
+
+
+class Fenced(Exception):
+    """Another process owns the unit now: this one's write was refused."""
+
+
+@dataclass
+class _UnitOps:
+    keys: list[str] = field(default_factory=list)
+    ops: list[Any] = field(default_factory=list)
+    races: set[str] = field(default_factory=set)
+    claim: bool = False
+
+    def key_index(self, name: str) -> int:
+        if name not in self.keys:
+            self.keys.append(name)
+        return self.keys.index(name) + 3  # after the lease and epoch keys
+
+
+@dataclass
+class _Batch:
+    units: dict[str, _UnitOps] = field(default_factory=dict)
+    finished: list[str] = field(default_factory=list)
+    created: list[str] = field(default_factory=list)
+    after: list[tuple[Callback, Failure | None]] = field(default_factory=list)
+    done: asyncio.Future[None] | None = None
+
+
+def _fields(race: Race) -> list[Any]:
+    o = race.options
+    values = {
+        "game": race.game, "seed": str(race.seed), "salt": race.salt, "players": o.players,
+        "time_limit": o.time_limit, "undo": int(o.undo), "public": int(o.public),
+        "created_at": race.created_at, "host_token": race.host_token,
+        "countdown_ms": race.countdown_ms, "seed_chosen": int(race.seed_chosen),
+    }
+    return [x for pair in values.items() for x in pair]
+
+
+def build(fields: dict[bytes, bytes], entries: list[bytes], race_id: str) -> Race:
+    """A race rebuilt from its hash and log (blocking: run it in a thread). A damaged entry is
+    logged and skipped, never the whole race."""
+    f = {k.decode(): v.decode() for k, v in fields.items()}
+    race = Race(
+        race_id, f["game"], int(f["seed"]), f["salt"],
+        Options(int(f["players"]), int(f["time_limit"]), f["undo"] == "1", f["public"] == "1"),
+        int(f["created_at"]), f["host_token"], countdown_ms=int(f["countdown_ms"]),
+        seed_chosen=f["seed_chosen"] == "1",
+    )
+    for n, raw in enumerate(entries):
+        try:
+            at, kind, player, data = msgpack.unpackb(raw, raw=False)
+            race.replay(LogEntry(race_id, at, kind, player, data))
+        except Exception as exc:
+            log.warning("race %s: log entry %d skipped (%s)", race_id, n, exc)
+    if "finished_at" in f and race.status != "finished":
+        race.tick(int(f["finished_at"]))
+    return race
+
+
+class RedisStore:
+    """Races and their logs in Redis (see the module docstring). ``pid`` names this process in
+    the leases; ``on_lost(unit)`` is told when a write shows that another process owns a unit
+    now."""
+
+    def __init__(self, client: Client, pid: str, finished_ttl_ms: int = 30 * 86400 * 1000
+                 ) -> None:
+        self.client = client
+        self.pid = pid
+        self.finished_ttl_ms = finished_ttl_ms
+        self.epochs: dict[str, int] = {}  # units this process owns -> epoch
+        self.on_commit: Callable[[], None] | None = None
+        self.on_failure: OnFailure | None = None
+        self.on_lost: Callable[[str], None] | None = None
+        self._healthy = True
+        self._batch: _Batch | None = None
+        self._writing: asyncio.Task[None] | None = None
+        self._sha: dict[str, str] = {}
+        self.commits = 0
+
+    # ---------------------------------------------------------------- scripts
+    async def start(self) -> None:
+        """Load the scripts (raises if Redis cannot be reached)."""
+        await self._load_scripts()
+
+    async def _load_scripts(self) -> None:
+        for name, body in (("commit", COMMIT), ("acquire", ACQUIRE), ("renew", RENEW),
+                           ("release", RELEASE)):
+            self._sha[name] = await self.client.script_load(body)
+
+    async def _script(self, name: str, keys: list[str], args: list[Any]) -> Any:
+        try:
+            return await self.client.evalsha(self._sha[name], len(keys), *keys, *args)
+        except NoScriptError:  # Redis restarted without its script cache
+            await self._load_scripts()
+            return await self.client.evalsha(self._sha[name], len(keys), *keys, *args)
+
+    # ---------------------------------------------------------------- leases
+    async def acquire(self, unit: str) -> str | None:
+        """Take ``unit`` if nobody holds it: None then (it is ours), else the holder's pid."""
+        result = await self._script("acquire", [key(unit, "lease"), key(unit, "epoch")],
+                                    [self.pid, LEASE_MS])
+        if isinstance(result, int):
+            self.epochs[unit] = result
+            return None
+        holder = result.decode() if isinstance(result, bytes) else str(result)
+        pid, _, epoch = holder.rpartition(":")
+        if pid == self.pid:  # ours already (a retry after a lost answer)
+            self.epochs[unit] = int(epoch)
+            return None
+        return pid
+
+    async def holder(self, unit: str) -> str | None:
+        """The pid of the process that owns ``unit`` now, or None."""
+        value = await self.client.get(key(unit, "lease"))
+        if value is None:
+            return None
+        text = value.decode() if isinstance(value, bytes) else str(value)
+        return text.rpartition(":")[0]
+
+    async def renew(self) -> list[str]:
+        """Renew every lease this process holds; the units it lost."""
+        units = list(self.epochs)
+        if not units:
+            return []
+        results = await asyncio.gather(
+            *(self._script("renew", [key(u, "lease")], [f"{self.pid}:{self.epochs[u]}",
+                                                         LEASE_MS]) for u in units),
+            return_exceptions=True,
+        )
+        lost = []
+        for unit, result in zip(units, results, strict=True):
+            if isinstance(result, BaseException):
+                raise result
+            if result == 0 and unit in self.epochs:
+                del self.epochs[unit]
+                lost.append(unit)
+        return lost
+
+    async def release(self, unit: str) -> None:
+        epoch = self.epochs.pop(unit, None)
+        if epoch is not None:
+            await self._script("release", [key(unit, "lease")], [f"{self.pid}:{epoch}"])
+
+    def owns(self, unit: str) -> bool:
+        return unit in self.epochs
+
+    # ------------------------------------------------------------------ writes
+    @property
+    def healthy(self) -> bool:
+        return self._healthy
+
+    def _current(self) -> _Batch:
+        if self._batch is None:
+            self._batch = _Batch()
+            loop = asyncio.get_running_loop()
+            self._batch.done = loop.create_future()
+            loop.call_soon(self._end_of_turn)
+        return self._batch
+
+    def _unit(self, race: str) -> _UnitOps:
+        batch = self._current()
+        unit = unit_of(race)
+        ops = batch.units.get(unit)
+        if ops is None:
+            ops = batch.units[unit] = _UnitOps()
+        ops.races.add(race)
+        return ops
+
+    def add_race(self, race: Race) -> None:
+        ops = self._unit(race.race)
+        if not self.owns(unit_of(race.race)):
+            ops.claim = True
+        values = _fields(race)
+        ops.ops += ["H", ops.key_index(key(unit_of(race.race), f"r:{race.race}")),
+                    len(values) // 2, *values]
+        self._current().created.append(unit_of(race.race))
+
+    def append(self, entries: list[LogEntry]) -> None:
+        if not entries:
+            return
+        race = entries[0].race
+        ops = self._unit(race)
+        packed = [msgpack.packb([e.at, e.kind, e.player, e.data]) for e in entries]
+        ops.ops += ["L", ops.key_index(key(unit_of(race), f"log:{race}")), len(packed), *packed]
+
+    def mark_finished(self, race: str, at: int) -> None:
+        ops = self._unit(race)
+        unit = unit_of(race)
+        ops.ops += ["H", ops.key_index(key(unit, f"r:{race}")), 1, "finished_at", at]
+        for name in (f"r:{race}", f"log:{race}", "evs", "epoch"):
+            ops.ops += ["X", ops.key_index(key(unit, name)), self.finished_ttl_ms]
+        if unit == race:
+            self._current().finished.append(unit)
+
+    def pending(self) -> bool:
+        return self._batch is not None
+
+    def after_commit(self, ok: Callback, fail: Failure | None = None) -> None:
+        if self._batch is None and self._writing is None:
+            ok()
+        else:
+            self._current().after.append((ok, fail))
+
+    def flushed(self) -> asyncio.Future[None]:
+        batch = self._batch
+        if batch is None or batch.done is None:
+            fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            fut.set_result(None)
+            return fut
+        return asyncio.shield(batch.done)
+
+    def _end_of_turn(self) -> None:
+        if self._writing is None:
+            self._writing = asyncio.ensure_future(self._write_batches())
+
+    def commit(self) -> None:
+        """Nothing to do at once: batches go out from the event loop (see ``_end_of_turn``)."""
+
+    async def _write_batches(self) -> None:
+        try:
+            while self._batch is not None:
+                batch, self._batch = self._batch, None
+                await self._write(batch)
+        finally:
+            self._writing = None
+
+    async def _send(self, batch: _Batch, units: list[tuple[str, _UnitOps]]) -> list[Any]:
+        if isinstance(self.client, RedisCluster):
+            # A cluster pipeline cannot run scripts: send them side by side (each to the node
+            # of its unit's slot), then the index updates.
+            calls = []
+            for unit, ops in units:
+                epoch = "" if ops.claim else str(self.epochs.get(unit, ""))
+                keys = [key(unit, "lease"), key(unit, "epoch"), *ops.keys]
+                calls.append(self.client.evalsha(self._sha["commit"], len(keys), *keys,
+                                                 self.pid, epoch, LEASE_MS, *ops.ops))
+            for unit in batch.created:
+                calls.append(self.client.sadd(UNITS, unit))
+            for unit in batch.finished:
+                calls.append(self.client.srem(UNITS, unit))
+            return list(await asyncio.gather(*calls, return_exceptions=True))
+        async with self.client.pipeline(transaction=False) as pipe:
+            for unit, ops in units:
+                epoch = "" if ops.claim else str(self.epochs.get(unit, ""))
+                keys = [key(unit, "lease"), key(unit, "epoch"), *ops.keys]
+                pipe.evalsha(self._sha["commit"], len(keys), *keys, self.pid, epoch, LEASE_MS,
+                             *ops.ops)
+            for unit in batch.created:
+                pipe.sadd(UNITS, unit)
+            for unit in batch.finished:
+                pipe.srem(UNITS, unit)
+            return list(await pipe.execute(raise_on_error=False))
+
+    async def _write(self, batch: _Batch) -> None:
+        units = list(batch.units.items())
+        try:
+            results = await self._send(batch, units)
+            if any(isinstance(r, NoScriptError) for r in results):
+                await self._load_scripts()  # Redis restarted without its script cache
+                results = await self._send(batch, units)
+        except RedisError as exc:
+            self._failed(batch, exc, set(batch.units))
+            return
+        errors: dict[str, BaseException] = {}
+        for (unit, _ops), result in zip(units, results, strict=False):
+            if isinstance(result, BaseException):
+                errors[unit] = result
+            elif isinstance(result, int) and result > 0:
+                self.epochs[unit] = result  # claimed with this race
+        if errors:
+            for unit, error in errors.items():
+                if isinstance(error, ResponseError) and (
+                        "FENCED" in str(error) or "TAKEN" in str(error)):
+                    self.epochs.pop(unit, None)
+                    if self.on_lost is not None:
+                        self.on_lost(unit)
+            self._failed(batch, next(iter(errors.values())), set(errors))
+            return
+        self._healthy = True
+        self.commits += 1
+        if batch.done is not None and not batch.done.done():
+            batch.done.set_result(None)
+        for ok, _ in batch.after:
+            try:
+                ok()
+            except Exception:
+                log.exception("after-commit callback failed")
+        if batch.after and self.on_commit is not None:
+            self.on_commit()
+
+    def _failed(self, batch: _Batch, exc: BaseException, units: set[str]) -> None:
+        """Nothing of ``batch`` may be shown: its callbacks fail, and every race it touched is
+        rebuilt from what Redis holds (writes of other units that did go through are then
+        part of it)."""
+        log.error("Redis write failed (%d units): %s", len(batch.units), exc)
+        if not isinstance(exc, ResponseError):
+            self._healthy = False
+        if batch.done is not None and not batch.done.done():
+            batch.done.set_exception(exc)
+            batch.done.exception()
+        for _, fail in batch.after:
+            if fail is not None:
+                try:
+                    fail(exc)
+                except Exception:
+                    log.exception("commit-failure callback failed")
+        races = {r for ops in batch.units.values() for r in ops.races}
+        if self.on_failure is not None and races:
+            self.on_failure(races, exc)
+
+    async def probe(self) -> bool:
+        try:
+            await self.client.set("sr:probe", str(time.time()), px=60_000)
+            if not self._sha:
+                await self._load_scripts()
+        except RedisError as exc:
+            log.warning("Redis still unreachable: %s", exc)
+            self._healthy = False
+            return False
+        self._healthy = True
+        return True
+
+    # ------------------------------------------------------------------- reads
+    def exists(self, race_id: str) -> bool:
+        return False  # a new race claims its unit: a taken id fails that write (TAKEN)
+
+    async def load(self, race_id: str) -> Race | None:
+        unit = unit_of(race_id)
+        async with self.client.pipeline(transaction=False) as pipe:
+            pipe.hgetall(key(unit, f"r:{race_id}"))
+            pipe.lrange(key(unit, f"log:{race_id}"), 0, -1)
+            fields, entries = await pipe.execute()
+        if not fields:
+            return None
+        return await asyncio.to_thread(build, fields, entries, race_id)
+
+    def load_unfinished(self) -> list[Race]:
+        return []  # units are taken on demand, and by the janitor (solrace.cluster)
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,173 @@
+"""Real processes for the multi-process tests: ``redis-server`` (alone, or three as a Redis
+Cluster) started on free ports in a temporary directory, and ``solrace serve`` processes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .conftest import T
+
+REDIS = shutil.which("redis-server")
+REDIS_CLI = shutil.which("redis-cli")
+
+
+def free_port(cluster_bus: bool = False) -> int:
+    """A free port on loopback; with ``cluster_bus``, one whose +10000 (a cluster node's bus
+    port) is free too."""
+    if not cluster_bus:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return int(s.getsockname()[1])
+    rng = random.Random()
+    while True:
+        port = rng.randrange(20000, 45000)
+        try:
+            for p in (port, port + 10000):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", p))
+            return port
+        except OSError:
+            continue
+
+
+def ping(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2) as s:
+            s.sendall(b"PING\r\n")
+            return s.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+class RedisServer:
+    """One ``redis-server`` with its append-only file on (``appendfsync everysec``, as
+    compose.yaml ships it), which can be shut down and started again on the same port."""
+
+    def __init__(self, where: Path, port: int | None = None, cluster: bool = False) -> None:
+        if REDIS is None:
+            pytest.fail("redis-server is missing (apt-get install redis-server)")
+        self.dir = where
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.port = port or free_port(cluster_bus=cluster)
+        self.cluster = cluster
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.start()
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        args = [REDIS or "redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+                "--dir", str(self.dir), "--save", "", "--appendonly", "yes",
+                "--appendfsync", "everysec", "--protected-mode", "no"]
+        if self.cluster:
+            args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                     "--cluster-node-timeout", "2000"]
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + T * 2
+        while not ping(self.port):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"redis-server did not start on {self.port}")
+            time.sleep(0.02)
+
+    def shutdown(self) -> None:
+        """``SHUTDOWN`` (the append-only file is flushed), then wait for the process."""
+        if REDIS_CLI is not None:
+            subprocess.run([REDIS_CLI, "-p", str(self.port), "shutdown"],
+                           capture_output=True, timeout=T)
+        if self.proc is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(T)
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def make_cluster(where: Path, masters: int = 3) -> list[RedisServer]:
+    """Three masters on loopback, joined with ``redis-cli --cluster create``."""
+    nodes = [RedisServer(where / f"node{i}", cluster=True) for i in range(masters)]
+    if REDIS_CLI is None:
+        pytest.fail("redis-cli is missing")
+    done = subprocess.run(
+        [REDIS_CLI, "--cluster", "create", *[f"127.0.0.1:{n.port}" for n in nodes],
+         "--cluster-replicas", "0", "--cluster-yes"],
+        capture_output=True, text=True, timeout=T * 4)
+    assert done.returncode == 0, done.stdout + done.stderr
+    deadline = time.monotonic() + T * 4
+    while True:
+        info = subprocess.run([REDIS_CLI, "-p", str(nodes[0].port), "cluster", "info"],
+                              capture_output=True, text=True).stdout
+        if "cluster_state:ok" in info:
+            return nodes
+        if time.monotonic() > deadline:
+            raise RuntimeError(info)
+        time.sleep(0.1)
+
+
+class Solrace:
+    """One ``solrace serve`` process on Redis."""
+
+    def __init__(self, redis: str, *extra: str, port: int | None = None) -> None:
+        self.redis = redis
+        self.extra = extra
+        self.port = port or free_port()
+        self.proc: subprocess.Popen[str] | None = None
+
+    async def start(self) -> Solrace:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "solrace", "serve", "--port", str(self.port), *self.redis_args,
+             "--countdown", "0.2", "--rate-limit", "0", "--http-rate", "0", *self.extra],
+            stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        line = await asyncio.wait_for(asyncio.to_thread(self.proc.stdout.readline), T * 2)
+        assert "serving http://" in line, line
+        return self
+
+    @property
+    def redis_args(self) -> list[str]:
+        if self.redis.startswith("redis+cluster://"):
+            return ["--redis-cluster", self.redis.replace("redis+cluster://", "redis://")]
+        return ["--redis", self.redis]
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(T)
+
+    def terminate(self) -> float:
+        """SIGTERM; the seconds it took to stop."""
+        assert self.proc is not None
+        t = time.monotonic()
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(T * 2)
+        return time.monotonic() - t
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()

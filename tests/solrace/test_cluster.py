@@ -1,0 +1,315 @@
+"""Several ``solrace serve`` processes on one real Redis (started by the tests on free ports):
+racers and spectators on different processes, a process killed mid-race, Redis restarted
+mid-race, a rolling restart, and a 3-master Redis Cluster."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from solrace.bot import play
+from solrace.client import RaceClient, ServerError
+
+from .conftest import T
+from .servers import RedisServer, Solrace, free_port, make_cluster
+from .test_views import Referee
+
+
+def http_json(url: str) -> Any:
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(url, timeout=T) as resp:
+        return json.loads(resp.read())
+
+
+@pytest.fixture
+def redis(tmp_path: Path) -> Iterator[RedisServer]:
+    server = RedisServer(tmp_path / "redis")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def procs() -> Any:
+    started: list[Solrace] = []
+
+    async def make(redis: str, *extra: str) -> Solrace:
+        proc = await Solrace(redis, *extra).start()
+        started.append(proc)
+        return proc
+
+    yield make
+    for proc in started:
+        proc.stop()
+
+
+async def act(client: RaceClient, race: str, rng: random.Random, retries: int = 200
+              ) -> tuple[str, dict[str, Any]]:
+    """One move (or an undo when stuck), sent again with the same seq while the service
+    answers ``unavailable``: (what was acknowledged, the state)."""
+    state = client.states[race]
+    legal = state["legal"]
+    msg: dict[str, Any] = ({"type": "move", "move": rng.choice(legal)} if legal
+                           else {"type": "undo"})
+    seq = state["seq"] + 1
+    for _ in range(retries):
+        try:
+            reply = await client.request({**msg, "race": race, "seq": seq}, timeout=T)
+            return msg.get("move", "undo"), reply
+        except ServerError as exc:
+            if exc.code != "unavailable":
+                raise
+            await asyncio.sleep(0.1)
+    raise AssertionError("the service never came back")
+
+
+async def test_a_race_across_processes_with_a_spectator_on_a_third(
+    redis: RedisServer, procs: Any
+) -> None:
+    p1, p2, p3 = [await procs(redis.url) for _ in range(3)]
+    host = await RaceClient.connect(p1.url)
+    created = await host.create("yukon", players=2, seed=4242)
+    race = created["race"]
+    ann = await RaceClient.connect(p1.url)
+    bob = await RaceClient.connect(p2.url)
+    spectator = await RaceClient.connect(p3.url)
+    await ann.join(race, name="ann")
+    await bob.join(race, name="bob")
+    snap = await spectator.watch(race)
+    assert [p["name"] for p in snap["players"]] == ["ann", "bob"]
+    await ann.ready(race)
+    await bob.ready(race)
+    await ann.wait_state(race, T)
+    await bob.wait_state(race, T)
+    ref = Referee("yukon", 4242, ["p1", "p2"])
+    rng = random.Random(1)
+    for _ in range(12):
+        for client, player in ((ann, "p1"), (bob, "p2")):
+            move, _state = await act(client, race, rng)
+            if move != "undo":
+                ref.play(player, move)
+            else:
+                ref.games[player].pop()
+                ref.history[player].append(ref._piles(player))
+                ref.boards[player].append(ref.games[player].board())
+    await asyncio.sleep(0.5)  # the last board views
+    await ann.resign(race)
+    await bob.resign(race)
+    got: list[dict[str, Any]] = []
+    async with asyncio.timeout(T):
+        while not got or got[-1]["type"] != "race_over":
+            got.append(await spectator.events.get())
+    over = got.pop()
+    assert over["seed"] == "4242"
+    # Events published while the watch was under way may come before the snapshot: the
+    # client drops those it has (v <= the snapshot's).
+    seen = [m for m in got if "v" in m and m["v"] > snap["v"]] + [over]
+    vs = [m["v"] for m in seen]
+    assert vs == list(range(snap["v"] + 1, snap["v"] + 1 + len(vs))), "no gap, no repeat"
+    assert sum(m["type"] == "progress" for m in seen) == 24
+    boards = [m for m in got if m["type"] == "board"]
+    assert {m["player"] for m in boards} == {"p1", "p2"}
+    for msg in got:  # the spectator, on a third process, saw only what an outsider may see
+        if msg["type"] == "board" and msg is not None:
+            ref.over = False
+            ref.check_board(msg["player"], msg["board"], None, "spectator on p3")
+    summary = await asyncio.to_thread(http_json, f"{p3.http}/api/races/{race}")
+    assert summary["status"] == "finished" and summary["seed"] == "4242"
+    again = await asyncio.to_thread(http_json, f"{p2.http}/api/races/{race}")
+    assert again["players"] == summary["players"]
+    replay = await asyncio.to_thread(http_json, f"{p2.http}/api/races/{race}/replay/p2")
+    assert replay["moves"] == summary["players"][1]["moves"]
+    for client in (host, ann, bob, spectator):
+        await client.close()
+
+
+async def test_kill_9_of_a_process_loses_no_acknowledged_move(
+    redis: RedisServer, procs: Any
+) -> None:
+    p1, p2 = await procs(redis.url), await procs(redis.url)
+    host = await RaceClient.connect(p1.url)
+    created = await host.create("scotch", players=2, seed=77, time_limit=600)
+    race = created["race"]
+    ann = await RaceClient.connect(p1.url)
+    bob = await RaceClient.connect(p2.url)
+    await ann.join(race, name="ann")
+    await bob.join(race, name="bob")
+    await host.start(race, created["host_token"])
+    await ann.wait_state(race, T)
+    await bob.wait_state(race, T)
+    snap = await bob.watch(race)
+    ends_at = snap["ends_at"]
+    rng = random.Random(2)
+    acked: dict[str, list[str]] = {"ann": [], "bob": []}
+    for _ in range(10):
+        acked["ann"].append((await act(ann, race, rng))[0])
+        acked["bob"].append((await act(bob, race, rng))[0])
+    p1.kill()  # the race's owner
+    # Ann comes back through the other process and takes her racer back with her token.
+    again = await RaceClient.connect(p2.url)
+    async with asyncio.timeout(T * 3):
+        while True:
+            try:
+                await again.join(race, token=ann.tokens[race])
+                break
+            except (ServerError, TimeoutError):
+                await asyncio.sleep(0.2)
+    state = await again.wait_state(race, T * 2)
+    assert state["seq"] == len(acked["ann"]), "every acknowledged move is there"
+    for _ in range(5):
+        acked["ann"].append((await act(again, race, rng))[0])
+        acked["bob"].append((await act(bob, race, rng))[0])
+    snap = await bob.watch(race)
+    assert snap["ends_at"] == ends_at and snap["status"] == "running"  # the clock is intact
+    await again.resign(race)
+    await bob.resign(race)
+    summary = await asyncio.to_thread(http_json, f"{p2.http}/api/races/{race}")
+    assert summary["status"] == "finished"
+    assert [p["moves"] for p in summary["players"]] == [acked["ann"], acked["bob"]]
+    for client in (again, bob):
+        await client.close()
+
+
+async def test_redis_restart_mid_race_loses_nothing_acknowledged(
+    redis: RedisServer, procs: Any
+) -> None:
+    p1, p2 = await procs(redis.url), await procs(redis.url)
+    host = await RaceClient.connect(p1.url)
+    created = await host.create("scotch", players=2, seed=99)
+    race = created["race"]
+    ann = await RaceClient.connect(p1.url)
+    bob = await RaceClient.connect(p2.url)
+    await ann.join(race, name="ann")
+    await bob.join(race, name="bob")
+    await host.start(race, created["host_token"])
+    await ann.wait_state(race, T)
+    await bob.wait_state(race, T)
+    rng = random.Random(3)
+    acked: dict[str, list[str]] = {"ann": [], "bob": []}
+    for _ in range(5):
+        acked["ann"].append((await act(ann, race, rng))[0])
+        acked["bob"].append((await act(bob, race, rng))[0])
+    redis.shutdown()
+    with pytest.raises((ServerError, TimeoutError)) as info:
+        await ann.request({"type": "move", "race": race, "seq": len(acked["ann"]) + 1,
+                           "move": ann.states[race]["legal"][0]}, timeout=T)
+    if isinstance(info.value, ServerError):
+        assert info.value.code == "unavailable"
+    degraded = await ann.next_event("service", timeout=T)
+    assert degraded["status"] == "degraded"
+    redis.start()  # the same port, the same append-only file
+    for _ in range(5):
+        acked["ann"].append((await act(ann, race, rng))[0])
+        acked["bob"].append((await act(bob, race, rng))[0])
+    await ann.resign(race)
+    await bob.resign(race)
+    summary = await asyncio.to_thread(http_json, f"{p1.http}/api/races/{race}")
+    assert summary["status"] == "finished"
+    assert [p["moves"] for p in summary["players"]] == [acked["ann"], acked["bob"]]
+    for client in (host, ann, bob):
+        await client.close()
+
+
+async def test_a_rolling_restart_loses_nothing(redis: RedisServer, procs: Any) -> None:
+    p1, p2 = await procs(redis.url), await procs(redis.url)
+    host = await RaceClient.connect(p1.url)
+    races = []
+    for i in range(2):
+        created = await host.create("scotch", players=2, seed=500 + i, time_limit=600)
+        races.append(created)
+    await host.close()
+    urls = [p1.url, p2.url]
+    bots = [asyncio.create_task(play(urls[(i + j) % 2:] + urls[:(i + j) % 2], c["race"],
+                                     name=f"bot{i}{j}", delay=0.01, max_moves=120, seed=i * 2 + j))
+            for i, c in enumerate(races) for j in range(2)]
+    starter = await RaceClient.connect(p2.url)
+    for created in races:
+        async with asyncio.timeout(T * 2):
+            while len((await starter.watch(created["race"]))["players"]) < 2:
+                await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)  # moves are flowing
+    assert p1.terminate() < 3.0
+    await asyncio.sleep(0.5)
+    await p1.start()
+    await asyncio.sleep(0.5)
+    assert p2.terminate() < 3.0
+    await p2.start()
+    results = await asyncio.wait_for(asyncio.gather(*bots), T * 12)
+    await starter.close()
+    checker = await RaceClient.connect(p1.url)
+    for i, created in enumerate(races):
+        async with asyncio.timeout(T * 2):
+            while (summary := await asyncio.to_thread(
+                    http_json, f"{p1.http}/api/races/{created['race']}"))["status"] != "finished":
+                await asyncio.sleep(0.1)
+        for j, entry in enumerate(summary["players"]):
+            state = results[i * 2 + j]
+            mine = next(r for r in summary["players"] if r["name"] == f"bot{i}{j}")
+            assert len(mine["moves"]) == state["seq"], (entry, state["seq"])
+    await checker.close()
+
+
+async def test_a_race_on_a_redis_cluster(tmp_path: Path, procs: Any) -> None:
+    nodes = make_cluster(tmp_path / "cluster")
+    try:
+        url = f"redis+cluster://127.0.0.1:{nodes[0].port}"
+        p1, p2 = await procs(url), await procs(url)
+        host = await RaceClient.connect(p1.url)
+        created = [await host.create("scotch", players=2, seed=i) for i in range(8)]
+        # Each race's keys live on one node, and the races spread over the nodes.
+        counts = []
+        for node in nodes:
+            out = subprocess.run(["redis-cli", "-p", str(node.port), "dbsize"],
+                                 capture_output=True, text=True).stdout
+            counts.append(int(out.strip() or 0))
+        assert sum(c > 0 for c in counts) >= 2, counts
+        race = created[0]["race"]
+        ann = await RaceClient.connect(p1.url)
+        bob = await RaceClient.connect(p2.url)
+        await ann.join(race, name="ann")
+        await bob.join(race, name="bob")
+        await host.start(race, created[0]["host_token"])
+        await ann.wait_state(race, T)
+        await bob.wait_state(race, T)
+        rng = random.Random(4)
+        acked = []
+        for _ in range(5):
+            acked.append((await act(bob, race, rng))[0])
+            await act(ann, race, rng)
+        await ann.resign(race)
+        await bob.resign(race)
+        over = await bob.next_event("race_over", timeout=T)
+        assert over["seed"] == "0"
+        summary = await asyncio.to_thread(http_json, f"{p2.http}/api/races/{race}")
+        assert summary["players"][1]["moves"] == acked
+        for client in (host, ann, bob):
+            await client.close()
+    finally:
+        for node in nodes:
+            node.stop()
+
+
+def test_redis_unreachable_at_start_is_one_line_and_an_error() -> None:
+    port = free_port()
+    done = subprocess.run(
+        [sys.executable, "-m", "solrace", "serve", "--port", "0", "--redis",
+         f"redis://127.0.0.1:{port}/0"], capture_output=True, text=True, timeout=T * 2)
+    assert done.returncode != 0
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot reach Redis" in lines[0], done.stderr
+
+
+def test_the_embedded_server_does_not_import_redis() -> None:
+    code = ("import sys, solrace.cli, solrace.app, solrace.hub; "
+            "sys.exit('redis' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], timeout=T).returncode == 0
+
+
+
