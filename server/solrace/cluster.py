@@ -41,6 +41,7 @@ from .connection import LOCAL
 from .dispatch import NotLoaded
 from .limits import MAX_FOLLOWED
 from .redis_conn import UNITS, key, proc_key, unit_of
+from .redis_store import LEASE_MS
 from .room import RaceError
 
 if TYPE_CHECKING:
@@ -312,21 +313,51 @@ class Cluster:
         req = next(self._ids)
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         timer = asyncio.get_running_loop().call_later(
-            FORWARD_TIMEOUT, self._timed_out, req, unit, cmd.rid)
+            FORWARD_TIMEOUT, self._timed_out, req, unit, owner, cmd)
         self.pending[req] = (conn, done, timer)
         self.bus.send_to(owner, {"k": "cmd", "f": self.pid, "q": req, "m": codec.to_dict(cmd),
                                  **self.state_of(conn, unit)})
         return done
 
-    def _timed_out(self, req: int, unit: str, rid: Any) -> None:
+    def _timed_out(self, req: int, unit: str, owner: str, cmd: codec.Command) -> None:
         entry = self.pending.pop(req, None)
         if entry is None:
             return
         conn, done, _ = entry
         self.owners.pop(unit, None)  # look the owner up again next time
-        conn.send(codec.error("unavailable", "the race's server did not answer: try again", rid))
-        if not done.done():
-            done.set_result(None)
+        self._spawn(self._after_silence(conn, done, unit, owner, cmd))
+
+    async def _after_silence(self, conn: Connection, done: asyncio.Future[None], unit: str,
+                             owner: str, cmd: codec.Command) -> None:
+        """The owner did not answer. If it is gone (its ``alive`` key lapsed), wait for its
+        lease to lapse too, take the unit and run the command here (a move already applied
+        is recognised by its ``seq``); if it is alive but slow, answer ``unavailable``."""
+        try:
+            if await self.store.client.exists(proc_key(owner, "alive")):
+                conn.send(codec.error("unavailable", "the race's server is slow: try again",
+                                      cmd.rid))
+                return
+            deadline = asyncio.get_running_loop().time() + (LEASE_MS + ALIVE_MS) / 1000
+            while asyncio.get_running_loop().time() < deadline:
+                holder = await self.take(unit)
+                if holder is None:
+                    barrier = conn.handle_local(cmd)
+                    if barrier is not None:
+                        await barrier
+                    return
+                if holder != owner:
+                    barrier = self.forward(holder, conn, cmd)
+                    await barrier
+                    return
+                await asyncio.sleep(0.25)
+            conn.send(codec.error("unavailable", "the race's server is gone: try again",
+                                  cmd.rid))
+        except RedisError:
+            conn.send(codec.error("unavailable", "the service cannot reach its store: try "
+                                  "again", cmd.rid))
+        finally:
+            if not done.done():
+                done.set_result(None)
 
     def joined(self, conn: Connection) -> None:
         """A connection of this process opened (replies for it may come from elsewhere)."""

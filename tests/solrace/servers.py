@@ -131,12 +131,16 @@ class Solrace:
         self.proc: subprocess.Popen[str] | None = None
 
     async def start(self) -> Solrace:
+        return await asyncio.to_thread(self.start_blocking)
+
+    def start_blocking(self) -> Solrace:
+        """Start it and wait until it serves (for code that runs no event loop)."""
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "solrace", "serve", "--port", str(self.port), *self.redis_args,
              "--countdown", "0.2", "--rate-limit", "0", "--http-rate", "0", *self.extra],
             stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
-        line = await asyncio.wait_for(asyncio.to_thread(self.proc.stdout.readline), T * 2)
+        line = self.proc.stdout.readline()
         assert "serving http://" in line, line
         return self
 
