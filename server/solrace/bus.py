@@ -111,8 +111,9 @@ class Subscription(Protocol):
 
 
 class Bus(Protocol):
-    def publish(self, race: str, event: Publishable) -> None:
-        """Hand ``event`` to every subscriber of ``race``. Never blocks."""
+    def publish(self, race: str, event: Publishable, remote: bool = True) -> None:
+        """Hand ``event`` to every subscriber of ``race``. Never blocks. ``remote`` false:
+        only to this process's subscribers (the other processes have it already)."""
 
     def subscribe(self, race: str, deliver: Deliver) -> Subscription:
         """Call ``deliver`` for every later event of ``race`` until cancelled."""

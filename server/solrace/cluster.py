@@ -54,6 +54,9 @@ log = logging.getLogger(__name__)
 
 #: Seconds between two renewals of this process's leases and ``alive`` key.
 RENEW_EVERY = 1.5
+#: Seconds after which a unit whose races are all over is let go (nothing is written to it
+#: any more; a late watcher's process takes it again, read only).
+FINISHED_GRACE = 60.0
 #: Seconds a forwarded command may wait for the owner's answer.
 FORWARD_TIMEOUT = 3.0
 #: Seconds between two looks for units whose owner is gone.
@@ -135,6 +138,7 @@ class Cluster:
         self.connections: dict[int, Connection] = {}  # this process's, by id
         self._ids = itertools.count(1)
         self._taking: dict[str, asyncio.Future[str | None]] = {}
+        self._over_since: dict[str, float] = {}  # owned units whose races are all over
         self._tasks: set[asyncio.Future[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
         store.on_lost = self.lost
@@ -143,6 +147,8 @@ class Cluster:
         bus.remote_followers = lambda race: list(self.followers.get(race, {}).values())
         bus.races = self.hub.get
         self.hub.owns = lambda race_id: store.owns(unit_of(race_id))
+        self.hub.publish_with_commit = lambda race, events: store.publish(
+            race, bus.payload(race, events))
 
     # ------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -177,10 +183,26 @@ class Cluster:
                 for unit in await self.store.renew():
                     self.lost(unit)
                 await self._drop_dead_processes()
+                await self._let_finished_go()
             except RedisError as exc:
                 log.warning("cannot renew leases: %s", exc)
             except Exception:
                 log.exception("renewing leases failed")
+
+    async def _let_finished_go(self) -> None:
+        """Release units whose races have all been over for ``FINISHED_GRACE`` seconds."""
+        now = asyncio.get_running_loop().time()
+        live = {unit_of(r) for r in self.hub.races}
+        for unit in list(self.store.epochs):
+            if unit in live:
+                self._over_since.pop(unit, None)
+                continue
+            since = self._over_since.setdefault(unit, now)
+            if now - since >= FINISHED_GRACE:
+                del self._over_since[unit]
+                await self.store.release(unit)
+                for race_id in [r for r in self.hub.finished if unit_of(r) == unit]:
+                    self.hub.release(race_id)
 
     async def _drop_dead_processes(self) -> None:
         """Forget the connections of processes that died (their racers go offline)."""

@@ -171,9 +171,10 @@ class Connection:
         writes all of this connection's frames in one system call at the end of the loop turn,
         with no task switch: the event's ready-made frame (built once for all recipients), or,
         for a client that asked for batches, one frame holding every message of the turn.
-        A client that asked for batches gets race events (``urgent`` false) up to
+        A racer's client that asked for batches gets race events (``urgent`` false) up to
         ``EVENT_DELAY`` later, with its next reply if one comes sooner: in a busy race a
         racer then gets one frame per reply rather than one per opponent's move as well.
+        Spectators get them at the end of the loop turn.
         Otherwise the frame waits in the bounded queue for the writer task, which goes through
         ``ws.send()`` and so respects back-pressure. If the queue is full the client is not
         reading fast enough: it is disconnected (close code 1013) and may reconnect and
@@ -198,7 +199,9 @@ class Connection:
                     self.kick(1013, "too slow: reconnect and resume")
                 return
         self.corked.append(event)
-        if urgent or not self.batch:
+        # Only a racer's events wait for its next reply: a spectator sends no moves, so
+        # holding its events would only delay them.
+        if urgent or not self.batch or not self.players:
             if not self.scheduled:
                 self.scheduled = True
                 self.output.cork(self)

@@ -113,6 +113,9 @@ class Hub:
         #: Does this process run the room of this race? (Always, but with several processes
         #: on Redis: only for the races whose unit it owns.)
         self.owns: Callable[[str], bool] = lambda race_id: True
+        #: With Redis: hands an outcome's messages to the store, which publishes them to the
+        #: other processes in the same script that writes the outcome.
+        self.publish_with_commit: Callable[[str, list[Event]], None] | None = None
         self._loading: dict[str, asyncio.Future[Race | None]] = {}
         self.deadlines = Deadlines(clock, self._on_deadline)
         self.throttles = {
@@ -152,11 +155,9 @@ class Hub:
         if fx.created is not None:
             self.races[fx.created.race] = fx.created
             store.add_race(fx.created)
-        for out in fx.outcomes:
-            if out.log:
-                store.append(out.log)
-            if out.finished and race is not None and race.finished_at is not None:
-                store.mark_finished(race.race, race.finished_at)
+        if race is not None:
+            for out in fx.outcomes:
+                self._queue(race, out)
         done = asyncio.get_running_loop().create_future() if fx.barrier else None
 
         def ok() -> None:
@@ -225,17 +226,39 @@ class Hub:
             for throttle in self.throttles.values():
                 throttle.flush(race.race)  # the final boards go before race_over
         bus, race_id = self.bus, race.race
-        for ev in out.events:
-            bus.publish(race_id, Event(messages.event(race, ev)))
-        if out.started:
-            for player in race.racers:
-                bus.publish(race_id, Event(messages.state(race, player), to=player))
+        if out.wire is not None:  # published to the other processes with the commit already
+            for event in out.wire:
+                bus.publish(race_id, event, remote=False)
+        else:
+            for event in self.wire(race, out):
+                bus.publish(race_id, event)
         if out.finished:
             self._retire(race)
         elif out.events:
             self.deadlines.set(race_id, race.next_deadline())
             if out.started or out.views:
                 self._check_deserted(race)
+
+    @staticmethod
+    def wire(race: Race, out: Outcome) -> list[Event]:
+        """An outcome's messages for everyone following the race: its events, then each
+        racer's first state when it started."""
+        events = [Event(messages.event(race, ev)) for ev in out.events]
+        if out.started:
+            events += [Event(messages.state(race, p), to=p) for p in race.racers]
+        return events
+
+    def _queue(self, race: Race, out: Outcome) -> None:
+        """Queue an outcome's writes (and, where the store publishes with its writes, its
+        messages for the other processes)."""
+        store = self.store
+        if out.log:
+            store.append(out.log)
+        if out.finished and race.finished_at is not None:
+            store.mark_finished(race.race, race.finished_at)
+        if self.publish_with_commit is not None and (out.events or out.started):
+            out.wire = self.wire(race, out)
+            self.publish_with_commit(race.race, out.wire)
 
     def _boards_for(self, audience: str) -> Callable[[str, set[str]], None]:
         def send(race_id: str, players: set[str]) -> None:
@@ -335,10 +358,7 @@ class Hub:
 
     def record(self, race: Race, out: Outcome) -> None:
         """Make an outcome nobody asked for (a deadline) durable, then emit it."""
-        if out.log:
-            self.store.append(out.log)
-        if out.finished and race.finished_at is not None:
-            self.store.mark_finished(race.race, race.finished_at)
+        self._queue(race, out)
         self.store.after_commit(lambda: self.emit(race, out))
 
     # ---------------------------------------------------------------- races

@@ -35,7 +35,7 @@ class MemoryBus:
         self._subs: dict[str, dict[_Subscription, None]] = {}
         self._closed = False
 
-    def publish(self, race: str, event: Publishable) -> None:
+    def publish(self, race: str, event: Publishable, remote: bool = True) -> None:
         if self._closed:
             return
         subs = self._subs.get(race)

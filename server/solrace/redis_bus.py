@@ -251,16 +251,25 @@ class RedisBus:
         if link is not None:
             self._spawn(link.unsubscribe(channel))
 
-    def publish(self, race: str, event: Publishable) -> None:
-        """Deliver to this process's subscribers at once, and queue for the others."""
+    def publish(self, race: str, event: Publishable, remote: bool = True) -> None:
+        """Deliver to this process's subscribers at once, and (``remote``) queue for the
+        others."""
         self.local.publish(race, event)
         if type(event) is Event:
             v = event.data.get("v")
             if v is not None and v > self._last_v.get(race, 0):
                 self._last_v[race] = v
-        envelope = self._envelope(race, event)
-        if envelope is not None:
-            self._queue(key(unit_of(race), "ev"), envelope, self._out)
+        if remote:
+            envelope = self._envelope(race, event)
+            if envelope is not None:
+                self._queue(key(unit_of(race), "ev"), envelope, self._out)
+
+    def payload(self, race: str, events: list[Event]) -> bytes:
+        """The message that carries ``events`` of ``race`` to the other processes (the store
+        publishes it in the script that writes them)."""
+        envelopes = [self._envelope(race, event) for event in events]
+        packed: bytes = msgpack.packb([e for e in envelopes if e is not None])
+        return packed
 
     def _envelope(self, race: str, event: Publishable) -> dict[str, Any] | None:
         if isinstance(event, BoardViews):

@@ -39,8 +39,9 @@ LEASE_MS = 5000
 
 #: Write one unit's batch: claim the unit (a new race) or check the lease, then apply the
 #: operations. KEYS: lease, epoch, then the data keys. ARGV: pid, epoch ('' to claim), lease
-#: ms, then operations: 'H' key# n field value ... (HSET), 'L' key# n value ... (RPUSH),
-#: 'X' key# ms (PEXPIRE).
+#: ms, then operations: 'H' key# n field value ... (HSET), 'L' key# entries (RPUSH the
+#: entries of a msgpack array), 'X' key# ms (PEXPIRE), 'P' channel# stream# message (SPUBLISH
+#: to the other processes, and XADD to the unit's capped stream for catching up).
 COMMIT = """
 local holder
 local claimed = 0
@@ -60,8 +61,15 @@ while i <= #ARGV do
     redis.call('HSET', k, unpack(ARGV, i + 3, i + 2 + 2 * n))
     i = i + 3 + 2 * n
   elseif op == 'L' then
-    redis.call('RPUSH', k, unpack(ARGV, i + 3, i + 2 + n))
-    i = i + 3 + n
+    local entries = cmsgpack.unpack(ARGV[i + 2])
+    for j = 1, #entries, 1000 do
+      redis.call('RPUSH', k, unpack(entries, j, math.min(j + 999, #entries)))
+    end
+    i = i + 3
+  elseif op == 'P' then
+    redis.call('SPUBLISH', k, ARGV[i + 3])
+    redis.call('XADD', KEYS[n], 'MAXLEN', '~', 2000, '*', 'm', ARGV[i + 3])
+    i = i + 4
   else
     redis.call('PEXPIRE', k, n)
     i = i + 3
@@ -108,6 +116,14 @@ class _UnitOps:
     ops: list[Any] = field(default_factory=list)
     races: set[str] = field(default_factory=set)
     claim: bool = False
+    entries: dict[str, list[bytes]] = field(default_factory=dict)  # log key -> new entries
+
+    def args(self) -> list[Any]:
+        """The operations, each race's new log entries first (in one msgpack array each)."""
+        out: list[Any] = []
+        for log_key, packed in self.entries.items():
+            out += ["L", self.key_index(log_key), msgpack.packb(packed, use_bin_type=False)]
+        return out + self.ops
 
     def key_index(self, name: str) -> int:
         if name not in self.keys:
@@ -279,8 +295,17 @@ class RedisStore:
             return
         race = entries[0].race
         ops = self._unit(race)
+        log_key = key(unit_of(race), f"log:{race}")
         packed = [msgpack.packb([e.at, e.kind, e.player, e.data]) for e in entries]
-        ops.ops += ["L", ops.key_index(key(unit_of(race), f"log:{race}")), len(packed), *packed]
+        ops.entries.setdefault(log_key, []).extend(packed)
+
+    def publish(self, race: str, message: bytes) -> None:
+        """Publish ``message`` on the race's unit channel in the script that writes this
+        batch: the other processes hear of it exactly when it is durable."""
+        ops = self._unit(race)
+        unit = unit_of(race)
+        channel, stream = ops.key_index(key(unit, "ev")), ops.key_index(key(unit, "evs"))
+        ops.ops += ["P", channel, stream, message]
 
     def mark_finished(self, race: str, at: int) -> None:
         ops = self._unit(race)
@@ -327,12 +352,13 @@ class RedisStore:
         if isinstance(self.client, RedisCluster):
             # A cluster pipeline cannot run scripts: send them side by side (each to the node
             # of its unit's slot), then the index updates.
-            calls = []
+            calls: list[Any] = []
             for unit, ops in units:
                 epoch = "" if ops.claim else str(self.epochs.get(unit, ""))
+                args = ops.args()
                 keys = [key(unit, "lease"), key(unit, "epoch"), *ops.keys]
                 calls.append(self.client.evalsha(self._sha["commit"], len(keys), *keys,
-                                                 self.pid, epoch, LEASE_MS, *ops.ops))
+                                                 self.pid, epoch, LEASE_MS, *args))
             for unit in batch.created:
                 calls.append(self.client.sadd(UNITS, unit))
             for unit in batch.finished:
@@ -341,9 +367,10 @@ class RedisStore:
         async with self.client.pipeline(transaction=False) as pipe:
             for unit, ops in units:
                 epoch = "" if ops.claim else str(self.epochs.get(unit, ""))
+                args = ops.args()
                 keys = [key(unit, "lease"), key(unit, "epoch"), *ops.keys]
                 pipe.evalsha(self._sha["commit"], len(keys), *keys, self.pid, epoch, LEASE_MS,
-                             *ops.ops)
+                             *args)
             for unit in batch.created:
                 pipe.sadd(UNITS, unit)
             for unit in batch.finished:

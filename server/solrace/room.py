@@ -99,6 +99,8 @@ class Outcome:
     finished: bool = False
     moved: list[str] = field(default_factory=list)
     views: bool = False
+    #: Its messages, when they were built before the commit (see Hub._queue).
+    wire: list[Any] | None = None
 
     def extend(self, other: Outcome) -> None:
         self.events += other.events
