@@ -39,8 +39,9 @@ from .views import RACERS, BoardViews
 
 log = logging.getLogger(__name__)
 
-#: Events kept per unit in its stream, to catch up after a lost link.
-STREAM_LEN = 2000
+#: Entries (a loop turn's messages each) kept per unit in its stream, to catch up after a lost
+#: link: tens of seconds of a busy race.
+STREAM_LEN = 500
 BACKOFF = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
 
 

@@ -68,7 +68,7 @@ while i <= #ARGV do
     i = i + 3
   elseif op == 'P' then
     redis.call('SPUBLISH', k, ARGV[i + 3])
-    redis.call('XADD', KEYS[n], 'MAXLEN', '~', 2000, '*', 'm', ARGV[i + 3])
+    redis.call('XADD', KEYS[n], 'MAXLEN', '~', 500, '*', 'm', ARGV[i + 3])
     i = i + 4
   else
     redis.call('PEXPIRE', k, n)
@@ -311,8 +311,10 @@ class RedisStore:
         ops = self._unit(race)
         unit = unit_of(race)
         ops.ops += ["H", ops.key_index(key(unit, f"r:{race}")), 1, "finished_at", at]
-        for name in (f"r:{race}", f"log:{race}", "evs", "epoch"):
+        for name in (f"r:{race}", f"log:{race}", "epoch"):
             ops.ops += ["X", ops.key_index(key(unit, name)), self.finished_ttl_ms]
+        # The stream only serves processes catching up on a live race.
+        ops.ops += ["X", ops.key_index(key(unit, "evs")), 60_000]
         if unit == race:
             self._current().finished.append(unit)
 
