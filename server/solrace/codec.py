@@ -15,7 +15,7 @@ from typing import Any
 
 import msgpack
 
-from .limits import MAX_FRAME, MAX_ID, MAX_MOVE, MAX_NAME, MAX_RID, MAX_SEED
+from .limits import MAX_ENTRANTS, MAX_FRAME, MAX_ID, MAX_MOVE, MAX_NAME, MAX_RID, MAX_SEED
 
 
 class ProtocolError(Exception):
@@ -106,7 +106,33 @@ class Ping:
     rid: Any = None
 
 
-Command = Create | Join | Watch | Leave | Start | Ready | MoveCmd | Undo | Resign | Rematch | Ping
+@dataclass(frozen=True)
+class TournamentCmd:
+    """Every ``tournament_*`` message: ``action`` is the part after ``tournament_``."""
+
+    action: str
+    tournament: str | None
+    rid: Any = None
+    token: str | None = None
+    name: str | None = None
+    code: str | None = None
+    bot: bool = False
+    flag: bool | None = None  # entry: open; pause: paused
+    entrant: str | None = None
+    round: int | None = None
+    create: dict[str, Any] | None = None  # tournament_create's settings, checked
+
+    @property
+    def race(self) -> str:
+        """The unit the command is for (routing uses races and tournaments alike)."""
+        return self.tournament or ""
+
+
+Command = (Create | Join | Watch | Leave | Start | Ready | MoveCmd | Undo | Resign | Rematch
+           | Ping | TournamentCmd)
+
+TOURNAMENT_ACTIONS = ("create", "join", "watch", "start", "next", "entry", "pause", "remove",
+                      "redeal", "finish", "leave")
 
 
 def _rid(obj: dict[Any, Any]) -> Any:
@@ -213,6 +239,8 @@ def parse_command(obj: dict[Any, Any]) -> Command:
         raise ProtocolError("bad_message", "missing 'type'", rid)
     if kind == "ping":
         return Ping(rid)
+    if kind.startswith("tournament_"):
+        return _tournament(kind[len("tournament_"):], obj, rid)
     if kind == "create":
         game = _str(obj, "game", MAX_ID, rid)
         seed = None
@@ -259,6 +287,64 @@ def parse_command(obj: dict[Any, Any]) -> Command:
     raise ProtocolError("bad_message", f"unknown message type {kind[:40]!r}", rid)
 
 
+def _tournament(action: str, obj: dict[Any, Any], rid: Any) -> TournamentCmd:
+    if action not in TOURNAMENT_ACTIONS:
+        raise ProtocolError("bad_message", f"unknown message type tournament_{action[:30]!r}",
+                            rid)
+    if action == "create":
+        return TournamentCmd("create", None, rid, create=_tournament_settings(obj, rid))
+    tid = _str(obj, "tournament", MAX_ID, rid)
+    if action in ("watch", "leave"):
+        return TournamentCmd(action, tid, rid)
+    if action == "join":
+        name = _name(obj, rid)
+        token = _str(obj, "token", MAX_ID, rid, required=False)
+        if name is None and token is None:
+            raise ProtocolError("bad_message", "tournament_join needs a 'name' or a 'token'", rid)
+        code = _str(obj, "code", MAX_ID, rid, required=False)
+        return TournamentCmd("join", tid, rid, token=token, name=name, code=code,
+                             bot=_bool(obj, "bot", rid, default=False))
+    token = _str(obj, "token", MAX_ID, rid)
+    if action == "entry":
+        return TournamentCmd(action, tid, rid, token=token, flag=_bool(obj, "open", rid))
+    if action == "pause":
+        return TournamentCmd(action, tid, rid, token=token, flag=_bool(obj, "paused", rid))
+    if action == "remove":
+        return TournamentCmd(action, tid, rid, token=token,
+                             entrant=_str(obj, "entrant", MAX_ID, rid))
+    if action == "redeal":
+        return TournamentCmd(action, tid, rid, token=token,
+                             round=_int(obj, "round", 1, 1000, rid))
+    return TournamentCmd(action, tid, rid, token=token)
+
+
+def _tournament_settings(obj: dict[Any, Any], rid: Any) -> dict[str, Any]:
+    name = _name(obj, rid)
+    if name is None:
+        raise ProtocolError("bad_message", "a tournament needs a 'name'", rid)
+    fmt = obj.get("format")
+    if fmt not in ("rounds", "knockout"):
+        raise ProtocolError("bad_message", "'format' must be \"rounds\" or \"knockout\"", rid)
+    games = obj.get("games")
+    if (not isinstance(games, list) or not games or len(games) > 20
+            or not all(isinstance(g, str) and 0 < len(g) <= MAX_ID for g in games)):
+        raise ProtocolError("bad_message", "'games' must be a list of 1 to 20 game names", rid)
+    best_of = _int(obj, "best_of", 1, 9, rid, default=1)
+    if best_of % 2 == 0:
+        raise ProtocolError("bad_message", "'best_of' must be odd", rid)
+    return {
+        "name": name, "format": fmt, "games": list(games),
+        "rounds": _int(obj, "rounds", 1, 50, rid, default=len(games)),
+        "best_of": best_of,
+        "race_size": _int(obj, "race_size", 2, 8, rid, default=8),
+        "time_limit": _int(obj, "time_limit", 10, 86400, rid, default=600),
+        "grace": _int(obj, "grace", 1, 3600, rid, default=60),
+        "gap": _int(obj, "gap", 0, 86400, rid, default=30),
+        "code": _str(obj, "code", MAX_ID, rid, required=False),
+        "max_entrants": _int(obj, "max_entrants", 2, MAX_ENTRANTS, rid, default=MAX_ENTRANTS),
+    }
+
+
 #: The wire type of each command (for forwarding a parsed command to another process).
 TYPES: dict[type, str] = {
     Create: "create", Join: "join", Watch: "watch", Leave: "leave", Start: "start",
@@ -269,6 +355,17 @@ TYPES: dict[type, str] = {
 
 def to_dict(cmd: Command) -> dict[str, Any]:
     """A command as a message again: ``parse_command(to_dict(cmd)) == cmd``."""
+    if isinstance(cmd, TournamentCmd):
+        t: dict[str, Any] = {"type": f"tournament_{cmd.action}", **(cmd.create or {})}
+        for name in ("tournament", "rid", "token", "name", "code", "entrant", "round"):
+            value = getattr(cmd, name)
+            if value is not None and name not in t:
+                t[name] = value
+        if cmd.bot:
+            t["bot"] = True
+        if cmd.flag is not None:
+            t["open" if cmd.action == "entry" else "paused"] = cmd.flag
+        return t
     msg: dict[str, Any] = {"type": TYPES[type(cmd)]}
     for name, value in vars(cmd).items():
         if value is not None:

@@ -336,7 +336,7 @@ class Connection:
         try:
             fx = hub.dispatcher.handle(self, cmd, hub.clock())
         except NotLoaded as exc:
-            return asyncio.ensure_future(self._load_then(exc.race, cmd))
+            return asyncio.ensure_future(self._load_then(exc.race, cmd, exc.tournament))
         except (RaceError, ProtocolError) as exc:
             hub.reply_later(self, codec.error(exc.code, exc.message, getattr(exc, "rid", None)
                                               or cmd.rid))
@@ -348,15 +348,22 @@ class Connection:
             return None
         return hub.run(self, fx)
 
-    async def _load_then(self, race_id: str, cmd: codec.Command) -> None:
-        """Load a race that is not in memory (off the event loop), then dispatch again."""
+    async def _load_then(self, race_id: str, cmd: codec.Command, tournament: bool = False
+                         ) -> None:
+        """Load a race (or a tournament) that is not in memory (off the event loop), then
+        dispatch again."""
+        found: object
         try:
-            race = await self.hub.load(race_id)
+            if tournament:
+                found = await self.hub.load_tournament(race_id)
+            else:
+                found = await self.hub.load(race_id)
         except Exception:
-            log.exception("cannot load race %s", race_id)
-            race = None
-        if race is None:
-            self.hub.reply_later(self, codec.error("not_found", f"no race {race_id[:64]!r}",
+            log.exception("cannot load %s", race_id)
+            found = None
+        if found is None:
+            what = "tournament" if tournament else "race"
+            self.hub.reply_later(self, codec.error("not_found", f"no {what} {race_id[:64]!r}",
                                                    cmd.rid))
             return
         barrier = self.handle_local(cmd)

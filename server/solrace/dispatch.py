@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 import solrules
 
 from . import codec, messages
-from .limits import MAX_FOLLOWED
+from .limits import MAX_FOLLOWED, MAX_TOURNAMENTS
 from .room import Options, Outcome, Race, RaceError
+from .tournament import Settings, Tournament, TournamentError, TOutcome
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -42,11 +43,12 @@ class Session(Protocol):
 
 
 class NotLoaded(Exception):
-    """The race is not in memory: load it, then dispatch the command again."""
+    """The race (or tournament) is not in memory: load it, then dispatch the command again."""
 
-    def __init__(self, race: str) -> None:
+    def __init__(self, race: str, tournament: bool = False) -> None:
         super().__init__(race)
         self.race = race
+        self.tournament = tournament
 
 
 # ------------------------------------------------------------------------------- steps
@@ -101,7 +103,22 @@ class Announce(NamedTuple):
     msg: Message
 
 
-Step = Reply | Emit | Follow | Unfollow | Bind | Unbind | Snapshot | State | Announce
+class TView(NamedTuple):
+    """Send the tournament's view as the sender sees it, built when it is sent."""
+
+    tournament: str
+    rid: Any = None
+
+
+class Seats(NamedTuple):
+    """Send an entrant his seats in the races of the current round (he came back)."""
+
+    tournament: str
+    entrant: str
+
+
+Step = (Reply | Emit | Follow | Unfollow | Bind | Unbind | Snapshot | State | Announce | TView
+        | Seats)
 EMIT = Emit()
 
 
@@ -119,6 +136,9 @@ class Effects:
     rid: Any = None
     created: Race | None = None
     barrier: bool = False
+    tournament: Tournament | None = None
+    touts: list[TOutcome] = field(default_factory=list)
+    tcreated: bool = False  # ``tournament`` is new
 
 
 class Dispatcher:
@@ -145,6 +165,11 @@ class Dispatcher:
             return Effects(steps=[Reply({"type": "pong", "rid": cmd.rid, "now": now})])
         if isinstance(cmd, codec.Create):
             return self.create(session, cmd, now)
+        if isinstance(cmd, codec.TournamentCmd):
+            try:
+                return self.tournament(session, cmd, now)
+            except TournamentError as exc:
+                raise RaceError(exc.code, exc.message) from None
         race_id = cmd.race
         race = self.hub.races.get(race_id) or self.lookup(race_id)
         outcomes = [race.tick(now)] if race.due(now) else []  # a transition due goes first
@@ -268,6 +293,81 @@ class Dispatcher:
         fx.barrier = True
         return fx
 
+    # ------------------------------------------------------------ tournaments
+    def tournament(self, session: Session, cmd: codec.TournamentCmd, now: int) -> Effects:
+        organizer = self.hub.organizer
+        if cmd.action == "create":
+            assert cmd.create is not None
+            unknown = [g for g in cmd.create["games"] if g not in solrules.GAMES]
+            if unknown:
+                raise codec.ProtocolError(
+                    "bad_message", f"unknown game {unknown[0][:40]!r}; one of "
+                    f"{', '.join(solrules.GAMES)}", cmd.rid)
+            live = [t for t in organizer.tournaments.values() if t.status != "finished"]
+            if len(live) >= MAX_TOURNAMENTS:
+                raise RaceError("limit_reached", "this server runs too many tournaments")
+            self._writable()
+            settings = Settings.from_record(cmd.create)
+            new = Tournament(self.hub.new_tournament_id(), settings, self.token(), now)
+            reply = {"type": "tournament_created", "rid": cmd.rid, "tournament": new.tid,
+                     "host_token": new.host_token}
+            return Effects(tournament=new, tcreated=True, rid=cmd.rid, barrier=True,
+                           steps=[Reply(reply)])
+        tid = cmd.race
+        t = organizer.tournaments.get(tid)
+        if t is None:
+            if tid in self.hub.reloading:
+                raise RaceError("unavailable", "the tournament is being reloaded: try again")
+            raise NotLoaded(tid, tournament=True)
+        fx = Effects(tournament=t, rid=cmd.rid)
+        if cmd.action == "watch":
+            self._may_follow(session, tid)
+            fx.steps += [Follow(tid), TView(tid, cmd.rid)]
+            return fx
+        if cmd.action == "leave":
+            fx.steps += [Unfollow(tid), Unbind(tid), Reply(messages.ok(tid, cmd.rid))]
+            fx.barrier = True
+            return fx
+        if cmd.action == "join":
+            if cmd.token is not None:
+                entrant = t.find_token(cmd.token)
+                if entrant is None:
+                    raise RaceError("forbidden", "unknown token for this tournament")
+            else:
+                self._may_follow(session, tid)
+                self._writable()
+                assert cmd.name is not None
+                out = t.join(cmd.name, self.token(), cmd.bot, cmd.code, now)
+                fx.touts.append(out)
+                assert out.entrant is not None
+                entrant = t.entrants[out.entrant]
+            reply = {"type": "tournament_joined", "rid": cmd.rid, "tournament": tid,
+                     "entrant": entrant.entrant, "token": entrant.token, "name": entrant.name,
+                     "bot": entrant.bot}
+            fx.steps += [EMIT, Bind(tid, entrant.entrant), Follow(tid), Reply(reply),
+                         TView(tid), Seats(tid, entrant.entrant)]
+            fx.barrier = True
+            return fx
+        self._writable()
+        token = cmd.token or ""
+        draw = organizer.draw
+        if cmd.action == "start":
+            fx.touts.append(t.start(token, now, draw))
+        elif cmd.action == "next":
+            fx.touts.append(t.next(token, now, draw))
+        elif cmd.action == "entry":
+            fx.touts.append(t.set_entry(token, bool(cmd.flag), now))
+        elif cmd.action == "pause":
+            fx.touts.append(t.set_paused(token, bool(cmd.flag), now))
+        elif cmd.action == "remove":
+            fx.touts.append(t.remove(token, cmd.entrant or "", now))
+        elif cmd.action == "redeal":
+            fx.touts.append(t.redeal(token, cmd.round or 0, now, draw))
+        elif cmd.action == "finish":
+            fx.touts.append(t.finish(token, now))
+        fx.steps += [Reply(messages.ok(tid, cmd.rid)), EMIT]
+        return fx
+
     def join(
         self, session: Session, fx: Effects, race: Race, cmd: codec.Join, now: int
     ) -> Effects:
@@ -278,6 +378,13 @@ class Dispatcher:
             racer = race.find_token(cmd.token)
             if racer is None:
                 raise RaceError("forbidden", "unknown token for this race")
+            if race.seated_until is not None and race.status == "lobby" and not racer.ready:
+                # A tournament's entrant takes his seat: the race starts once all are there.
+                self._writable()
+                fx.outcomes.append(race.ready(racer.player, now))
+        elif race.seated_until is not None and seat is None:
+            raise RaceError("forbidden", "this race seats a tournament's entrants: join the "
+                            "tournament to race in it")
         elif seat is not None:
             # One connection holds one seat per race: joining again, even after leaving,
             # gives the same racer back (a client cannot fill a lobby by itself).

@@ -264,8 +264,20 @@ class Routes:
             games = [{"game": g, "title": solrules.TITLES.get(g, g)} for g in solrules.GAMES]
             return json_response(200, games)
         parts = [p for p in path.split("/") if p]
-        if path == "/" or (parts and parts[0] == "race" and len(parts) <= 3):
+        if path == "/" or (parts and parts[0] in ("race", "tournament") and len(parts) <= 3):
             return self.static("index.html")
+        if len(parts) in (3, 4) and parts[:2] == ["api", "tournaments"]:
+            t = await self.hub.load_tournament(parts[2])
+            if t is None:
+                return json_response(404, {"error": "not_found"})
+            if len(parts) == 3:
+                return json_response(200, messages.tournament_view(t))
+            if parts[3] == "standings.csv":
+                return response(200, messages.standings_csv(t).encode(),
+                                "text/csv; charset=utf-8",
+                                [("Content-Disposition",
+                                  f'attachment; filename="{t.tid}-standings.csv"')])
+            return json_response(404, {"error": "not_found"})
         if parts and parts[0] == "static" and len(parts) > 1:
             return self.static("/".join(parts[1:]))
         if len(parts) == 3 and parts[:2] == ["api", "races"]:

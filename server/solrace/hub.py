@@ -32,9 +32,11 @@ from .dispatch import (
     Emit,
     Follow,
     Reply,
+    Seats,
     Session,
     Snapshot,
     State,
+    TView,
     Unbind,
     Unfollow,
 )
@@ -46,9 +48,11 @@ from .limits import (
     MAX_RACES,
     RACER_BOARD_INTERVAL,
 )
+from .organizer import Organizer
 from .room import Outcome, Race
 from .store import Store
 from .timers import Deadlines, Throttle
+from .tournament import Tournament
 from .views import RACERS, SPECTATORS, BoardViews, seat_of
 
 log = logging.getLogger(__name__)
@@ -123,6 +127,7 @@ class Hub:
             RACERS: Throttle(RACER_BOARD_INTERVAL, self._boards_for(RACERS)),
         }
         self.dispatcher = Dispatcher(self, self.new_token, self.new_race_id)
+        self.organizer = Organizer(self)
         self._probing = False
         self._tasks: set[asyncio.Future[None]] = set()
         store.on_failure = self.on_store_failure
@@ -139,6 +144,12 @@ class Hub:
     @staticmethod
     def new_salt() -> str:
         return secrets.token_hex(16)
+
+    def new_tournament_id(self) -> str:
+        while True:
+            tid = "".join(secrets.choice(RACE_ID_ALPHABET) for _ in range(10))
+            if tid not in self.organizer.tournaments and not self.store.exists(tid):
+                return tid
 
     def new_race_id(self) -> str:
         while True:
@@ -158,6 +169,14 @@ class Hub:
         if race is not None:
             for out in fx.outcomes:
                 self._queue(race, out)
+        t = fx.tournament
+        if t is not None:
+            if fx.tcreated:
+                self.organizer.tournaments[t.tid] = t
+                store.add_tournament(t)
+            now = self.clock()
+            for tout in fx.touts:
+                self.organizer.queue(t, tout, now)
         done = asyncio.get_running_loop().create_future() if fx.barrier else None
 
         def ok() -> None:
@@ -186,9 +205,12 @@ class Hub:
             if kind is Reply:
                 session.send(step.msg)  # type: ignore[union-attr]
             elif kind is Emit:
-                assert race is not None
-                for out in fx.outcomes:
-                    self.emit(race, out)
+                if race is not None:
+                    for out in fx.outcomes:
+                        self.emit(race, out)
+                if fx.tournament is not None:
+                    for tout in fx.touts:
+                        self.organizer.emit(fx.tournament, tout)
             elif kind is Follow:
                 session.follow(step.race, step.boards)  # type: ignore[union-attr]
             elif kind is Unfollow:
@@ -207,6 +229,16 @@ class Hub:
                 session.send(messages.state(race, step.player))  # type: ignore[union-attr]
             elif kind is Announce:
                 self.bus.publish(step.race, Event(step.msg))  # type: ignore[union-attr]
+            elif kind is TView:
+                assert fx.tournament is not None
+                session.send(messages.tournament_view(
+                    fx.tournament, session.players.get(fx.tournament.tid),
+                    step.rid))  # type: ignore[union-attr]
+            elif kind is Seats:
+                assert fx.tournament is not None
+                for msg in self.organizer.seat_messages(fx.tournament,
+                                                        step.entrant):  # type: ignore[union-attr]
+                    session.send(msg)
 
     # ---------------------------------------------------------------- output
     def emit(self, race: Race, out: Outcome) -> None:
@@ -234,6 +266,7 @@ class Hub:
                 bus.publish(race_id, event)
         if out.finished:
             self._retire(race)
+            self.organizer.race_over(race)
         elif out.events:
             self.deadlines.set(race_id, race.next_deadline())
             if out.started or out.views:
@@ -418,6 +451,24 @@ class Hub:
         self._adopt(race)
         return race
 
+    async def load_tournament(self, tid: str) -> Tournament | None:
+        """A tournament from memory or, with its races, from the store; None if unknown."""
+        t = self.organizer.tournaments.get(tid)
+        if t is not None:
+            return t
+        t = await self.store.load_tournament(tid)
+        if t is None:
+            return None
+        held = self.organizer.tournaments.get(tid)
+        if held is not None:
+            return held
+        if not self.owns(tid):
+            return t  # another process runs it: a copy as it was just now
+        races = [race for race_id in self.organizer.race_ids(t)
+                 if (race := await self.load(race_id)) is not None]
+        self.organizer.adopt(t, races)
+        return t
+
     def adopt(self, race: Race) -> None:
         """Run a race rebuilt from the store here (this process just became its owner)."""
         if self.get(race.race) is None:
@@ -451,6 +502,20 @@ class Hub:
                 self.deadlines.set(race.race, race.next_deadline())
                 self._check_deserted(race)  # nobody is connected yet after a restart
             count += 1
+        for t in self.store.load_unfinished_tournaments():
+            races = []
+            for race_id in self.organizer.race_ids(t):
+                held = self.get(race_id)
+                if held is None and hasattr(self.store, "read"):
+                    held = self.store.read(race_id)  # a finished race of the tournament
+                    if held is not None:
+                        self._adopt(held)
+                if held is not None:
+                    races.append(held)
+            self.organizer.adopt(t, races)
+            tout = t.tick(now, self.organizer.draw)
+            if tout.log or tout.events:
+                self.organizer.record(t, tout)
         self.store.commit()
         return count
 
@@ -518,6 +583,7 @@ class Hub:
 
     def close(self) -> None:
         self.deadlines.close()
+        self.organizer.close()
         for timer in self.deserted.values():
             timer.cancel()
         for throttle in self.throttles.values():

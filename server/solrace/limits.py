@@ -54,6 +54,12 @@ ABANDON_MS = 120_000
 #: Finished races kept in memory for the API and late watchers.
 FINISHED_CACHE = 256
 
+# --------------------------------------------------------------------------- tournaments
+#: Entrants of one tournament (``max_entrants`` may be set lower).
+MAX_ENTRANTS = 512
+#: Tournaments not finished on one server process.
+MAX_TOURNAMENTS = 100
+
 # ---------------------------------------------------------------------------------- HTTP
 #: HTTP requests per second per client address (bursts of twice that); 0: off.
 HTTP_RATE = 20.0

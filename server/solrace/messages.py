@@ -12,6 +12,7 @@ from typing import Any
 import solrules
 
 from .room import Race, RaceEvent, Racer
+from .tournament import TEvent, Tournament
 from .views import board_for
 
 Message = dict[str, Any]
@@ -78,6 +79,7 @@ def header(race: Race) -> Message:
         "starts_at": race.starts_at,
         "started_at": race.started_at,
         "ends_at": race.ends_at,
+        "tournament": race.tournament,
     }
 
 
@@ -206,3 +208,91 @@ def listing(race: Race) -> Message:
 def presence(race: Race, player: str) -> Message:
     return {"type": "presence", "race": race.race, "player": player,
             "connected": race.racers[player].connections > 0}
+
+
+# ------------------------------------------------------------------------- tournaments
+def tournament_view(t: Tournament, you: str | None = None, rid: Any = None) -> Message:
+    """The whole ``tournament`` view; ``you``: the receiver's entrant, if any."""
+    rounds = []
+    for rnd in t.rounds:
+        entry: Message = {"round": rnd.number, "game": rnd.game, "races": list(rnd.races),
+                          "status": "over" if rnd.over else "running",
+                          "results": {race: [r.entrant for r in sorted(
+                              res, key=lambda r: r.key(t.entrants[r.entrant].order))]
+                              for race, res in rnd.results.items()}}
+        if rnd.void:
+            entry["void"] = list(rnd.void)
+        rounds.append(entry)
+    msg: Message = {
+        "type": "tournament",
+        "tournament": t.tid,
+        "name": t.settings.name,
+        "format": t.settings.format,
+        "status": t.status,
+        "v": t.v,
+        "settings": t.settings.as_dict(),
+        "total_rounds": t.total_rounds,
+        "entry_open": t.entry_open,
+        "paused": t.paused,
+        "next_at": t.next_deadline(),
+        "created_at": t.created_at,
+        "entrants": [{"entrant": e.entrant, "name": e.name, "bot": e.bot,
+                      "removed": e.removed} for e in t.entrants.values()],
+        "rounds": rounds,
+        "standings": t.standings(),
+        "you": you,
+    }
+    bracket = t.bracket()
+    if bracket is not None:
+        msg["bracket"] = bracket
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
+
+
+def tournament_event(t: Tournament, ev: TEvent) -> Message:
+    if ev.kind == "standings":
+        cur = t.current()
+        return {"type": "standings", "tournament": t.tid, "v": ev.v,
+                "round": cur.number if cur else 0, "standings": t.standings()}
+    if ev.kind == "tournament_over":
+        return {"type": "tournament_over", "tournament": t.tid, "v": ev.v,
+                "standings": t.standings()}
+    view = tournament_view(t)
+    view["v"] = ev.v
+    return view
+
+
+def seat(t: Tournament, round_: int, race: Race, player: str) -> Message:
+    """An entrant's seat in a race of the tournament (to him only)."""
+    return {"type": "round", "tournament": t.tid, "v": t.v, "round": round_,
+            "race": race.race, "player": player, "token": race.racers[player].token,
+            "game": race.game}
+
+
+def reveal(race: Race) -> Message:
+    """The deal of a race that ended before the rest of its round, now that all have."""
+    race.v += 1
+    return {"type": "reveal", "race": race.race, "v": race.v, "seed": str(race.seed),
+            "salt": race.salt}
+
+
+def standings_csv(t: Tournament) -> str:
+    """The table as CSV: a header, then one row per entrant. A cell that a spreadsheet would
+    take for a formula (``=``, ``+``, ``-``, ``@``, a tab or a carriage return first) gets a
+    leading apostrophe."""
+    import csv
+    import io
+
+    def safe(value: Any) -> Any:
+        if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+            return "'" + value
+        return value
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(["place", "name", "points", "entrant", "bot"])
+    for row in t.standings():
+        writer.writerow([row["place"], safe(row["name"]), row["points"], row["entrant"],
+                         "yes" if row["bot"] else "no"])
+    return out.getvalue()

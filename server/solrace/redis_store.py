@@ -18,6 +18,7 @@ configuration) a crash of Redis itself can lose the last second (docs/architectu
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -31,6 +32,7 @@ from redis.exceptions import NoScriptError, RedisError, ResponseError
 from .redis_conn import UNITS, Client, key, unit_of
 from .room import LogEntry, Options, Race
 from .store import OnFailure
+from .tournament import Settings, TLogEntry, Tournament
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +149,10 @@ def _fields(race: Race) -> list[Any]:
         "time_limit": o.time_limit, "undo": int(o.undo), "public": int(o.public),
         "created_at": race.created_at, "host_token": race.host_token,
         "countdown_ms": race.countdown_ms, "seed_chosen": int(race.seed_chosen),
+        "forfeit": int(race.forfeit),
     }
+    if race.seated_until is not None:
+        values["seated_until"] = race.seated_until
     return [x for pair in values.items() for x in pair]
 
 
@@ -160,6 +165,8 @@ def build(fields: dict[bytes, bytes], entries: list[bytes], race_id: str) -> Rac
         Options(int(f["players"]), int(f["time_limit"]), f["undo"] == "1", f["public"] == "1"),
         int(f["created_at"]), f["host_token"], countdown_ms=int(f["countdown_ms"]),
         seed_chosen=f["seed_chosen"] == "1",
+        seated_until=int(f["seated_until"]) if "seated_until" in f else None,
+        forfeit=f.get("forfeit") == "1",
     )
     for n, raw in enumerate(entries):
         try:
@@ -170,6 +177,20 @@ def build(fields: dict[bytes, bytes], entries: list[bytes], race_id: str) -> Rac
     if "finished_at" in f and race.status != "finished":
         race.tick(int(f["finished_at"]))
     return race
+
+
+def build_tournament(fields: dict[bytes, bytes], entries: list[bytes], tid: str) -> Tournament:
+    """A tournament rebuilt from its hash and log (blocking: run it in a thread)."""
+    f = {k.decode(): v.decode() for k, v in fields.items()}
+    t = Tournament(tid, Settings.from_record(json.loads(f["settings"])), f["host_token"],
+                   int(f["created_at"]))
+    for n, raw in enumerate(entries):
+        try:
+            at, kind, data = msgpack.unpackb(raw, raw=False)
+            t.replay(TLogEntry(tid, at, kind, data))
+        except Exception as exc:
+            log.warning("tournament %s: log entry %d skipped (%s)", tid, n, exc)
+    return t
 
 
 class RedisStore:
@@ -307,15 +328,52 @@ class RedisStore:
         channel, stream = ops.key_index(key(unit, "ev")), ops.key_index(key(unit, "evs"))
         ops.ops += ["P", channel, stream, message]
 
+    # ------------------------------------------------------------ tournaments
+    def add_tournament(self, t: Tournament) -> None:
+        ops = self._unit(t.tid)
+        if not self.owns(t.tid):
+            ops.claim = True
+        values = ["settings", json.dumps(t.settings.as_record()), "host_token", t.host_token,
+                  "created_at", t.created_at]
+        ops.ops += ["H", ops.key_index(key(t.tid, "t")), len(values) // 2, *values]
+        self._current().created.append(t.tid)
+
+    def append_tournament(self, entries: list[TLogEntry]) -> None:
+        if not entries:
+            return
+        tid = entries[0].tournament
+        ops = self._unit(tid)
+        packed = [msgpack.packb([e.at, e.kind, e.data]) for e in entries]
+        ops.entries.setdefault(key(tid, "tlog"), []).extend(packed)
+
+    def mark_tournament_finished(self, tid: str, at: int) -> None:
+        ops = self._unit(tid)
+        ops.ops += ["H", ops.key_index(key(tid, "t")), 1, "finished_at", at]
+        for name in ("t", "tlog", "epoch"):
+            ops.ops += ["X", ops.key_index(key(tid, name)), self.finished_ttl_ms]
+        self._current().finished.append(tid)
+
+    async def load_tournament(self, tid: str) -> Tournament | None:
+        async with self.client.pipeline(transaction=False) as pipe:
+            pipe.hgetall(key(tid, "t"))
+            pipe.lrange(key(tid, "tlog"), 0, -1)
+            fields, entries = await pipe.execute()
+        if not fields:
+            return None
+        return await asyncio.to_thread(build_tournament, fields, entries, tid)
+
+    def load_unfinished_tournaments(self) -> list[Tournament]:
+        return []  # taken on demand and by the janitor (solrace.cluster)
+
     def mark_finished(self, race: str, at: int) -> None:
         ops = self._unit(race)
         unit = unit_of(race)
         ops.ops += ["H", ops.key_index(key(unit, f"r:{race}")), 1, "finished_at", at]
         for name in (f"r:{race}", f"log:{race}", "epoch"):
             ops.ops += ["X", ops.key_index(key(unit, name)), self.finished_ttl_ms]
-        # The stream only serves processes catching up on a live race.
-        ops.ops += ["X", ops.key_index(key(unit, "evs")), 60_000]
         if unit == race:
+            # The stream only serves processes catching up on a live race.
+            ops.ops += ["X", ops.key_index(key(unit, "evs")), 60_000]
             self._current().finished.append(unit)
 
     def pending(self) -> bool:

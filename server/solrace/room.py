@@ -163,6 +163,8 @@ class Race:
         host_token: str,
         countdown_ms: int = 3000,
         seed_chosen: bool = False,
+        seated_until: int | None = None,
+        forfeit: bool = False,
     ) -> None:
         self.race = race
         self.game = game
@@ -173,6 +175,14 @@ class Race:
         self.host_token = host_token
         self.countdown_ms = countdown_ms
         self.seed_chosen = seed_chosen
+        #: A race of a tournament: its racers are seated by the tournament, and it starts
+        #: when they all joined (said ready) or at this time, whichever comes first.
+        self.seated_until = seated_until
+        #: A racer absent when it starts loses (is resigned at once): a knockout game.
+        self.forfeit = forfeit
+        #: The tournament it belongs to, for its pages: {tournament, name, round} (not durable:
+        #: the tournament sets it).
+        self.tournament: dict[str, Any] | None = None
         #: Who created the race (client address, connection), to count open lobbies per
         #: client; not durable.
         self.creator: tuple[str, int] | None = None
@@ -261,6 +271,8 @@ class Race:
     def next_deadline(self) -> int | None:
         """When :meth:`tick` has something to do next (unix ms), or None."""
         if self.status == "lobby":
+            if self.seated_until is not None:
+                return self.seated_until
             return self.lobby_ends()
         if self.status == "countdown":
             return self.starts_at
@@ -277,7 +289,10 @@ class Race:
     def tick(self, now: int) -> Outcome:
         """Run the transitions due at ``now``: abandoned lobby, countdown end, time limit."""
         out = Outcome()
-        if self.status == "lobby" and now >= self.lobby_ends():
+        if self.status == "lobby" and self.seated_until is not None:
+            if now >= self.seated_until:  # the grace is over: start with whoever is there
+                out.extend(self._countdown(self.seated_until))
+        elif self.status == "lobby" and now >= self.lobby_ends():
             out.extend(self._finish(self.lobby_ends()))
         if self.status == "countdown" and self.starts_at is not None and now >= self.starts_at:
             out.extend(self._begin(self.starts_at))
@@ -297,7 +312,14 @@ class Race:
         for racer in self.racers.values():
             racer.reached_at = at
         event = self._event("started", started_at=self.started_at, ends_at=self.ends_at)
-        return Outcome(events=[event], started=True, views=True)
+        out = Outcome(events=[event], started=True, views=True)
+        if self.forfeit:
+            for racer in self.racers.values():
+                if not racer.ready:  # absent when the game starts: it is lost
+                    racer.resigned = True
+                    out.events.append(self._event("resigned", player=racer.player))
+            out.extend(self._maybe_over(at))
+        return out
 
     def _finish(self, at: int) -> Outcome:
         self.status = "finished"
@@ -342,7 +364,8 @@ class Race:
             events=[self._event("ready", player=racer.player)],
             log=[self._log(now, "ready", racer.player)],
         )
-        if len(self.racers) >= 2 and all(r.ready for r in self.racers.values()):
+        enough = len(self.racers) >= 2 or self.seated_until is not None
+        if enough and all(r.ready for r in self.racers.values()):
             out.extend(self._countdown(now))
         return out
 

@@ -34,6 +34,7 @@ from typing import Any
 from .codec import encode_json
 from .room import LogEntry, Options, Race
 from .store import OnFailure
+from .tournament import Settings, TLogEntry, Tournament
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,9 @@ CREATE TABLE IF NOT EXISTS races (
     countdown_ms INTEGER NOT NULL,
     finished_at INTEGER,
     seed_chosen INTEGER NOT NULL DEFAULT 0,
-    public INTEGER NOT NULL DEFAULT 0
+    public INTEGER NOT NULL DEFAULT 0,
+    seated_until INTEGER,
+    forfeit INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS log (
     race TEXT NOT NULL,
@@ -88,15 +91,32 @@ CREATE TABLE IF NOT EXISTS journal (
 );
 CREATE INDEX IF NOT EXISTS races_unfinished ON races (finished_at) WHERE finished_at IS NULL;
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS tournaments (
+    tournament TEXT PRIMARY KEY,
+    settings TEXT NOT NULL,
+    host_token TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    finished_at INTEGER
+);
+CREATE TABLE IF NOT EXISTS tlog (
+    tournament TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    at INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    data TEXT,
+    PRIMARY KEY (tournament, n)
+) WITHOUT ROWID;
 """
 
 COLUMNS = ("race, game, seed, salt, players, time_limit, undo, created_at, host_token, "
-           "countdown_ms, finished_at, seed_chosen, public")
+           "countdown_ms, finished_at, seed_chosen, public, seated_until, forfeit")
 
 #: Columns added since the first schema, for databases made before them.
 MIGRATIONS = {
     "seed_chosen": "ALTER TABLE races ADD COLUMN seed_chosen INTEGER NOT NULL DEFAULT 0",
     "public": "ALTER TABLE races ADD COLUMN public INTEGER NOT NULL DEFAULT 0",
+    "seated_until": "ALTER TABLE races ADD COLUMN seated_until INTEGER",
+    "forfeit": "ALTER TABLE races ADD COLUMN forfeit INTEGER NOT NULL DEFAULT 0",
 }
 
 #: Journal rows after which they are copied into ``log`` (see SQLiteStore).
@@ -116,6 +136,11 @@ class _Batch:
     after: list[tuple[Callback, Failure | None]] = field(default_factory=list)
     #: Per race touched, its next entry number before this batch (None: added by it).
     first_n: dict[str, int | None] = field(default_factory=dict)
+    tournaments: list[tuple[object, ...]] = field(default_factory=list)
+    tlog: list[tuple[object, ...]] = field(default_factory=list)
+    tfinished: list[tuple[int, str]] = field(default_factory=list)
+    #: Per tournament touched, its next entry number before this batch (None: added by it).
+    first_tn: dict[str, int | None] = field(default_factory=dict)
 
 
 class SQLiteStore:
@@ -175,6 +200,7 @@ class SQLiteStore:
         #: Called after a failed commit with the races whose queued writes were lost.
         self.on_failure: OnFailure | None = None
         self._next_n: dict[str, int] = {}
+        self._next_tn: dict[str, int] = {}
         # Rows in the journal, not yet in ``log`` (all of the journal's rows).
         self._unarchived: list[tuple[object, ...]] = []
         self._batch: _Batch | None = None  # collecting
@@ -243,6 +269,8 @@ class SQLiteStore:
                 race.countdown_ms,
                 int(race.seed_chosen),
                 int(race.options.public),
+                race.seated_until,
+                int(race.forfeit),
             )
         )
         self._next_n[race.race] = 0
@@ -259,6 +287,71 @@ class SQLiteStore:
                 first_n[race] = n
             next_n[race] = n + 1
             rows.append((race, n, at, kind, player, None if data is None else dumps(data)))
+
+    # ------------------------------------------------------------ tournaments
+    def add_tournament(self, t: Tournament) -> None:
+        batch = self._current()
+        batch.first_tn.setdefault(t.tid, None)
+        batch.tournaments.append((t.tid, dumps(t.settings.as_record()), t.host_token,
+                                  t.created_at))
+        self._next_tn[t.tid] = 0
+
+    def append_tournament(self, entries: list[TLogEntry]) -> None:
+        if not entries:
+            return
+        batch = self._current()
+        for tid, at, kind, data in entries:
+            n = self._next_tn.get(tid, 0)
+            batch.first_tn.setdefault(tid, n)
+            self._next_tn[tid] = n + 1
+            batch.tlog.append((tid, n, at, kind, None if data is None else dumps(data)))
+
+    def mark_tournament_finished(self, tid: str, at: int) -> None:
+        batch = self._current()
+        batch.first_tn.setdefault(tid, self._next_tn.get(tid))
+        batch.tfinished.append((at, tid))
+
+    def _build_tournament(self, db: sqlite3.Connection, row: tuple[object, ...]) -> Tournament:
+        tid, settings, host, created_at, _finished = row
+        t = Tournament(str(tid), Settings.from_record(json.loads(str(settings))), str(host),
+                       int(str(created_at)))
+        n = 0
+        for at, kind, data, n in db.execute(
+                "SELECT at, kind, data, n FROM tlog WHERE tournament = ? ORDER BY n", (tid,)):
+            try:
+                t.replay(TLogEntry(t.tid, at, kind, None if data is None else json.loads(data)))
+            except Exception as exc:
+                log.warning("tournament %s: log entry %d skipped (%s)", tid, n, exc)
+            n += 1
+        self._next_tn.setdefault(t.tid, n)
+        return t
+
+    def read_tournament(self, tid: str, db: sqlite3.Connection | None = None
+                        ) -> Tournament | None:
+        db = db or self.db
+        row = db.execute("SELECT * FROM tournaments WHERE tournament = ?", (tid,)).fetchone()
+        return None if row is None else self._build_tournament(db, row)
+
+    async def load_tournament(self, tid: str) -> Tournament | None:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._reader, self._read_tournament_in_thread, tid)
+
+    def _read_tournament_in_thread(self, tid: str) -> Tournament | None:
+        db = self._connect()
+        try:
+            return self.read_tournament(tid, db)
+        finally:
+            db.close()
+
+    def load_unfinished_tournaments(self) -> list[Tournament]:
+        out = []
+        for row in self.db.execute(
+                "SELECT * FROM tournaments WHERE finished_at IS NULL").fetchall():
+            try:
+                out.append(self._build_tournament(self.db, row))
+            except Exception:
+                log.exception("cannot rebuild tournament %s", row[0])
+        return out
 
     def mark_finished(self, race: str, at: int) -> None:
         batch = self._current()
@@ -279,8 +372,8 @@ class SQLiteStore:
             if batch.races:
                 db.executemany(
                     "INSERT INTO races (race, game, seed, salt, players, time_limit, undo, "
-                    "created_at, host_token, countdown_ms, seed_chosen, public) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    "created_at, host_token, countdown_ms, seed_chosen, public, seated_until, "
+                    "forfeit) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     batch.races,
                 )
             if batch.log:
@@ -294,6 +387,13 @@ class SQLiteStore:
                     archived = True
             if batch.finished:
                 db.executemany("UPDATE races SET finished_at = ? WHERE race = ?", batch.finished)
+            if batch.tournaments:
+                db.executemany("INSERT INTO tournaments VALUES (?,?,?,?,NULL)", batch.tournaments)
+            if batch.tlog:
+                db.executemany("INSERT INTO tlog VALUES (?,?,?,?,?)", batch.tlog)
+            if batch.tfinished:
+                db.executemany("UPDATE tournaments SET finished_at = ? WHERE tournament = ?",
+                               batch.tfinished)
             db.execute("COMMIT")
         except BaseException:
             del unarchived[mark:]  # what this transaction added is not in the journal
@@ -367,6 +467,11 @@ class SQLiteStore:
                 self._next_n.pop(race, None)
             else:
                 self._next_n[race] = n
+        for tid, n in batch.first_tn.items():
+            if n is None:
+                self._next_tn.pop(tid, None)
+            else:
+                self._next_tn[tid] = n
         if batch.done is not None and not batch.done.done():
             batch.done.set_exception(exc)
             batch.done.exception()  # retrieved: nobody may be awaiting it
@@ -376,8 +481,8 @@ class SQLiteStore:
                     fail(exc)
                 except Exception:
                     log.exception("commit-failure callback failed")
-        if self.on_failure is not None and batch.first_n:
-            self.on_failure(set(batch.first_n), exc)
+        if self.on_failure is not None and (batch.first_n or batch.first_tn):
+            self.on_failure(set(batch.first_n) | set(batch.first_tn), exc)
 
     async def probe(self) -> bool:
         """A small write (when nothing is queued): True, and healthy again, if it went
@@ -470,7 +575,7 @@ class SQLiteStore:
         """Rebuild a race by replaying its log. An entry that cannot be applied (a damaged
         row) is logged and skipped: one bad row never loses a whole race."""
         (race_id, game, seed, salt, players, time_limit, undo, created_at, host, cd,
-         finished_at, seed_chosen, public) = row
+         finished_at, seed_chosen, public, seated_until, forfeit) = row
         race = Race(
             str(race_id),
             str(game),
@@ -481,6 +586,8 @@ class SQLiteStore:
             str(host),
             countdown_ms=int(str(cd)),
             seed_chosen=bool(seed_chosen),
+            seated_until=None if seated_until is None else int(str(seated_until)),
+            forfeit=bool(forfeit),
         )
         n = 0
         for at, kind, player, data, n in db.execute(

@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from .room import LogEntry, Race
+from .tournament import TLogEntry, Tournament
 
 OnFailure = Callable[[set[str], BaseException], None]
 
@@ -59,6 +60,21 @@ class Store(Protocol):
 
     async def probe(self) -> bool:
         """Try a small write now; True (and healthy again) if it went through."""
+
+    def add_tournament(self, t: Tournament) -> None:
+        """Queue a new tournament (its settings and host token)."""
+
+    def append_tournament(self, entries: list[TLogEntry]) -> None:
+        """Queue tournament log entries, in order."""
+
+    def mark_tournament_finished(self, tid: str, at: int) -> None:
+        """Queue the end of a tournament."""
+
+    async def load_tournament(self, tid: str) -> Tournament | None:
+        """Rebuild a tournament from its log (its races are loaded on their own)."""
+
+    def load_unfinished_tournaments(self) -> list[Tournament]:
+        """Every tournament not finished (at start-up)."""
 
     def exists(self, race_id: str) -> bool:
         """Is there a race with this id (finished or not)?"""
