@@ -192,7 +192,8 @@ class Cluster:
     async def _let_finished_go(self) -> None:
         """Release units whose races have all been over for ``FINISHED_GRACE`` seconds."""
         now = asyncio.get_running_loop().time()
-        live = {unit_of(r) for r in self.hub.races}
+        live = {unit_of(r) for r in self.hub.races} | {
+            tid for tid, t in self.hub.organizer.tournaments.items() if t.status != "finished"}
         for unit in list(self.store.epochs):
             if unit in live:
                 self._over_since.pop(unit, None)
@@ -252,6 +253,11 @@ class Cluster:
             self.owners[unit] = owner
             return owner
         self.owners[unit] = self.pid
+        t = await self.store.load_tournament(unit)
+        if t is not None:
+            await self._adopt_tournament(t)
+            self.bus.publish_control(unit, {"k": "owner", "u": unit, "p": self.pid})
+            return None
         race = await self.store.load(unit)
         if race is None:  # nothing there (a mistyped id): nothing to own
             await self.store.release(unit)
@@ -268,10 +274,33 @@ class Cluster:
         self.bus.publish_control(unit, {"k": "owner", "u": unit, "p": self.pid})
         return None
 
+    async def _adopt_tournament(self, t: Any) -> None:
+        """Run a tournament here, with every race of it; what fell due while nobody owned
+        it happens now."""
+        organizer = self.hub.organizer
+        now = self.hub.clock()
+        races = []
+        for race_id in organizer.race_ids(t):
+            race = await self.store.load(race_id)
+            if race is None:
+                continue
+            out = race.tick(now) if race.status != "finished" else None
+            self.hub.adopt(race)
+            races.append(race)
+            if out is not None and (out.events or out.log):
+                self.hub.record(race, out)
+        organizer.adopt(t, races)
+        tout = t.tick(now, organizer.draw)
+        if tout.log or tout.events:
+            organizer.record(t, tout)
+        log.warning("took over tournament %s", t.tid)
+
     def lost(self, unit: str) -> None:
         """Another process owns ``unit`` now: stop running its races here."""
         log.warning("lost %s to another process", unit)
         self.owners.pop(unit, None)
+        if self.hub.organizer.tournaments.pop(unit, None) is not None:
+            self.hub.organizer.deadlines.cancel(unit)
         for race_id in [r for r in list(self.hub.races) + list(self.hub.finished)
                         if unit_of(r) == unit]:
             self.hub.release(race_id)
@@ -280,15 +309,17 @@ class Cluster:
     def route(self, conn: Connection, cmd: codec.Command) -> Any:
         """:data:`LOCAL` when this process runs ``cmd`` itself; otherwise the forwarding is
         under way and the return value is what the reader awaits (None: nothing)."""
-        if isinstance(cmd, (codec.Ping, codec.Create)):
+        if isinstance(cmd, (codec.Ping, codec.Create)) or (
+                isinstance(cmd, codec.TournamentCmd) and cmd.action == "create"):
             return LOCAL
         unit = unit_of(cmd.race)
         if self.store.owns(unit):
             return LOCAL
         owner = self.owners.get(unit)
         barrier = not isinstance(cmd, (codec.MoveCmd, codec.Undo))
-        if owner is not None and owner != self.pid and not isinstance(
-                cmd, (codec.Watch, codec.Join)):
+        follows = isinstance(cmd, (codec.Watch, codec.Join)) or (
+            isinstance(cmd, codec.TournamentCmd) and cmd.action in ("watch", "join"))
+        if owner is not None and owner != self.pid and not follows:
             done = self.forward(owner, conn, cmd)
             return done if barrier else None
         return asyncio.ensure_future(self._take_then(conn, cmd))
@@ -306,7 +337,8 @@ class Cluster:
         if owner is None:
             barrier = conn.handle_local(cmd)
         else:
-            if isinstance(cmd, (codec.Watch, codec.Join)):
+            if isinstance(cmd, (codec.Watch, codec.Join)) or (
+                    isinstance(cmd, codec.TournamentCmd) and cmd.action in ("watch", "join")):
                 # Subscribe before the snapshot: follow the race here and make sure its
                 # unit's channel reaches this process before the owner takes the snapshot,
                 # so that no event falls in between (the client drops the ones it has).

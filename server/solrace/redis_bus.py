@@ -256,7 +256,7 @@ class RedisBus:
         """Deliver to this process's subscribers at once, and (``remote``) queue for the
         others."""
         self.local.publish(race, event)
-        if type(event) is Event:
+        if type(event) is Event and event.to is None:
             v = event.data.get("v")
             if v is not None and v > self._last_v.get(race, 0):
                 self._last_v[race] = v
@@ -300,8 +300,9 @@ class RedisBus:
             return {"k": "b", "r": race, "p": self.pid, "o": event.player, "a": event.audience,
                     "m": keys, "d": default, "j": payloads}
         if isinstance(event, Event):
-            return {"k": "e", "r": race, "p": self.pid, "v": event.data.get("v"),
-                    "t": event.to, "j": event.encoded(False)}
+            v = event.data.get("v") if event.to is None else None
+            return {"k": "e", "r": race, "p": self.pid, "v": v, "t": event.to,
+                    "j": event.encoded(False)}
         return None
 
     def send_to(self, pid: str, msg: dict[str, Any]) -> None:
@@ -381,7 +382,7 @@ class RedisBus:
         self.received_count += 1
         if envelope["k"] == "e":
             v = envelope.get("v")
-            if v is not None:
+            if v is not None and envelope.get("t") is None:  # a numbered event for everyone
                 if v <= self._last_v.get(race, 0):
                     return  # seen already (caught up from the stream, say)
                 self._last_v[race] = v

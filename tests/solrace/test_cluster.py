@@ -313,3 +313,59 @@ def test_the_embedded_server_does_not_import_redis() -> None:
 
 
 
+
+
+async def test_a_tournament_survives_the_kill_9_of_its_process(
+    redis: RedisServer, procs: Any
+) -> None:
+    p1, p2 = await procs(redis.url), await procs(redis.url)
+    host = await RaceClient.connect(p1.url)
+    created = await host.request({"type": "tournament_create", "name": "Relay",
+                                  "format": "rounds", "games": ["scotch"], "rounds": 2,
+                                  "race_size": 2, "gap": 0, "grace": 30})
+    tid, htoken = created["tournament"], created["host_token"]
+    entrants = []
+    for i, name in enumerate(("ann", "bob", "cid", "dan")):
+        client = await RaceClient.connect((p1 if i % 2 else p2).url)  # on both processes
+        reply = await client.request({"type": "tournament_join", "tournament": tid,
+                                      "name": name})
+        entrants.append((client, reply["token"]))
+    await host.request({"type": "tournament_start", "tournament": tid, "token": htoken})
+    seats = [await c.next_event("round", timeout=T) for c, _ in entrants]
+    for (c, _), s in zip(entrants, seats, strict=True):
+        await c.join(s["race"], token=s["token"])
+    for (c, _), s in zip(entrants, seats, strict=True):
+        await c.wait_state(s["race"], T)
+    p1.kill()  # the tournament's process, with one connection of two entrants
+    # Everyone comes back through p2: the round's races go on there.
+    again = []
+    for (_, token), s in zip(entrants, seats, strict=True):
+        c = await RaceClient.connect(p2.url)
+        async with asyncio.timeout(T * 3):
+            while True:
+                try:
+                    await c.request({"type": "tournament_join", "tournament": tid,
+                                     "token": token}, timeout=T * 3)
+                    break
+                except (ServerError, TimeoutError):
+                    await asyncio.sleep(0.2)
+        await c.join(s["race"], token=s["token"])
+        await c.wait_state(s["race"], T)
+        again.append((c, s["race"]))
+    for c, race in again:
+        await c.move(race, c.states[race]["legal"][0])
+        await c.resign(race)
+    async with asyncio.timeout(T * 2):
+        while True:
+            view = await again[0][0].request({"type": "tournament_watch", "tournament": tid})
+            if view["rounds"][0]["status"] == "over":
+                break
+            await asyncio.sleep(0.1)
+    h2 = await RaceClient.connect(p2.url)
+    await h2.request({"type": "tournament_next", "tournament": tid, "token": htoken})
+    async with asyncio.timeout(T):
+        while (seat := await again[0][0].next_event("round"))["round"] != 2:
+            pass  # the seat of round 1, told again when he came back
+    assert seat["tournament"] == tid
+    for client in (host, h2, *(c for c, _ in again)):
+        await client.close()
