@@ -49,11 +49,14 @@ class Event:
     connections encodes the message once.
     """
 
-    __slots__ = ("_frames", "_json", "_msgpack", "data", "to")
+    __slots__ = ("_frames", "_json", "_msgpack", "data", "to", "urgent")
 
-    def __init__(self, data: dict[str, Any], to: str | None = None) -> None:
+    def __init__(self, data: dict[str, Any], to: str | None = None, urgent: bool = False
+                 ) -> None:
         self.data = data
         self.to = to
+        #: Sent at the end of the loop turn even to a batch client (see Connection.send).
+        self.urgent = urgent
         self._json: bytes | None = None
         self._msgpack: bytes | None = None
         self._frames: list[bytes | None] = [None, None]

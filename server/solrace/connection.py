@@ -251,11 +251,11 @@ class Connection:
 
         def deliver(event: Publishable) -> None:
             if event.to is None and type(event) is Event:  # a race event, for everyone
-                send(event, False)
+                send(event, event.urgent)
                 return
             picked = event.pick(self, race)
             if picked is not None:
-                send(picked, picked.to is not None)
+                send(picked, picked.to is not None or picked.urgent)
 
         self.subs[race] = self.hub.bus.subscribe(race, deliver)
 

@@ -254,7 +254,9 @@ def tournament_event(t: Tournament, ev: TEvent) -> Message:
     if ev.kind == "standings":
         cur = t.current()
         return {"type": "standings", "tournament": t.tid, "v": ev.v,
-                "round": cur.number if cur else 0, "standings": t.standings()}
+                "round": cur.number if cur else 0, "standings": t.standings(),
+                "round_over": bool(cur and cur.over), "status": t.status,
+                "next_at": t.next_deadline()}
     if ev.kind == "tournament_over":
         return {"type": "tournament_over", "tournament": t.tid, "v": ev.v,
                 "standings": t.standings()}

@@ -97,8 +97,8 @@ class Organizer:
         """Send a committed outcome: the tournament's events, each seated entrant's
         ``round``, and the new races' timers."""
         bus = self.hub.bus
-        for ev in out.events:
-            bus.publish(t.tid, Event(messages.tournament_event(t, ev)))
+        for ev in out.events:  # rare, and awaited: never held for a batch
+            bus.publish(t.tid, Event(messages.tournament_event(t, ev), urgent=True))
         for race in out.created:
             self.hub.deadlines.set(race.race, race.next_deadline())
             _, round_, seats = self.seats[race.race]

@@ -448,11 +448,13 @@ class Tournament:
         return out
 
     def _round_done(self, now: int) -> TOutcome:
+        """The round (or a knockout's wave of games) is over: the ``standings`` just sent say
+        so (with when the next one starts), no view of its own."""
         if self.settings.format == "rounds" and len(self.rounds) >= self.total_rounds:
             return self._finish(now)
         if self.settings.gap and not self.paused:
             self.next_at = now + self.settings.gap * 1000
-        return TOutcome(events=[self._event()])
+        return TOutcome()
 
     def _finish(self, now: int, by_host: bool = False) -> TOutcome:
         self.status = "finished"
