@@ -35,7 +35,7 @@ from redis.exceptions import RedisError
 from .bus import Deliver, Event, Publishable, Subscription, Viewer
 from .memory_bus import MemoryBus
 from .redis_conn import Client, key, node_client, proc_key, unit_of
-from .views import RACERS, BoardViews
+from .views import BoardViews, for_audience
 
 log = logging.getLogger(__name__)
 
@@ -61,11 +61,7 @@ class RemoteBoardViews:
         self.events = [Event.from_json(p) for p in payloads]
 
     def pick(self, viewer: Viewer, race: str) -> Event | None:
-        own = viewer.players.get(race)
-        if self.audience == RACERS:
-            if own is None or own == self.player or not viewer.follows.get(race, True):
-                return None
-        elif own is not None:
+        if not for_audience(viewer, race, self.audience, self.player):
             return None
         unit = unit_of(race)
         for other, player in viewer.players.items():

@@ -31,7 +31,7 @@ from redis.exceptions import NoScriptError, RedisError, ResponseError
 
 from .redis_conn import UNITS, Client, key, unit_of
 from .room import LogEntry, Options, Race
-from .store import OnFailure
+from .store import Callback, Failure, OnFailure, committed, failed
 from .tournament import Settings, TLogEntry, Tournament
 
 log = logging.getLogger(__name__)
@@ -103,10 +103,6 @@ RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
-
-Callback = Callable[[], None]
-Failure = Callable[[BaseException], None]
-
 
 class Fenced(Exception):
     """Another process owns the unit now: this one's write was refused."""
@@ -464,15 +460,7 @@ class RedisStore:
             return
         self._healthy = True
         self.commits += 1
-        if batch.done is not None and not batch.done.done():
-            batch.done.set_result(None)
-        for ok, _ in batch.after:
-            try:
-                ok()
-            except Exception:
-                log.exception("after-commit callback failed")
-        if batch.after and self.on_commit is not None:
-            self.on_commit()
+        committed(batch.done, batch.after, self.on_commit)
 
     def _failed(self, batch: _Batch, exc: BaseException, units: set[str]) -> None:
         """Nothing of ``batch`` may be shown: its callbacks fail, and every race it touched is
@@ -481,15 +469,7 @@ class RedisStore:
         log.error("Redis write failed (%d units): %s", len(batch.units), exc)
         if not isinstance(exc, ResponseError):
             self._healthy = False
-        if batch.done is not None and not batch.done.done():
-            batch.done.set_exception(exc)
-            batch.done.exception()
-        for _, fail in batch.after:
-            if fail is not None:
-                try:
-                    fail(exc)
-                except Exception:
-                    log.exception("commit-failure callback failed")
+        failed(batch.done, batch.after, exc)
         races = {r for ops in batch.units.values() for r in ops.races}
         if self.on_failure is not None and races:
             self.on_failure(races, exc)

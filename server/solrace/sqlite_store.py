@@ -33,7 +33,7 @@ from typing import Any
 
 from .codec import encode_json
 from .room import LogEntry, Options, Race
-from .store import OnFailure
+from .store import Callback, Failure, OnFailure, committed, failed
 from .tournament import Settings, TLogEntry, Tournament
 
 log = logging.getLogger(__name__)
@@ -121,10 +121,6 @@ MIGRATIONS = {
 
 #: Journal rows after which they are copied into ``log`` (see SQLiteStore).
 ARCHIVE_ROWS = 1024
-
-
-Callback = Callable[[], None]
-Failure = Callable[[BaseException], None]
 
 
 @dataclass
@@ -446,15 +442,7 @@ class SQLiteStore:
             self._failed(batch, exc)
             return
         self._healthy = True
-        if batch.done is not None and not batch.done.done():
-            batch.done.set_result(None)
-        for ok, _ in batch.after:
-            try:
-                ok()
-            except Exception:
-                log.exception("after-commit callback failed")
-        if batch.after and self.on_commit is not None:
-            self.on_commit()
+        committed(batch.done, batch.after, self.on_commit)
         self._maybe_checkpoint()
 
     def _failed(self, batch: _Batch, exc: Exception) -> None:
@@ -472,15 +460,7 @@ class SQLiteStore:
                 self._next_tn.pop(tid, None)
             else:
                 self._next_tn[tid] = n
-        if batch.done is not None and not batch.done.done():
-            batch.done.set_exception(exc)
-            batch.done.exception()  # retrieved: nobody may be awaiting it
-        for _, fail in batch.after:
-            if fail is not None:
-                try:
-                    fail(exc)
-                except Exception:
-                    log.exception("commit-failure callback failed")
+        failed(batch.done, batch.after, exc)
         if self.on_failure is not None and (batch.first_n or batch.first_tn):
             self.on_failure(set(batch.first_n) | set(batch.first_tn), exc)
 

@@ -14,6 +14,8 @@ Implementations: :class:`solrace.sqlite_store.SQLiteStore` (the embedded default
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
@@ -21,6 +23,40 @@ from .room import LogEntry, Race
 from .tournament import TLogEntry, Tournament
 
 OnFailure = Callable[[set[str], BaseException], None]
+Callback = Callable[[], None]
+Failure = Callable[[BaseException], None]
+
+log = logging.getLogger(__name__)
+
+
+def committed(done: asyncio.Future[None] | None, after: list[tuple[Callback, Failure | None]],
+              on_commit: Callable[[], None] | None) -> None:
+    """A batch is durable: wake whoever awaits it, run its callbacks in order, then
+    ``on_commit`` (the server writes their replies out)."""
+    if done is not None and not done.done():
+        done.set_result(None)
+    for ok, _ in after:
+        try:
+            ok()
+        except Exception:
+            log.exception("after-commit callback failed")
+    if after and on_commit is not None:
+        on_commit()
+
+
+def failed(done: asyncio.Future[None] | None, after: list[tuple[Callback, Failure | None]],
+           exc: BaseException) -> None:
+    """A batch was not written: whoever awaits it gets ``exc``, each callback's failure
+    handler runs instead."""
+    if done is not None and not done.done():
+        done.set_exception(exc)
+        done.exception()  # retrieved: nobody may be awaiting it
+    for _, fail in after:
+        if fail is not None:
+            try:
+                fail(exc)
+            except Exception:
+                log.exception("commit-failure callback failed")
 
 
 class StoreUnavailable(Exception):

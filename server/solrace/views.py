@@ -71,6 +71,15 @@ def board_for(race: Race, player: str, seat: Racer | None, masking: bool = True)
     return racer.game.board(mask=mask(race.deal, seat, masking))
 
 
+def for_audience(viewer: Viewer, race: str, audience: str, player: str) -> bool:
+    """Are board views of ``player`` for ``audience`` meant for ``viewer``? A racer gets the
+    racers' views of his opponents (if he wants boards); everyone else the spectators'."""
+    own = viewer.players.get(race)
+    if audience == RACERS:
+        return own is not None and own != player and viewer.follows.get(race, True)
+    return own is None
+
+
 class BoardViews:
     """One racer's latest board as an unnumbered ``board`` view, for one audience of the race
     (:data:`SPECTATORS` or :data:`RACERS`), each distinct view encoded once.
@@ -100,13 +109,8 @@ class BoardViews:
                       "board": board})
 
     def pick(self, viewer: Viewer, race: str) -> Event | None:
-        """The view for ``viewer``, or None when this audience is not his (a racer gets the
-        racers' views of his opponents, if he wants boards; everyone else the spectators')."""
-        own = viewer.players.get(race)
-        if self.audience == RACERS:
-            if own is None or own == self.player or not viewer.follows.get(race, True):
-                return None
-        elif own is not None:
+        """The view for ``viewer``, or None when this audience is not his."""
+        if not for_audience(viewer, race, self.audience, self.player):
             return None
         m = mask(self.race.deal, seat_of(viewer, self.race), self.masking)
         hidden = 0 if m is None else self.up & ~m
