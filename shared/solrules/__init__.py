@@ -30,11 +30,13 @@ from .deal import check_seed, shuffled_cards
 from .games.quadruple_canfield import QuadrupleCanfield
 from .games.scotch import Scotch
 from .games.yukon import Yukon
+from .solver import Budget, SearchProgress, SolveResult, Verdict, safe_moves, solve
 
 __all__ = [
     "GAMES",
     "GAME_CLASSES",
     "TITLES",
+    "Budget",
     "Build",
     "Fill",
     "Foundations",
@@ -47,13 +49,18 @@ __all__ = [
     "Moves",
     "QuadrupleCanfield",
     "Scotch",
+    "SearchProgress",
+    "SolveResult",
     "Tableau",
+    "Verdict",
     "Yukon",
     "card_name",
     "card_text",
     "new_game",
     "parse_card",
     "parse_position",
+    "safe_moves",
+    "solve",
 ]
 
 #: Every game by its stable name; adding a game is one module plus one entry here.

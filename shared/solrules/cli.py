@@ -1,4 +1,5 @@
-"""Command line: ``python -m solrules deal GAME SEED [--json]`` and ``... play GAME [SEED]``."""
+"""Command line: ``python -m solrules deal GAME SEED [--json]``, ``... play GAME [SEED]`` and
+``... solve GAME SEED [--budget-nodes N] [--budget-seconds S] [--json]``."""
 
 from __future__ import annotations
 
@@ -6,10 +7,12 @@ import argparse
 import json
 import secrets
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
-from . import GAMES, IllegalMoveError, InvalidMoveError, new_game
+from . import GAMES, TITLES, IllegalMoveError, InvalidMoveError, new_game
+from .solver import Budget, SearchProgress, SolveResult, solve
 from .text import render
 
 HELP = """commands:
@@ -74,8 +77,85 @@ def play(game_name: str, seed: int, stdin: TextIO, stdout: TextIO) -> int:
                 out("no legal moves left: undo, or quit\n")
 
 
+class ProgressLine:
+    """Writes ``nodes … depth … elapsed`` to ``out`` at most every ``every`` seconds, on one
+    line rewritten with a carriage return; :meth:`clear` blanks it when the search is over."""
+
+    def __init__(self, out: TextIO, every: float) -> None:
+        self.out = out
+        self.every = every
+        self.last = 0.0
+        self.width = 0
+
+    def __call__(self, p: SearchProgress) -> None:
+        seconds = p.seconds or 0.0
+        if seconds - self.last < self.every:
+            return
+        self.last = seconds
+        text = (f"searching: {p.nodes:,} nodes, depth {p.depth} (max {p.max_depth}), "
+                f"{seconds:.1f} s")
+        self.width = max(self.width, len(text))
+        self.out.write("\r" + text.ljust(self.width))
+        self.out.flush()
+
+    def clear(self) -> None:
+        if self.width:
+            self.out.write("\r" + " " * self.width + "\r")
+            self.out.flush()
+
+
+def solve_command(game_name: str, seed: int, budget: Budget, as_json: bool, stdout: TextIO,
+                  stderr: TextIO, progress_every: float = 1.0) -> int:
+    """Solve a deal and print the verdict, the winning line and the search statistics."""
+    game = new_game(game_name, seed)
+    line = ProgressLine(stderr, progress_every)
+    try:
+        result = solve(game, budget, clock=time.perf_counter, progress=line)
+    finally:
+        line.clear()
+    if as_json:
+        stdout.write(json.dumps({"game": game_name, "seed": str(seed), **result.as_dict()})
+                     + "\n")
+        return 0
+    stdout.write(describe(game_name, seed, result) + "\n")
+    return 0
+
+
+def describe(game_name: str, seed: int, result: SolveResult) -> str:
+    """The text report of ``solve``: verdict, line, statistics."""
+    title = TITLES[game_name]
+    thoughtful = "" if game_name == "scotch" else " (thoughtful: every card known)"
+    if result.verdict == "won":
+        head = f"{title} {seed}: won in {len(result.line)} moves{thoughtful}"
+    elif result.verdict == "lost":
+        head = f"{title} {seed}: lost — no line of moves wins{thoughtful}"
+    else:
+        head = f"{title} {seed}: unknown — the budget ran out before a verdict"
+    lines = [head]
+    if result.line:
+        lines.append(" ".join(result.line))
+    seconds = "" if result.seconds is None else f", {result.seconds:.2f} s"
+    lines.append(f"{result.nodes:,} positions searched, longest line {result.max_depth}"
+                 f"{seconds}")
+    return "\n".join(lines)
+
+
+def _positive(kind: type[int] | type[float]) -> Callable[[str], int | float]:
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError("must be more than 0")
+        return value
+
+    return parse
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="solrules", description="Patience rules: deal and play.")
+    parser = argparse.ArgumentParser(prog="solrules",
+                                     description="Patience rules: deal, play and solve.")
     sub = parser.add_subparsers(dest="command", required=True)
     deal = sub.add_parser("deal", help="print the layout of a seeded deal")
     deal.add_argument("game", choices=GAMES)
@@ -85,7 +165,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("play", help="play a deal in the terminal")
     p.add_argument("game", choices=GAMES)
     p.add_argument("seed", type=_seed, nargs="?", help="deal number (random if left out)")
+    sv = sub.add_parser("solve", help="search for a winning line (every card known)")
+    sv.add_argument("game", choices=GAMES)
+    sv.add_argument("seed", type=_seed)
+    sv.add_argument("--budget-nodes", type=_positive(int), default=None,
+                    help="positions to search at most (default: no limit)")
+    sv.add_argument("--budget-seconds", type=_positive(float), default=None,
+                    help="seconds to search at most (default: 60 when no node budget is given)")
+    sv.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    sv.add_argument("--progress-every", type=float, default=1.0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.command == "solve":
+        seconds = args.budget_seconds
+        if seconds is None and args.budget_nodes is None:
+            seconds = 60.0
+        budget = Budget(nodes=args.budget_nodes, seconds=seconds)
+        try:
+            return solve_command(args.game, args.seed, budget, args.json, sys.stdout,
+                                 sys.stderr, args.progress_every)
+        except KeyboardInterrupt:
+            print()
+            return 130
     if args.command == "deal":
         game = new_game(args.game, args.seed)
         if args.json:

@@ -1,0 +1,379 @@
+"""An exact solver for the launch games, and the foundation moves that are safe to auto-play.
+
+>>> import solrules
+>>> result = solrules.solve(solrules.new_game("scotch", 617), solrules.Budget(nodes=200_000))
+>>> result.verdict in ("won", "lost", "unknown")
+True
+
+:func:`solve` searches depth-first from any position of any game, with a transposition table of
+every position it has expanded, and returns a :class:`SolveResult`:
+
+- ``"won"``: :attr:`SolveResult.line` is a list of move texts that :meth:`Game.push_text`
+  accepts in order from the given position and that ends in a won position;
+- ``"lost"``: proved that no sequence of moves wins (every position reachable from the given
+  one, up to the proven dominances below, was expanded without finding a win);
+- ``"unknown"``: the :class:`Budget` ran out first.
+
+**Full knowledge.** The solver reads every card, face-down ones and the order of the stock and
+the reserve included: for Yukon and Quadruple Canfield it solves the *thoughtful* variant, so
+``"won"`` certifies that the deal can be won by perfect play and ``"lost"`` that no play wins
+even knowing every card. (Scotch Patience deals every card face up: there it is the game itself.)
+
+**Search.** Each game has an engine with its own compact representation (see
+``solver_scotch.py``, ``solver_yukon.py``, ``solver_canfield.py``); any other :class:`Game`
+subclass is searched through the public ``Game`` API with its position text as the key. The key
+of a position treats interchangeable piles as a multiset (tableau piles, foundations of a suit
+group) and interchangeable cards as equal (in Scotch the suit never matters, only rank and
+colour; in Quadruple Canfield the four copies of a card), so permuted positions collide. The
+search is a reachability search on the graph of positions: a position is expanded once, the
+first time it is met, whatever the path; a move that leads back to an expanded position (the
+undo of the previous move, a cycle through the stock of Quadruple Canfield, a card given back
+and played again) is cut. The verdict is therefore exact on graphs with cycles: a position is
+proved lost when every position reachable from it has been expanded.
+
+Moves are pruned only by *proven dominance*: a position reached by a safe foundation move is at
+least as good as the one before it (every win from before can be replayed from after, shorter by
+at least that move), so when such a move exists it is the only one tried; and a few moves whose
+result is dominated by the position before them are never tried (each engine documents its own).
+
+**Determinism.** Moves are generated and ordered from lists only (never by iterating over a set
+or a dict of unordered keys), so the same call gives the same verdict, line and node count every
+time, under any ``PYTHONHASHSEED``. Pure: no clock unless one is injected (``clock``, a callable
+returning seconds, e.g. ``time.perf_counter``); without one only node budgets apply.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from .core import Game, Move
+
+__all__ = [
+    "Budget",
+    "SearchProgress",
+    "SolveResult",
+    "Verdict",
+    "safe_moves",
+    "solve",
+]
+
+Verdict = Literal["won", "lost", "unknown"]
+
+#: Nodes between two looks at the clock, and between two progress reports.
+CHECK_EVERY = 1024
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much search :func:`solve` may spend: ``nodes`` expanded positions and/or ``seconds``
+    of the injected clock (ignored without a clock). ``None``: no limit of that kind."""
+
+    nodes: int | None = 1_000_000
+    seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class SearchProgress:
+    """What a progress callback receives, every :data:`CHECK_EVERY` nodes."""
+
+    nodes: int
+    depth: int
+    max_depth: int
+    seconds: float | None
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """The verdict of :func:`solve` and what the search cost.
+
+    ``line``: for ``"won"``, the winning moves as texts, in order from the given position
+    (empty if it was already won); empty otherwise. ``nodes``: positions expanded (each distinct
+    position counts once); ``max_depth``: longest line of moves explored; ``seconds``: elapsed
+    time by the injected clock, ``None`` without one.
+    """
+
+    verdict: Verdict
+    line: tuple[str, ...]
+    nodes: int
+    max_depth: int
+    seconds: float | None
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: verdict, line (a list), nodes, max_depth, seconds."""
+        return {"verdict": self.verdict, "line": list(self.line), "nodes": self.nodes,
+                "max_depth": self.max_depth, "seconds": self.seconds}
+
+
+class Engine(Protocol):
+    """A game's search representation. Moves are small ints private to the engine."""
+
+    def won(self) -> bool: ...
+
+    def key(self) -> bytes: ...
+
+    def moves(self) -> list[int]:
+        """Moves to try here, best first; a single safe move when one exists."""
+        ...
+
+    def apply(self, move: int) -> Any: ...
+
+    def undo(self, record: Any) -> None: ...
+
+    def text(self, move: int) -> str: ...
+
+
+def _engine(game: Game) -> Engine:
+    # Imported here: the engines import the game classes, which import the package.
+    from .games.quadruple_canfield import QuadrupleCanfield
+    from .games.scotch import Scotch
+    from .games.yukon import Yukon
+    from .solver_canfield import CanfieldEngine
+    from .solver_scotch import ScotchEngine
+    from .solver_yukon import YukonEngine
+
+    kind = type(game)
+    if kind is Scotch:
+        return ScotchEngine(game)
+    if kind is Yukon:
+        return YukonEngine(game)
+    if kind is QuadrupleCanfield:
+        return CanfieldEngine(game)
+    return GenericEngine(game)
+
+
+def solve(game: Game, budget: Budget | None = None, *,
+          clock: Callable[[], float] | None = None,
+          progress: Callable[[SearchProgress], None] | None = None) -> SolveResult:
+    """Search for a win from ``game``'s current position; ``game`` itself is left unchanged.
+
+    ``budget`` defaults to ``Budget()`` (a million nodes). ``clock``: a zero-argument callable
+    returning seconds (``time.perf_counter``); it enables ``budget.seconds`` and the
+    ``seconds`` figures. ``progress`` is called every :data:`CHECK_EVERY` expanded positions.
+    The result depends only on the position and the node budget (and, with a time budget, on
+    where the clock stops it).
+    """
+    budget = Budget() if budget is None else budget
+    engine = _engine(game)
+    if hasattr(engine, "score"):
+        return _best_first(engine, budget, clock, progress)
+    return _search(engine, budget, clock, progress)
+
+
+def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
+            progress: Callable[[SearchProgress], None] | None) -> SolveResult:
+    max_nodes = budget.nodes if budget.nodes is not None else -1
+    start = clock() if clock is not None else 0.0
+    deadline = None
+    if clock is not None and budget.seconds is not None:
+        deadline = start + budget.seconds
+
+    seen: set[bytes] = set()
+    path: list[int] = []  # moves applied from the root, in order
+    undo: list[Any] = []  # their undo records
+    # One frame per expanded position on the current line: its moves and the next to try.
+    frames_moves: list[list[int]] = []
+    frames_next: list[int] = []
+    nodes = 0
+    max_depth = 0
+    apply, take_back, moves_of, key_of = engine.apply, engine.undo, engine.moves, engine.key
+    won = engine.won
+    verdict: Verdict = "lost"
+
+    def elapsed() -> float | None:
+        return None if clock is None else clock() - start
+
+    if won():
+        return SolveResult("won", (), 0, 0, elapsed())
+    seen.add(key_of())
+    nodes = 1
+    frames_moves.append(moves_of())
+    frames_next.append(0)
+    while frames_moves:
+        i = frames_next[-1]
+        options = frames_moves[-1]
+        if i == len(options):
+            frames_moves.pop()
+            frames_next.pop()
+            if path:
+                path.pop()
+                take_back(undo.pop())
+            continue
+        frames_next[-1] = i + 1
+        move = options[i]
+        path.append(move)
+        undo.append(apply(move))
+        if won():
+            line = tuple(engine.text(m) for m in path)
+            return SolveResult("won", line, nodes, max(max_depth, len(path)), elapsed())
+        k = key_of()
+        if k in seen:
+            path.pop()
+            take_back(undo.pop())
+            continue
+        seen.add(k)
+        nodes += 1
+        depth = len(path)
+        if depth > max_depth:
+            max_depth = depth
+        frames_moves.append(moves_of())
+        frames_next.append(0)
+        if nodes % CHECK_EVERY == 0:
+            if progress is not None:
+                progress(SearchProgress(nodes, depth, max_depth, elapsed()))
+            if deadline is not None and clock is not None and clock() >= deadline:
+                verdict = "unknown"
+                break
+        if nodes == max_nodes:
+            verdict = "unknown"
+            break
+    return SolveResult(verdict, (), nodes, max_depth, elapsed())
+
+
+def _best_first(engine: Any, budget: Budget, clock: Callable[[], float] | None,
+                progress: Callable[[SearchProgress], None] | None) -> SolveResult:
+    """Best-first search: always expand the waiting position with the best score.
+
+    Complete like the depth-first search (every reachable position is expanded at most once;
+    the verdict is "lost" when none is left), but it does not stay stuck below a bad early
+    choice. A waiting position is kept as its parent's snapshot and the move from there.
+    """
+    max_nodes = budget.nodes if budget.nodes is not None else -1
+    start = clock() if clock is not None else 0.0
+    deadline = None
+    if clock is not None and budget.seconds is not None:
+        deadline = start + budget.seconds
+
+    def elapsed() -> float | None:
+        return None if clock is None else clock() - start
+
+    if engine.won():
+        return SolveResult("won", (), 0, 0, elapsed())
+    seen: set[bytes] = {engine.key()}
+    parent: list[int] = [-1]  # per position met: the position it was reached from
+    via: list[int] = [0]  # and the move
+    depth: list[int] = [0]
+    heap: list[tuple[int, int, Any, int]] = []
+    apply, undo, key_of, score = engine.apply, engine.undo, engine.key, engine.score
+    push, pop = heapq.heappush, heapq.heappop
+    nodes = 0
+    max_depth = 0
+    node = 0
+    while True:
+        nodes += 1
+        snap = engine.snapshot()
+        d = depth[node] + 1
+        for move in engine.moves():
+            record = apply(move)
+            if engine.won():
+                line = [engine.text(move)]
+                n = node
+                while n > 0:
+                    line.append(engine.text(via[n]))
+                    n = parent[n]
+                line.reverse()
+                return SolveResult("won", tuple(line), nodes, max(max_depth, d), elapsed())
+            k = key_of()
+            if k not in seen:
+                seen.add(k)
+                child = len(parent)
+                parent.append(node)
+                via.append(move)
+                depth.append(d)
+                push(heap, (-score(), child, snap, move))
+            undo(record)
+        if d > max_depth and heap:
+            max_depth = d
+        if nodes % CHECK_EVERY == 0:
+            if progress is not None:
+                progress(SearchProgress(nodes, d, max_depth, elapsed()))
+            if deadline is not None and clock is not None and clock() >= deadline:
+                return SolveResult("unknown", (), nodes, max_depth, elapsed())
+        if nodes == max_nodes:
+            return SolveResult("unknown", (), nodes, max_depth, elapsed())
+        if not heap:
+            return SolveResult("lost", (), nodes, max_depth, elapsed())
+        _, node, snap, move = pop(heap)
+        engine.restore(snap)
+        apply(move)
+
+
+class GenericEngine:
+    """Any :class:`Game` through its public API: every legal move, the position text as key.
+
+    No dominance and no symmetry: slow, but exact for any game (used for games without an
+    engine of their own, and by the tests as an independent check).
+    """
+
+    def __init__(self, game: Game) -> None:
+        self.game = game.copy()
+        self.game.move_stack = []
+        self.game._undo = []
+        self._moves: dict[int, Move] = {}
+        self._ids: dict[Move, int] = {}
+
+    def _id(self, move: Move) -> int:
+        ident = self._ids.get(move)
+        if ident is None:
+            ident = self._ids[move] = len(self._moves)
+            self._moves[ident] = move
+        return ident
+
+    def won(self) -> bool:
+        return self.game.is_won()
+
+    def key(self) -> bytes:
+        return self.game.position().encode()
+
+    def moves(self) -> list[int]:
+        return [self._id(m) for m in self.game.legal_moves()]
+
+    def apply(self, move: int) -> None:
+        self.game.push(self._moves[move])
+
+    def undo(self, record: Any) -> None:
+        self.game.pop()
+
+    def text(self, move: int) -> str:
+        return self._moves[move].text()
+
+
+def safe_moves(game: Game) -> list[str]:
+    """Foundation moves that are safe to auto-play, judged only by what every player sees.
+
+    A move is listed when it is legal now and playing it can never turn a winnable position
+    into a lost one, judged from the foundations' contents and the card itself (which cards are
+    still out is then known too, but never where a face-down one lies). The moves are listed in
+    pile order and may be played one after the other (two cards never claim the same
+    foundation). The rule per game, and why it is safe:
+
+    - **Scotch Patience**: a card of rank r when every card of rank below r is home (all four
+      foundations hold at least r cards; Aces always). A fan card serves only as a place for a
+      card one rank lower; none is out, and none is ever worth taking back, since it could only
+      hold a card lower still. Two cards of the same rank and colour are interchangeable.
+    - **Yukon**: a card of rank r when both cards of rank r−1 of the other colour are home
+      (Aces always): only those can be built on it, and cards never come back.
+    - **Quadruple Canfield**: ranks count from the base rank (position 0) up to 12, wrapping.
+      A card at position p goes home when (1) every foundation of its suit holds at least p
+      cards, (2) it is the waste's top, a tableau top with cards under it (or the reserve is
+      empty), or the reserve's last card — so that no space is refilled from the reserve by
+      this move — and (3) no card still out could ever need it: a card at position q of the
+      right colour could be built on it either directly (q = p−1, other colour) or on a chain
+      of cards given back from the foundations, p−1, p−2, … (wrapping past the base rank to
+      12, 11, …) down to q+1, alternating in colour, each of them home; the card is safe only
+      when no such card is out. Because foundations give cards back and ranks wrap, this rarely
+      holds before the last rounds of a game: few Quadruple Canfield moves are ever safe.
+    """
+    from .solver_canfield import canfield_safe_moves
+    from .solver_scotch import scotch_safe_moves
+    from .solver_yukon import yukon_safe_moves
+
+    if game.name == "scotch":
+        return scotch_safe_moves(game)
+    if game.name == "yukon":
+        return yukon_safe_moves(game)
+    if game.name == "quadruple-canfield":
+        return canfield_safe_moves(game)
+    return []

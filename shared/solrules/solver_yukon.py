@@ -1,0 +1,270 @@
+"""Yukon for the solver (thoughtful: it reads the face-down cards too).
+
+A column is its cards and its face-down count; the columns are a multiset, the foundations a
+height per suit. Dominance (see :func:`solrules.solve`):
+
+- **safe home**: a top card of rank r may go home when both cards of rank r−1 of the other
+  colour are home (an Ace always): only those could ever be built on it, and cards never come
+  back. Taking it away only uncovers the card under it (a face-down card turns up, which gives
+  more moves, never fewer; an emptied column takes a King, which the card could not). Such a
+  move is played alone.
+- the moves of a King with what lies on it into an empty column are tried into one empty column
+  only (empty columns are interchangeable).
+- **hops**: moving cards whose bottom card x lies on its natural place y (face up, one rank
+  higher, other colour) only uncovers y. Take a shortest winning line and a hop in it: moves
+  that touch neither column commute with it, and the first move after it that touches one of
+  them is either y going home, or the other card of x's rank and colour (x') going onto y, or
+  can be swapped with the hop (y moving, with or without cards under it: move it with the hop's
+  cards first; cards put on the moved ones or taken from them: do that before the hop). So the
+  hop can always be moved up to a move of the first two kinds, and at that moment x' is face up,
+  or every card of y's suit below y is home or among the moved cards (any other would have to
+  go home first, by a move the hop commutes with). A hop is tried only then.
+- **emptying a column** only pays when a King (face up, with cards under it) goes into it; the
+  same argument shows that such a King must be face up when the column is emptied.
+"""
+
+from __future__ import annotations
+
+from .cards import RANK_OF, RED_OF, SUIT_OF
+from .core import Game
+
+KING = 12
+#: The card of the same rank and colour in the other suit (C↔S, H↔D).
+_TWIN = tuple(c + 13 if (c // 13) % 2 == 0 else c - 13 for c in range(52))
+#: For each suit, the two suits of the other colour.
+_OTHER = ((2, 3), (2, 3), (0, 1), (0, 1))
+#: A card fits on a card p when _CARD_KEY[card] == _PARENT_KEY[p].
+_CARD_KEY = tuple(RANK_OF[c] * 2 + RED_OF[c] for c in range(52))
+_PARENT_KEY = tuple((RANK_OF[c] - 1) * 2 + 1 - RED_OF[c] if RANK_OF[c] else -1
+                    for c in range(52))
+#: The two cards each card may be built on (one rank higher, other colour); -1 for a King.
+_PARENTS = tuple(
+    (_OTHER[SUIT_OF[c]][0] * 13 + RANK_OF[c] + 1, _OTHER[SUIT_OF[c]][1] * 13 + RANK_OF[c] + 1)
+    if RANK_OF[c] < KING else (-1, -1) for c in range(52))
+
+
+class YukonEngine:
+    """Search representation of a Yukon position (see the module docstring)."""
+
+    def __init__(self, game: Game) -> None:
+        self.t0 = game._t_range.start
+        self.ncol = len(game._t_range)
+        piles = game._piles
+        self.cols: list[list[int]] = [list(piles[t]) for t in game._t_range]
+        self.down: list[int] = [game._down[t] for t in game._t_range]
+        self.seg: list[bytes] = [bytes([self.down[c]]) + bytes(self.cols[c])
+                                 for c in range(self.ncol)]
+        nf = game.foundations.count
+        self.found = [0, 0, 0, 0]  # height per suit
+        self.fof = [-1, -1, -1, -1]  # foundation index holding each suit
+        self.free: list[int] = []  # empty foundations, lowest first
+        for f in range(nf):
+            pile = piles[f]
+            if pile:
+                s = SUIT_OF[pile[0]]
+                self.found[s] = len(pile)
+                self.fof[s] = f
+            else:
+                self.free.append(f)
+        self.home = sum(self.found)
+        self.total = 52 * game.decks
+        self.ids = game.pile_ids
+
+    def won(self) -> bool:
+        return self.home == self.total
+
+    def key(self) -> bytes:
+        return b"\xff".join(sorted(self.seg)) + bytes(self.found)
+
+    def text(self, move: int) -> str:
+        a, n, b = move >> 16, (move >> 8) & 0xFF, move & 0xFF
+        ids = self.ids
+        return f"{ids[a]}>{ids[b]}" if n == 1 else f"{ids[a]}>{ids[b]}/{n}"
+
+    def snapshot(self) -> tuple[object, ...]:
+        return (tuple(tuple(c) for c in self.cols), tuple(self.down), tuple(self.seg),
+                tuple(self.found), tuple(self.fof), tuple(self.free), self.home)
+
+    def restore(self, snap: tuple[object, ...]) -> None:
+        cols, down, seg, found, fof, free, home = snap
+        self.cols = [list(c) for c in cols]  # type: ignore[attr-defined]
+        self.down = list(down)  # type: ignore[call-overload]
+        self.seg = list(seg)  # type: ignore[call-overload]
+        self.found = list(found)  # type: ignore[call-overload]
+        self.fof = list(fof)  # type: ignore[call-overload]
+        self.free = list(free)  # type: ignore[call-overload]
+        self.home = home  # type: ignore[assignment]
+
+    def score(self) -> int:
+        """Higher is closer to a win: cards home, face-down cards turned, cards in order."""
+        down = self.down
+        loose = 0
+        for c, col in enumerate(self.cols):
+            for i in range(down[c] + 1, len(col)):
+                if _PARENT_KEY[col[i - 1]] != _CARD_KEY[col[i]]:
+                    loose += 1
+        return 4 * self.home - 12 * sum(down) - 3 * loose
+
+    def apply(self, move: int) -> int:
+        a, n, b = move >> 16, (move >> 8) & 0xFF, move & 0xFF
+        t0 = self.t0
+        ca = a - t0
+        col = self.cols[ca]
+        record = move
+        if b < t0:
+            card = col.pop()
+            s = SUIT_OF[card]
+            if self.found[s] == 0:
+                self.fof[s] = self.free.pop(0)
+                record |= 1 << 25
+            self.found[s] += 1
+            self.home += 1
+        else:
+            cb = b - t0
+            dest = self.cols[cb]
+            dest += col[-n:]
+            del col[-n:]
+            self.seg[cb] = bytes([self.down[cb]]) + bytes(dest)
+        if col and self.down[ca] == len(col):
+            self.down[ca] -= 1
+            record |= 1 << 24
+        self.seg[ca] = bytes([self.down[ca]]) + bytes(col)
+        return record
+
+    def undo(self, record: int) -> None:
+        a, n, b = (record >> 16) & 0xFF, (record >> 8) & 0xFF, record & 0xFF
+        t0 = self.t0
+        ca = a - t0
+        col = self.cols[ca]
+        if record >> 24 & 1:
+            self.down[ca] += 1
+        if b < t0:
+            s = self.fof.index(b)
+            self.found[s] -= 1
+            self.home -= 1
+            col.append(s * 13 + self.found[s])
+            if record >> 25 & 1:
+                self.fof[s] = -1
+                self.free.append(b)
+                self.free.sort()
+        else:
+            cb = b - t0
+            dest = self.cols[cb]
+            col += dest[-n:]
+            del dest[-n:]
+            self.seg[cb] = bytes([self.down[cb]]) + bytes(dest)
+        self.seg[ca] = bytes([self.down[ca]]) + bytes(col)
+
+    def moves(self) -> list[int]:
+        """Moves best first; a safe move alone (see the module docstring)."""
+        cols, down, found, t0 = self.cols, self.down, self.found, self.t0
+        top_of = [-1] * 52  # column whose top is this card
+        empty = -1
+        for c, col in enumerate(cols):
+            if col:
+                top_of[col[-1]] = c
+            elif empty < 0:
+                empty = c
+        home_moves: list[int] = []
+        for ca, col in enumerate(cols):
+            if col:
+                top = col[-1]
+                s, r = SUIT_OF[top], RANK_OF[top]
+                if found[s] == r:
+                    f = self.fof[s] if r else self.free[0]
+                    move = (ca + t0) << 16 | 1 << 8 | f
+                    o1, o2 = _OTHER[s]
+                    if r == 0 or (found[o1] >= r and found[o2] >= r):
+                        return [move]
+                    home_moves.append(move)
+        up: list[bool] | None = None
+        king_waits = -1  # is a face-up King with cards under it waiting (-1: not looked yet)
+        scored: list[tuple[int, int]] = []
+        add = scored.append
+        for ca, col in enumerate(cols):
+            n = len(col)
+            d = down[ca]
+            a = (ca + t0) << 16
+            for i in range(d, n):
+                x = col[i]
+                p1, p2 = _PARENTS[x]
+                b1 = top_of[p1] if p1 >= 0 else -1
+                b2 = top_of[p2] if p2 >= 0 else -1
+                king = empty >= 0 and i > 0 and p1 < 0
+                if b1 < 0 and b2 < 0 and not king:
+                    continue
+                # Score: uncovering a face-down card first, then a card that goes home, then
+                # emptying a column; moving a card off its natural place last.
+                if i == d and d > 0:
+                    score = 40 + d
+                elif i == 0:
+                    if king_waits < 0:
+                        king_waits = int(self._king_waits())
+                    if not king_waits:
+                        continue  # empties a column that no King could take
+                    score = 10
+                else:
+                    below = col[i - 1]
+                    bs = SUIT_OF[below]
+                    score = 30 if found[bs] == RANK_OF[below] else 0
+                    if _PARENT_KEY[below] == _CARD_KEY[x]:
+                        # A hop (see the module docstring): only if it can pay.
+                        if up is None:
+                            up = self._face_up()
+                        if not (score or up[_TWIN[x]]
+                                or all(c in col[i:] for c in range(bs * 13 + found[bs],
+                                                                   below))):
+                            continue
+                        score -= 20
+                m = a | (n - i) << 8
+                if b1 >= 0 and b1 != ca:
+                    add((-score, m | (b1 + t0)))
+                if b2 >= 0 and b2 != ca:
+                    add((-score, m | (b2 + t0)))
+                if king:
+                    add((-score + 5, m | (empty + t0)))
+        scored.sort()
+        return home_moves + [m for _, m in scored]
+
+    def _face_up(self) -> list[bool]:
+        up = [False] * 52
+        for ca, col in enumerate(self.cols):
+            for i in range(self.down[ca], len(col)):
+                up[col[i]] = True
+        return up
+
+    def _king_waits(self) -> bool:
+        for ca, col in enumerate(self.cols):
+            for i in range(max(self.down[ca], 1), len(col)):
+                if RANK_OF[col[i]] == KING:
+                    return True
+        return False
+
+
+def yukon_safe_moves(game: Game) -> list[str]:
+    """See :func:`solrules.solver.safe_moves`: both lower cards of the other colour are home."""
+    piles, nf = game._piles, game.foundations.count
+    found = [0, 0, 0, 0]
+    fof = [-1, -1, -1, -1]
+    free: list[int] = []
+    for f in range(nf):
+        if piles[f]:
+            s = SUIT_OF[piles[f][0]]
+            found[s], fof[s] = len(piles[f]), f
+        else:
+            free.append(f)
+    now = list(found)  # every card is judged against the position as it is now
+    out: list[str] = []
+    for t in game._t_range:
+        pile = piles[t]
+        if not pile or game._down[t] >= len(pile):
+            continue
+        card = pile[-1]
+        s, r = SUIT_OF[card], RANK_OF[card]
+        o1, o2 = _OTHER[s]
+        if now[s] != r or not (r == 0 or (now[o1] >= r and now[o2] >= r)):
+            continue
+        if r == 0:
+            fof[s] = free.pop(0)
+        out.append(f"{game.pile_ids[t]}>{game.pile_ids[fof[s]]}")
+    return out
