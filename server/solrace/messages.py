@@ -52,17 +52,13 @@ def state(race: Race, player: str, rid: Any = None) -> Message:
 
 
 def safe_moves(game: solrules.Game, legal: list[str]) -> list[str]:
-    """The moves of ``legal`` that send a card home when nothing could ever need it on the
-    tableau, judged from the foundations alone (no hidden card): a client may play them for
-    the racer (auto-move). For now: an Ace in the games whose foundations start from Aces."""
-    if game.foundations.base != 0 or not legal:
-        return []
-    out = []
+    """The moves of ``legal`` that send a card home when nothing could ever need it, judged
+    from what every player sees (``solrules.safe_moves``): a client may play them for the
+    racer (auto-move). Worked out only when a foundation move is legal at all."""
     for text in legal:
-        move = game.legal_by_text()[text]
-        if move.dst.startswith("f") and game.cards(move.src)[-1][0] == "A":
-            out.append(text)
-    return out
+        if ">f" in text:
+            return solrules.safe_moves(game)
+    return []
 
 
 def header(race: Race) -> Message:
