@@ -81,10 +81,10 @@ export function ordinal(n) {
 const toastBox = () => document.getElementById("toasts");
 
 /** Show a short message in the corner; `kind` is "info", "good" or "bad". */
-export function toast(text, kind = "info", ms = 4000) {
+export function toast(text, kind = "info", ms = 4000, { silent = false } = {}) {
   const box = toastBox();
   if (!box) return;
-  const el = h(`div.toast.toast-${kind}`, { role: kind === "bad" ? "alert" : "status" }, text);
+  const el = h(`div.toast.toast-${kind}`, silent ? { "aria-hidden": "true" } : { role: kind === "bad" ? "alert" : "status" }, text);
   box.append(el);
   setTimeout(() => el.classList.add("toast-out"), ms);
   setTimeout(() => el.remove(), ms + 400);
@@ -107,7 +107,19 @@ export function setConnectionState(state) {
   el.textContent =
     state === "reconnecting" ? "Reconnecting…" :
     state === "connecting" ? "Connecting…" :
-    state === "offline" ? "Offline" : "";
+    state === "offline" ? "Offline — waiting for the network" : "";
+}
+
+/** The banner under the top bar while the server cannot save moves (`service` degraded). */
+export function setServiceState(status) {
+  const el = document.getElementById("service");
+  if (!el) return;
+  const degraded = status === "degraded";
+  if (el.hidden === !degraded) return;
+  el.hidden = !degraded;
+  el.textContent = degraded
+    ? "Saving moves is unavailable right now — your moves will go through when it is back."
+    : "";
 }
 
 
