@@ -8,6 +8,7 @@
 import { store } from "./storage.js";
 
 const BACKOFF_MS = [250, 500, 1000, 2000, 3000, 5000];
+const OFFLINE_RETRY_MS = 30000;
 // Liveness: ping after this long without a frame, or this long after an unanswered request, and
 // give the socket up when the pong has not come this long after the ping. A dead connection is
 // thus noticed within about 1 + 1.5 + 3 seconds of a move, or 9 s when idle.
@@ -164,6 +165,13 @@ export class Connection extends EventTarget {
 
   scheduleRetry() {
     this.setStatus(this.downStatus());
+    clearTimeout(this.retryTimer);
+    if (navigator.onLine === false) {
+      // Attempts cannot succeed (and each one logs an error): wait for the "online" event, with
+      // a slow try in case the browser's idea of being offline is wrong.
+      this.retryTimer = setTimeout(() => this.connect(), OFFLINE_RETRY_MS);
+      return;
+    }
     const base = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
     this.attempt++;
     clearTimeout(this.retryTimer);

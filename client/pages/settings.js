@@ -55,7 +55,7 @@ export function soundSwitch() {
   });
   const update = () => {
     const on = !!settings.get("sound");
-    btn.textContent = on ? "🔊 Sound on" : "🔇 Sound off";
+    btn.textContent = on ? "♪ Sound on" : "♪ Sound off";
     btn.setAttribute("aria-pressed", String(on));
     btn.title = on ? "Mute sounds" : "Turn sounds on";
   };
