@@ -480,6 +480,7 @@ export class RaceSession extends EventTarget {
         m.status = "running";
         m.started_at = e.started_at ?? m.starts_at ?? this.now();
         m.ends_at = e.ends_at ?? (m.options?.time_limit ? m.started_at + m.options.time_limit * 1000 : null);
+        queueMicrotask(() => this.maybeAutoMove()); // the first state may come before this event
         // A spectator has no board yet for racers who joined after its snapshot: fetch the
         // dealt boards. (A racer gets the deal in its own first `state`; see applyState.)
         if (!this.credentials && [...m.players.values()].some((p) => !p.board)) {

@@ -41,11 +41,12 @@ class Pages:
         self.errors: list[str] = []
 
     def open(self, path: str = "/", viewport: dict[str, int] | None = None,
-             csp: bool = False) -> Any:
+             csp: bool = False, **context_options: Any) -> Any:
         """A page in a fresh context. The page's Content-Security-Policy forbids evaluating
         strings, which Playwright's ``wait_for_function`` does: contexts bypass it unless
         ``csp`` (tests/client/test_security.py checks the client keeps to its policy)."""
-        context = self.browser.new_context(viewport=viewport or DESKTOP, bypass_csp=not csp)
+        context = self.browser.new_context(viewport=viewport or DESKTOP, bypass_csp=not csp,
+                                           **context_options)
         context.set_default_timeout(WAIT_MS * 2)
         self.contexts.append(context)
         page = context.new_page()
@@ -233,17 +234,21 @@ def join_as(page: Any, name: str) -> None:
 
 
 def race_with_bot(pages: Pages, bot: Bot, viewport: dict[str, int] | None = None,
+                  before_start: Any = None, context: dict[str, Any] | None = None,
                   **options: Any) -> tuple[Any, str]:
     """A running race of one browser racer ("Ann", p1) and ``bot`` ("Robo", p2): the page, once
-    its board is dealt, and the race id."""
+    its board is dealt, and the race id. ``before_start(page)`` runs in the lobby."""
     created = create_race(pages.base, players=2, **options)
     race = created["race"]
-    page = pages.open(f"/race/{race}", viewport=viewport)
+    page = pages.open(f"/race/{race}", viewport=viewport, **(context or {}))
     join_as(page, "Ann")
+    if before_start:
+        before_start(page)
     bot.request({"type": "join", "race": race, "name": "Robo", "bot": True})
     bot.request({"type": "start", "race": race, "token": created["host_token"]})
     page.wait_for_selector('[data-board="own"] [data-card]', timeout=WAIT_MS)
-    wait_seq(page, 0)
+    page.wait_for_function("window.solrace.session.model.own", timeout=WAIT_MS)
+    settle(page)
     return page, race
 
 
