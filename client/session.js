@@ -441,7 +441,8 @@ export class RaceSession extends EventTarget {
     if (st.seq === 0) {
       for (const p of m.players.values()) {
         if (!p.board) p.board = st.board;
-        if (!p.progress) p.progress = { foundation: 0, total: st.progress.total, moves: 0 };
+        // A lobby snapshot counts 0 cards home; a deal may start with one (Quadruple Canfield).
+        if (!p.progress || !p.progress.moves) p.progress = { ...st.progress, moves: 0 };
       }
     }
     if (!this.inflight) queueMicrotask(() => this.maybeAutoMove());

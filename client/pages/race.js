@@ -3,7 +3,7 @@
 // inside the shell it shares with the spectator page.
 
 import { BoardView } from "../board.js";
-import { cardFace, cardShort, gameTitle } from "../cards.js";
+import { cardFace, cardShort, gameTitle, prettyCards } from "../cards.js";
 import { normaliseMove, parseMove } from "../moves.js";
 import { rulesPanel } from "../rules.js";
 import { play } from "../sounds.js";
@@ -101,7 +101,7 @@ function racePart(race, session, model, autojoin) {
   });
   const countdownEl = h("div.countdown", { "aria-live": "assertive" });
   const boardWrap = h("div.own-board-wrap", {}, boardEl, countdownEl);
-  const finishMoment = new FinishMoment(boardWrap);
+  const finishMoment = new FinishMoment(document.body);
   const takeOverBtn = h("button#take-over.small", { type: "button", onclick: () => session.takeOver() },
     "Play here");
   const banner = h("div.banner", { role: "status" });
@@ -316,8 +316,9 @@ function racePart(race, session, model, autojoin) {
   }
 
   session.addEventListener("rejected", (e) => {
-    const { message: text, move } = e.detail;
-    showError(e.detail);
+    const { move } = e.detail;
+    const text = prettyCards(e.detail.message || e.detail.code);
+    showError({ message: text });
     play("refused");
     announce(`Refused: ${text}`, { assertive: true });
     const mv = move ? parseMove(move) : null;

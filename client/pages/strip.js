@@ -18,7 +18,7 @@ export class YourStrip {
       const count = h("span.chip-count");
       const moves = h("span.chip-moves");
       const fill = h("span.chip-fill");
-      const el = h("div.chip", { role: "listitem", dataset: { player: id } },
+      const el = h("div.chip", { role: "listitem", dataset: { chip: id } },
         place, name, count, moves, h("span.chip-bar", { "aria-hidden": "true" }, fill));
       this.chips.set(id, { el, place, name, count, moves, fill });
     }
