@@ -160,7 +160,8 @@ function racePart(race, session, model, autojoin) {
   const doneActions = nextActions(session, { watch: true });
   const donePanel = h("section.panel.done-panel", { "aria-labelledby": "done-title", hidden: true },
     h("div.done-head", {}, doneTitle, doneActions.el),
-    h("p.muted", {}, "The race goes on: the standings and the other boards follow it live."),
+    h("p.muted", {}, "The race goes on: the standings and the other boards follow it live. " +
+      "Rematch is open once the race is over."),
     doneStandings);
   doneTitle.id = "done-title";
 
@@ -296,9 +297,7 @@ function racePart(race, session, model, autojoin) {
     donePanel.hidden = !done;
     raceLayout.classList.toggle("after-finish", done);
     if (done) {
-      doneTitle.textContent = me.finished
-        ? `You finished ${ordinal(me.place)} in ${formatTime(me.time_ms)}`
-        : "You resigned";
+      doneTitle.textContent = "Live standings";
       replace(doneStandings, liveStandings(model));
       doneActions.update();
     }

@@ -53,7 +53,8 @@ def test_finishing_then_live_standings_then_rematch(pages: Pages, new_bot: NewBo
     winner.wait_for_selector("#announce-polite >> text=/You finished 1st/", state="attached")
     # Then the race goes on: standings, the other boards, and what to do next.
     winner.locator(".finish-moment").click()
-    winner.wait_for_selector(".done-panel >> text=/You finished 1st in/")
+    winner.wait_for_selector(".banner-good >> text=/You finished 1st in/")
+    winner.wait_for_selector(".done-panel >> text=Live standings")
     rows = winner.locator(".live-standings tbody tr")
     assert rows.count() == 2 and "racing" in rows.nth(1).inner_text()
     assert winner.locator('.opponents [data-board="p2"] [data-card]').count() > 0
