@@ -47,16 +47,25 @@ export function replace(el, ...children) {
   return el;
 }
 
-/** Coalesce many "something changed" calls into one callback per animation frame. */
+/** Coalesce many "something changed" calls into one callback per animation frame.
+ * `schedule.flush()` runs a scheduled callback now (from inside another frame's callback, so
+ * that a redraw does not wait one more frame). */
 export function frameScheduler(fn) {
   let pending = 0;
-  return () => {
+  const schedule = () => {
     if (pending) return;
     pending = requestAnimationFrame(() => {
       pending = 0;
       fn();
     });
   };
+  schedule.flush = () => {
+    if (!pending) return;
+    cancelAnimationFrame(pending);
+    pending = 0;
+    fn();
+  };
+  return schedule;
 }
 
 /** "1:05.3" for 65300 ms; "-" for null. */

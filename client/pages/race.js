@@ -267,6 +267,7 @@ function racePart(race, session, model, autojoin) {
       pending: inflight?.msg.type === "move" ? inflight.msg.move : null,
       queued: session.queued?.kind === "move" ? session.queued.move : null,
     });
+    ownView.schedule.flush(); // this render is already in a frame: draw the board in it too
     const base = model.game === "quadruple-canfield" ? ownView.baseRank : null;
     baseRank.hidden = !base;
     if (base) baseRank.textContent = `Base rank ${cardFace(`${base}S`).rank}: every foundation starts ` +
