@@ -6,6 +6,7 @@ test-artifacts/premove-timing.json and, by hand, to docs/performance.md ("Client
 from __future__ import annotations
 
 import json
+import os
 import statistics
 from collections.abc import Callable
 
@@ -20,7 +21,8 @@ from tests.client.helpers import (
 from tests.client.test_network import independent_pair
 
 NewBot = Callable[[], Bot]
-ROUNDS = 20
+#: Rounds per case: few in the suite; SOLRACE_PREMOVE_ROUNDS=20 for the published figures.
+ROUNDS = int(os.environ.get("SOLRACE_PREMOVE_ROUNDS", "6"))
 
 MEASURE = """async ({a, b, rounds, latency}) => {
   const s = window.solrace.session;
@@ -60,7 +62,7 @@ MEASURE = """async ({a, b, rounds, latency}) => {
       out[kind].push(await until(() => pile(ad).querySelector(`[data-card="${card}"]`)) - t0);
       await back(card, 1);
     }
-    delay = 2000; // long enough that the premove is surely drawn before the first move's reply
+    delay = 1200; // long enough that the premove is surely drawn before the first move's reply
     top(as).click();
     await frame(); await frame();
     pile(ad).click();
@@ -105,5 +107,5 @@ def test_a_premove_is_drawn_without_waiting_for_the_server(pages: Pages, new_bot
     (ARTIFACTS / "premove-timing.json").write_text(json.dumps(figures, indent=2))
     print(json.dumps(figures))
     # A premove is drawn without waiting for the server; a move waits for its round trip.
-    assert len(result["queued_slow"]) >= ROUNDS // 2
+    assert len(result["queued_slow"]) >= (ROUNDS + 1) // 2
     assert figures["queued_slow"]["median_ms"] < figures["plain_slow"]["median_ms"]

@@ -125,6 +125,10 @@ def test_playable_cards_are_marked_without_hover_on_a_touch_screen(
     page, _ = race_with_bot(pages, new_bot(), viewport=PHONE,
                             context={"has_touch": True, "is_mobile": True},
                             seed=str(scotch_seed_with_foundation_moves()))
+    # The opponents' progress is in view above the board, without scrolling.
+    chip = page.locator('.race-strip [data-chip="p2"]').bounding_box()
+    assert chip and chip["y"] + chip["height"] <= PHONE["height"]
+    assert chip["x"] + chip["width"] <= PHONE["width"]
     sources = {m.split(">")[0] for m in own_legal(page)}
     marked = page.eval_on_selector_all(
         '[data-board="own"] .card.movable',
