@@ -11,8 +11,8 @@ const BACKOFF_MS = [250, 500, 1000, 2000, 3000, 5000];
 const OFFLINE_RETRY_MS = 30000;
 // Liveness: ping after this long without a frame, or this long after an unanswered request, and
 // give the socket up when the pong has not come this long after the ping. A dead connection is
-// thus noticed within about 1 + 1.5 + 3 seconds of a move, or 9 s when idle.
-const HEARTBEAT_TICK_MS = 1000;
+// thus noticed within about 1.5 + 3 seconds (and a tick) of a move, or 8.5 s when idle.
+const HEARTBEAT_TICK_MS = 500;
 export const PING_IDLE_MS = 5000;
 export const PING_BUSY_MS = 1500;
 export const PONG_TIMEOUT_MS = 3000;

@@ -106,7 +106,7 @@ def test_a_socket_that_goes_quiet_is_given_up_and_the_lost_reply_is_not_a_second
     statuses = page.evaluate("window.statuses")
     assert [s for s, _ in statuses][:2] == ["reconnecting", "open"], statuses
     noticed = statuses[0][1] - page.evaluate("window.clickedAt")
-    assert noticed < 6000, f"a dead socket noticed after {noticed:.0f} ms"
+    assert noticed < 8000, f"a dead socket noticed after {noticed:.0f} ms"  # 4.5-5.5 s idle box
     assert server_moves(pages.base, race) == seq + 1
     # And play goes on as usual.
     nxt = one_card_moves(own_legal(page))[0]
