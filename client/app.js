@@ -4,6 +4,8 @@
 import * as home from "./pages/home.js";
 import * as race from "./pages/race.js";
 import * as watch from "./pages/watch.js";
+import { settingsMenu } from "./pages/settings.js";
+import { applyDocumentSettings } from "./storage.js";
 import { h, navigate, replace, setConnectionState } from "./ui.js";
 
 const ROUTES = [
@@ -11,6 +13,9 @@ const ROUTES = [
   [/^\/race\/([^/]+)\/watch\/?$/, watch, (m) => ({ race: decodeURIComponent(m[1]) })],
   [/^\/race\/([^/]+)\/?$/, race, (m) => ({ race: decodeURIComponent(m[1]) })],
 ];
+
+applyDocumentSettings();
+document.querySelector(".topbar")?.append(settingsMenu());
 
 // For automation and curious players: the current page's session and a navigate function.
 window.solrace = { session: null, navigate };

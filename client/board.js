@@ -2,26 +2,41 @@
 // move where comes only from the server's `legal` list of move texts.
 //
 //   const view = new BoardView(element, { player: "own", interactive: true, onMove: text => ... });
-//   view.set({ board, legal });
+//   view.set({ board, legal, premove, pending, queued });
 //
 // The element gets `data-board="own"` (or the player id); every pile carries `data-pile="t3"` and
 // every face-up card `data-card="TH"`, so automation can read and drive the board.
+//
+// Intents: a card that a legal move starts from is "movable" and shows where it may go. Any other
+// face-up card can still be picked up and dropped: that move is reported too, and the server's
+// refusal says why (the board never decides what is legal). With `premove` set (a move of the
+// player's is in flight), picking and dropping report the next move, which the session queues.
 
 import { cardFace, cardLabel, cardShort, pileLabel } from "./cards.js";
-import { isHome, parseMove } from "./moves.js";
+import { onBoardKey } from "./board-keys.js";
+import { DragController } from "./drag.js";
+import { isHome, moveText, parseMove } from "./moves.js";
 import { frameScheduler } from "./ui.js";
 
-// Presentation per game: how tableau piles spread and what they are called. Unknown games fall
-// back to columns. Pile kinds come from their ids (t tableau, f foundation, r reserve, s stock, w waste).
+// Presentation per game: how tableau piles spread and what they are called, and what empty
+// foundations show. Unknown games fall back to columns. Pile kinds come from their ids (t tableau,
+// f foundation, r reserve, s stock, w waste).
+const QC_SUITS = "CCCCSSSSHHHHDDDD";
 const GAME_LOOK = {
   scotch: { tableau: "fan", tableauName: "Fan", foundationMark: "A" },
   yukon: { tableau: "cascade", tableauName: "Column", foundationMark: "A" },
-  "quadruple-canfield": { tableau: "cascade", tableauName: "Tableau" },
+  "quadruple-canfield": {
+    tableau: "cascade",
+    tableauName: "Tableau",
+    // f1–f4 clubs, f5–f8 spades, f9–f12 hearts, f13–f16 diamonds (docs/rules.md).
+    foundationSuit: (pile) => QC_SUITS[pileNumber(pile) - 1] || null,
+  },
 };
 
 const SECTION_OF = { f: "foundations", t: "tableau", s: "talon", w: "talon", r: "talon" };
 const SECTION_ORDER = ["talon", "foundations", "tableau", "other"];
 const TALON_ORDER = { s: 0, w: 1, r: 2 };
+const SUIT_GLYPH = { C: "♣", S: "♠", H: "♥", D: "♦" };
 
 function skeletonKey(board) {
   return `${board.game}|${board.piles.map((p) => p.pile).sort().join(",")}`;
@@ -50,11 +65,21 @@ function indexLegal(legal) {
   return { sources, other };
 }
 
+/** The base rank of a board whose foundations start from a dealt card (Quadruple Canfield):
+ * the bottom card of any non-empty foundation, since every foundation builds up from it. */
+export function foundationBase(board) {
+  for (const p of board?.piles || []) {
+    if (p.pile[0] === "f" && p.cards.length && p.cards[0]) return p.cards[0][0];
+  }
+  return null;
+}
+
 export class BoardView {
   /**
    * @param {HTMLElement} el  container; its content is owned by the view
-   * @param {object} opts  player ("own" or a player id), interactive, compact, label,
-   *   onMove(text) for a chosen legal move, onAnnounce(text) for selection feedback
+   * @param {object} opts  player ("own" or a player id), interactive, compact, label, pileNames,
+   *   onMove(text) for a chosen move (legal or not: the server judges), onAnnounce(text) for
+   *   selection feedback, onPick() when the player starts choosing a move
    */
   constructor(el, opts = {}) {
     this.el = el;
@@ -63,15 +88,20 @@ export class BoardView {
     this.legal = [];
     this.index = indexLegal([]);
     this.disabled = false;
-    this.selected = null; // {pile, count}
-    this.drag = null;
-    this.suppressClick = false;
+    this.premove = false;
+    this.pending = null;
+    this.queued = null;
+    this.selected = null; // {pile, count, tentative}
+    this.baseRank = null;
     this.keyBuffer = "";
     this.keyTimer = 0;
     this.pileEls = new Map();
+    this.focusPile = null; // the one pile in the tab order (roving focus)
     this.skeletonKey = "";
+    this.dragger = new DragController(this);
     el.classList.add("board");
     if (opts.compact) el.classList.add("compact");
+    if (opts.pileNames) el.classList.add("named");
     el.dataset.board = opts.player || "own";
     if (opts.label) el.setAttribute("aria-label", opts.label);
     el.setAttribute("role", "region");
@@ -80,11 +110,14 @@ export class BoardView {
     this.schedule(); // first paint, even if `set` never changes anything
   }
 
-  /** Update any of {board, legal, disabled}; redraws on the next animation frame. */
+  /** Update any of {board, legal, disabled, premove, pending, queued}; redraws on the next
+   * animation frame. `pending`/`queued`: the move text in flight / the premove. */
   set(patch) {
     let changed = false;
     if ("board" in patch && patch.board !== this.board) {
       this.board = patch.board;
+      const base = foundationBase(this.board);
+      if (base) this.baseRank = base; // remembered: a foundation may be emptied later
       changed = true;
     }
     if ("legal" in patch && (patch.legal || []) !== this.legal) {
@@ -92,12 +125,24 @@ export class BoardView {
       this.index = indexLegal(this.legal);
       changed = true;
     }
-    if ("disabled" in patch && !!patch.disabled !== this.disabled) {
-      this.disabled = !!patch.disabled;
-      changed = true;
+    for (const key of ["disabled", "premove"]) {
+      if (key in patch && !!patch[key] !== this[key]) {
+        this[key] = !!patch[key];
+        changed = true;
+      }
+    }
+    for (const key of ["pending", "queued"]) {
+      if (key in patch && (patch[key] || null) !== this[key]) {
+        this[key] = patch[key] || null;
+        changed = true;
+      }
+    }
+    if ("label" in patch && patch.label !== this.el.getAttribute("aria-label")) {
+      this.el.setAttribute("aria-label", patch.label);
     }
     if (!changed) return;
-    if (this.selected && !this.canSelect(this.selected.pile, this.selected.count)) this.selected = null;
+    if (this.selected && !this.canPick(this.selected.pile, this.selected.count)) this.selected = null;
+    if (this.selected) this.selected.tentative = !this.isMovable(this.selected.pile, this.selected.count);
     this.schedule();
   }
 
@@ -111,15 +156,27 @@ export class BoardView {
     return GAME_LOOK[this.board?.game] || { tableau: "cascade", tableauName: "Pile" };
   }
 
-  // --- selection logic (pure lookups in `legal`) ---
+  pileName(pile) {
+    return pileLabel(pile, this.look.tableauName);
+  }
 
-  canSelect(pile, count) {
-    if (!this.opts.interactive || this.disabled) return false;
+  // --- what may be picked up: lookups in `legal`, and which cards are face up ---
+
+  /** A legal move starts with these `count` cards of `pile`. */
+  isMovable(pile, count) {
+    if (!this.opts.interactive || this.disabled || this.premove) return false;
     return this.index.sources.get(pile)?.has(count) || false;
   }
 
+  /** The player may pick these cards up: any face-up group (the server judges the move). */
+  canPick(pile, count) {
+    if (!this.opts.interactive || this.disabled || !this.board || pile === "s") return false;
+    const cards = this.board.piles.find((p) => p.pile === pile)?.cards || [];
+    return count >= 1 && count <= cards.length && !!cards[cards.length - count];
+  }
+
   targetsOf(selection) {
-    if (!selection) return new Map();
+    if (!selection || this.premove) return new Map();
     const moves = this.index.sources.get(selection.pile)?.get(selection.count) || [];
     return new Map(moves.map((mv) => [mv.to, mv.text]));
   }
@@ -130,14 +187,30 @@ export class BoardView {
     return null;
   }
 
-  select(selection) {
+  cardAt(pile, depth) {
+    const cards = this.board?.piles.find((p) => p.pile === pile)?.cards || [];
+    return cards[cards.length - depth] ?? null;
+  }
+
+  /** Select a group; `quiet`: no announcement (a drag says nothing until the drop). */
+  pick(selection, { quiet = false } = {}) {
+    if (selection) selection.tentative = !this.isMovable(selection.pile, selection.count);
     this.selected = selection;
     if (selection) {
-      const targets = [...this.targetsOf(selection).keys()].map((p) => pileLabel(p, this.look.tableauName));
-      const pile = this.board.piles.find((p) => p.pile === selection.pile);
-      const card = pile?.cards[pile.cards.length - selection.count];
+      this.opts.onPick?.();
+      const card = this.cardAt(selection.pile, selection.count);
       const what = selection.count > 1 ? `${selection.count} cards from ${cardLabel(card)}` : cardLabel(card);
-      this.opts.onAnnounce?.(`Selected ${what}. Can go to ${targets.join(", ") || "nowhere"}.`);
+      if (!quiet) {
+        if (this.premove) {
+          this.opts.onAnnounce?.(`Premove: selected ${what}. Choose where it goes next.`);
+        } else if (selection.tentative) {
+          this.opts.onAnnounce?.(`Selected ${what}. No legal move for it now.`);
+          this.flash(selection.pile, `No legal move for ${cardShort(card)} now`);
+        } else {
+          const targets = [...this.targetsOf(selection).keys()].map((p) => this.pileName(p));
+          this.opts.onAnnounce?.(`Selected ${what}. Can go to ${targets.join(", ")}.`);
+        }
+      }
     }
     this.schedule();
   }
@@ -148,37 +221,62 @@ export class BoardView {
     this.opts.onMove?.(text);
   }
 
+  /** A drop of the top `count` cards of `from` on `to` (null: outside the board). */
+  drop(from, count, to) {
+    if (!to || to === from) {
+      this.selected = null;
+      this.schedule();
+      return;
+    }
+    const legal = this.targetsOf({ pile: from, count });
+    this.send(legal.get(to) || moveText(from, to, count));
+  }
+
   /** A click or Enter on pile `pile`, on the card `depth` from the top (0: the pile itself). */
   activate(pile, depth) {
     if (!this.opts.interactive || this.disabled || !this.board) return;
     if (pile === "s") {
-      const action = this.stockAction();
-      if (action) this.send(action);
+      // Deal or turn the waste over; as a premove, whichever the stock's cards call for.
+      const stock = this.board.piles.find((p) => p.pile === "s");
+      this.send(this.premove ? (stock?.cards.length ? "s>w" : "w>s") : this.stockAction() || "s>w");
       return;
     }
-    const targets = this.targetsOf(this.selected);
-    if (this.selected && targets.has(pile)) {
-      this.send(targets.get(pile));
+    const sel = this.selected;
+    if (sel) {
+      if (pile === sel.pile) {
+        const deeper = depth && depth !== sel.count && this.canPick(pile, depth);
+        this.pick(deeper ? { pile, count: depth } : null);
+        return;
+      }
+      const targets = this.targetsOf(sel);
+      if (targets.has(pile)) {
+        this.send(targets.get(pile));
+        return;
+      }
+      if (depth && this.isMovable(pile, depth)) {
+        this.pick({ pile, count: depth }); // another card that can move: the player changed his mind
+        return;
+      }
+      this.send(moveText(sel.pile, pile, sel.count)); // the server accepts it, or says why not
       return;
     }
-    if (depth && this.canSelect(pile, depth)) {
-      const same = this.selected && this.selected.pile === pile && this.selected.count === depth;
-      this.select(same ? null : { pile, count: depth });
-      return;
-    }
-    if (this.selected) this.select(null);
+    if (depth && this.canPick(pile, depth)) this.pick({ pile, count: depth });
   }
 
-  /** Keyboard activation of a pile: select its top movable group, cycle deeper, or drop here. */
+  /** Keyboard activation of a pile: select its top group, cycle deeper, or drop here. */
   activateByKey(pile) {
-    if (pile === "s" || (this.selected && this.targetsOf(this.selected).has(pile))) {
+    if (pile === "s" || (this.selected && this.selected.pile !== pile)) {
       this.activate(pile, 0);
       return;
     }
-    const counts = [...(this.index.sources.get(pile)?.keys() || [])].sort((a, b) => a - b);
+    const cards = this.board?.piles.find((p) => p.pile === pile)?.cards || [];
+    let counts;
+    if (this.premove) counts = cards.map((_, i) => i + 1).filter((c) => this.canPick(pile, c));
+    else counts = [...(this.index.sources.get(pile)?.keys() || [])].sort((a, b) => a - b);
+    if (!counts.length && !this.premove && this.canPick(pile, 1)) counts = [1];
     if (!counts.length || this.disabled) {
-      if (this.selected) this.select(null);
-      this.opts.onAnnounce?.(`${pileLabel(pile, this.look.tableauName)}: nothing to move from here.`);
+      if (this.selected) this.pick(null);
+      this.opts.onAnnounce?.(`${this.pileName(pile)}: nothing to move from here.`);
       return;
     }
     let next = counts[0];
@@ -186,15 +284,35 @@ export class BoardView {
       const i = counts.indexOf(this.selected.count);
       next = i + 1 < counts.length ? counts[i + 1] : null;
     }
-    this.select(next ? { pile, count: next } : null);
+    this.pick(next ? { pile, count: next } : null);
   }
 
   /** Double click: send the card to a foundation when a legal move does that. */
   toFoundation(pile, depth) {
-    if (!this.opts.interactive || this.disabled) return;
+    if (!this.opts.interactive || this.disabled || this.premove) return;
     const moves = this.index.sources.get(pile)?.get(depth) || [];
     const mv = moves.find(isHome);
     if (mv) this.send(mv.text);
+  }
+
+  /** A short note beside a pile (a refusal, a dropped premove), gone after a moment. */
+  flash(pile, text, ms = 2600) {
+    const pileEl = this.pileEls.get(pile);
+    if (!pileEl || !text) return;
+    this.el.querySelectorAll(`.flash[data-for="${pile}"]`).forEach((n) => n.remove());
+    const note = document.createElement("div");
+    note.className = "flash";
+    note.dataset.for = pile;
+    note.setAttribute("aria-hidden", "true"); // the page's live region says it
+    note.textContent = text;
+    const boardBox = this.el.getBoundingClientRect();
+    const box = pileEl.getBoundingClientRect();
+    const left = Math.max(4, Math.min(box.left - boardBox.left, boardBox.width - 200));
+    note.style.setProperty("left", `${left}px`);
+    note.style.setProperty("top", `${Math.max(0, box.top - boardBox.top - 6)}px`);
+    this.el.append(note);
+    setTimeout(() => note.classList.add("flash-out"), ms);
+    setTimeout(() => note.remove(), ms + 300);
   }
 
   // --- events ---
@@ -208,183 +326,49 @@ export class BoardView {
       return { pile: pileEl.dataset.pile, depth: cardEl ? Number(cardEl.dataset.depth) : 0, pileEl };
     };
     const onClick = (e) => {
-      if (this.suppressClick) {
-        this.suppressClick = false;
+      if (this.dragger.suppressClick) {
+        this.dragger.suppressClick = false;
         return;
       }
       const h = hit(e.target);
       if (h) this.activate(h.pile, h.depth);
-      else if (this.selected) this.select(null);
+      else if (this.selected) this.pick(null);
     };
     const onDbl = (e) => {
       const h = hit(e.target);
       if (h && h.depth) this.toFoundation(h.pile, h.depth);
     };
-    const onKey = (e) => this.onKey(e, hit);
-    const onDown = (e) => this.onPointerDown(e, hit);
+    const onKey = (e) => onBoardKey(this, e, hit);
+    const onDown = (e) => this.dragger.onPointerDown(e, hit);
+    const onFocus = (e) => {
+      const h = hit(e.target);
+      if (h && h.pileEl === e.target) this.rove(h.pile);
+    };
     el.addEventListener("click", onClick);
     el.addEventListener("dblclick", onDbl);
     el.addEventListener("keydown", onKey);
     el.addEventListener("pointerdown", onDown);
+    el.addEventListener("focusin", onFocus);
     this.removeListeners = () => {
       el.removeEventListener("click", onClick);
       el.removeEventListener("dblclick", onDbl);
       el.removeEventListener("keydown", onKey);
       el.removeEventListener("pointerdown", onDown);
-      this.endDrag();
+      el.removeEventListener("focusin", onFocus);
+      this.dragger.end();
     };
+  }
+
+  /** Roving focus: the board is one stop in the tab order, the pile that had focus last. */
+  rove(pile) {
+    if (!this.pileEls.has(pile)) return;
+    this.focusPile = pile;
+    for (const [id, el] of this.pileEls) el.tabIndex = id === pile ? 0 : -1;
   }
 
   /** Keys from outside the board (page-wide shortcuts): pile ids and Escape. */
   handleKey(e) {
-    if (this.opts.interactive) this.onKey(e, () => null);
-  }
-
-  onKey(e, hit) {
-    if (e.altKey || e.ctrlKey || e.metaKey) return;
-    const h = hit(e.target);
-    if (e.key === "Escape") {
-      if (this.selected) {
-        this.select(null);
-        e.preventDefault();
-      }
-      return;
-    }
-    if ((e.key === "Enter" || e.key === " ") && h) {
-      e.preventDefault();
-      this.activateByKey(h.pile);
-      return;
-    }
-    const dirs = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
-    if (dirs[e.key] && h) {
-      e.preventDefault();
-      this.focusNeighbour(h.pileEl, ...dirs[e.key]);
-      return;
-    }
-    // Pile keys: type a pile id ("t12", "f1", "s") to focus and activate it; "t3" then "f1" moves.
-    if (/^[a-z0-9]$/i.test(e.key)) {
-      const letter = /[a-z]/i.test(e.key);
-      this.keyBuffer = letter ? e.key.toLowerCase() : this.keyBuffer + e.key;
-      clearTimeout(this.keyTimer);
-      const buffer = this.keyBuffer;
-      const ids = [...this.pileEls.keys()];
-      const exact = ids.includes(buffer);
-      const longer = ids.some((id) => id !== buffer && id.startsWith(buffer));
-      const fire = () => {
-        this.keyBuffer = "";
-        const pileEl = this.pileEls.get(buffer);
-        if (!pileEl) return;
-        pileEl.focus();
-        this.activateByKey(buffer);
-      };
-      if (exact && !longer) fire();
-      else if (exact) this.keyTimer = setTimeout(fire, 700);
-      else if (!longer) this.keyBuffer = "";
-      e.preventDefault();
-    }
-  }
-
-  focusNeighbour(fromEl, dx, dy) {
-    const a = fromEl.getBoundingClientRect();
-    const ax = a.left + a.width / 2;
-    const ay = a.top + Math.min(a.height, 60) / 2;
-    let best = null;
-    let bestScore = Infinity;
-    for (const el of this.pileEls.values()) {
-      if (el === fromEl) continue;
-      const b = el.getBoundingClientRect();
-      const bx = b.left + b.width / 2;
-      const by = b.top + Math.min(b.height, 60) / 2;
-      const along = (bx - ax) * dx + (by - ay) * dy;
-      if (along <= 1) continue;
-      const across = Math.abs((bx - ax) * dy) + Math.abs((by - ay) * dx);
-      const score = along + across * 3;
-      if (score < bestScore) {
-        bestScore = score;
-        best = el;
-      }
-    }
-    best?.focus();
-  }
-
-  onPointerDown(e, hit) {
-    if (e.button !== 0 || !this.opts.interactive || this.disabled) return;
-    const h = hit(e.target);
-    if (!h || !h.depth || !this.canSelect(h.pile, h.depth)) return;
-    const start = { x: e.clientX, y: e.clientY, pile: h.pile, depth: h.depth, id: e.pointerId };
-    const move = (ev) => {
-      if (ev.pointerId !== start.id) return;
-      if (!this.drag) {
-        if (Math.hypot(ev.clientX - start.x, ev.clientY - start.y) < 6) return;
-        this.beginDrag(start, h.pileEl);
-      }
-      this.drag.ghost.style.transform =
-        `translate(${ev.clientX - this.drag.dx}px, ${ev.clientY - this.drag.dy}px)`;
-      this.markDropTarget(ev.clientX, ev.clientY);
-    };
-    const up = (ev) => {
-      if (ev.pointerId !== start.id) return;
-      window.removeEventListener("pointermove", move);
-      window.removeEventListener("pointerup", up);
-      window.removeEventListener("pointercancel", up);
-      if (!this.drag) return;
-      const dropPile = ev.type === "pointerup" ? this.pileAt(ev.clientX, ev.clientY) : null;
-      this.endDrag();
-      this.suppressClick = true;
-      setTimeout(() => (this.suppressClick = false), 0);
-      const targets = this.targetsOf({ pile: start.pile, count: start.depth });
-      if (dropPile && targets.has(dropPile)) this.send(targets.get(dropPile));
-      else this.schedule();
-    };
-    window.addEventListener("pointermove", move);
-    window.addEventListener("pointerup", up);
-    window.addEventListener("pointercancel", up);
-  }
-
-  beginDrag(start, pileEl) {
-    this.selected = { pile: start.pile, count: start.depth };
-    this.render();
-    const cards = [...pileEl.querySelectorAll("[data-depth]")].filter(
-      (c) => Number(c.dataset.depth) <= start.depth,
-    );
-    const first = cards[0].getBoundingClientRect();
-    const ghost = document.createElement("div");
-    ghost.className = "drag-ghost board" + (this.opts.compact ? " compact" : "");
-    ghost.setAttribute("aria-hidden", "true");
-    const style = getComputedStyle(this.el);
-    for (const prop of ["--cw", "--ch"]) ghost.style.setProperty(prop, style.getPropertyValue(prop));
-    for (const c of cards) {
-      const r = c.getBoundingClientRect();
-      const clone = c.cloneNode(true);
-      clone.removeAttribute("data-card");
-      clone.removeAttribute("data-depth");
-      clone.style.left = `${r.left - first.left}px`;
-      clone.style.top = `${r.top - first.top}px`;
-      clone.classList.remove("selected");
-      ghost.append(clone);
-      c.classList.add("dragging");
-    }
-    document.body.append(ghost);
-    this.drag = { ghost, dx: start.x - first.left, dy: start.y - first.top };
-    ghost.style.transform = `translate(${first.left}px, ${first.top}px)`;
-  }
-
-  pileAt(x, y) {
-    const el = document.elementFromPoint(x, y)?.closest?.("[data-pile]");
-    return el && this.el.contains(el) ? el.dataset.pile : null;
-  }
-
-  markDropTarget(x, y) {
-    const pile = this.pileAt(x, y);
-    for (const [id, el] of this.pileEls) el.classList.toggle("drop-hover", id === pile && el.classList.contains("target"));
-  }
-
-  endDrag() {
-    if (!this.drag) return;
-    this.drag.ghost.remove();
-    this.drag = null;
-    for (const el of this.pileEls.values()) el.classList.remove("drop-hover");
-    this.el.querySelectorAll(".dragging").forEach((c) => c.classList.remove("dragging"));
+    if (this.opts.interactive) onBoardKey(this, e, () => null);
   }
 
   // --- rendering ---
@@ -404,6 +388,7 @@ export class BoardView {
     this.el.replaceChildren();
     this.pileEls.clear();
     this.el.dataset.game = board.game;
+    if (!ids.includes(this.focusPile)) this.focusPile = ids.find((id) => id[0] === "t") || ids[0];
     for (const id of ids) {
       const section = SECTION_OF[id[0]] || "other";
       if (!sections.has(section)) {
@@ -417,7 +402,7 @@ export class BoardView {
       pileEl.className = `pile pile-${kind} pile-${id[0]}`;
       pileEl.dataset.pile = id;
       pileEl.setAttribute("role", "group");
-      if (this.opts.interactive) pileEl.tabIndex = 0;
+      if (this.opts.interactive) pileEl.tabIndex = id === this.focusPile ? 0 : -1;
       sections.get(section).append(pileEl);
       this.pileEls.set(id, pileEl);
     }
@@ -425,7 +410,7 @@ export class BoardView {
   }
 
   render() {
-    if (this.drag) return; // never redraw under the player's pointer; endDrag reschedules
+    if (this.dragger.active) return; // never redraw under the player's pointer; the drop redraws
     const board = this.board;
     if (!board) {
       if (this.skeletonKey !== "empty") {
@@ -441,22 +426,32 @@ export class BoardView {
     }
     if (this.skeletonKey !== skeletonKey(board)) this.buildSkeleton();
     this.el.classList.toggle("disabled", this.disabled || !this.opts.interactive);
+    this.el.classList.toggle("premoving", this.premove);
     const targets = this.targetsOf(this.selected);
-    for (const pile of board.piles) this.renderPile(pile, targets);
+    const marks = {
+      pending: this.pending ? parseMove(this.pending) : null,
+      queued: this.queued ? parseMove(this.queued) : null,
+    };
+    for (const pile of board.piles) this.renderPile(pile, targets, marks);
   }
 
-  renderPile({ pile, cards }, targets) {
+  renderPile({ pile, cards }, targets, marks) {
     const el = this.pileEls.get(pile);
     const look = this.look;
     const n = cards.length;
     const interactive = this.opts.interactive && !this.disabled;
     const sel = this.selected?.pile === pile ? this.selected.count : 0;
     const isTarget = targets.has(pile);
-    const isStockClickable = pile === "s" && !!this.stockAction();
+    const isStockClickable = pile === "s" && (!!this.stockAction() || (interactive && this.premove));
+    const { pending, queued } = marks;
+    const pendingCount = pending?.from === pile ? pending.count : 0;
+    const queuedCount = queued?.from === pile ? queued.count : 0;
     el.classList.toggle("target", isTarget);
     el.classList.toggle("source", !!sel);
     el.classList.toggle("clickable", isTarget || isStockClickable);
     el.classList.toggle("empty", n === 0);
+    el.classList.toggle("pending-target", pending?.to === pile && pile !== "s");
+    el.classList.toggle("premove-target", queued?.to === pile && pile !== "s");
 
     // Which cards to draw: everything for tableau/foundations/waste; the top few for stock/reserve.
     const kind = pile[0];
@@ -474,7 +469,7 @@ export class BoardView {
       const depth = n - i;
       const card = document.createElement("div");
       const face = cardFace(text);
-      card.className = face ? `card ${face.red ? "red" : "black"}` : "card down";
+      card.className = face ? `card ${face.red ? "red" : "black"} suit-${text[1]}` : "card down";
       card.setAttribute("role", "img");
       card.setAttribute("aria-label", cardLabel(text));
       if (face) {
@@ -496,8 +491,10 @@ export class BoardView {
       card.style.setProperty("--up", up);
       if (text) up++;
       else down++;
-      if (interactive && this.canSelect(pile, depth)) card.classList.add("movable");
-      if (sel && depth <= sel) card.classList.add("selected");
+      if (interactive && this.isMovable(pile, depth)) card.classList.add("movable");
+      if (sel && depth <= sel) card.classList.add("selected", ...(this.selected.tentative ? ["tentative"] : []));
+      if (depth <= pendingCount) card.classList.add("pending");
+      if (depth <= queuedCount) card.classList.add("premove");
       frag.append(card);
     }
     if (kind === "s" || kind === "r" || (kind === "f" && n > 1)) {
@@ -507,12 +504,25 @@ export class BoardView {
       badge.textContent = n;
       frag.append(badge);
     }
+    const suit = kind === "f" ? look.foundationSuit?.(pile) : null;
     if (n === 0) {
       const mark = document.createElement("span");
       mark.className = "pile-mark";
       mark.setAttribute("aria-hidden", "true");
-      mark.textContent = kind === "f" ? look.foundationMark ?? "" : kind === "s" && isStockClickable ? "↻" : "";
+      if (suit) {
+        mark.classList.add("suit-mark", `suit-${suit}`);
+        mark.textContent = `${this.baseRank ? cardFace(`${this.baseRank}${suit}`).rank : ""}${SUIT_GLYPH[suit]}`;
+      } else {
+        mark.textContent = kind === "f" ? look.foundationMark ?? "" : kind === "s" && isStockClickable ? "↻" : "";
+      }
       frag.append(mark);
+    }
+    if (this.opts.pileNames) {
+      const tag = document.createElement("span");
+      tag.className = "pile-name";
+      tag.setAttribute("aria-hidden", "true");
+      tag.textContent = suit ? `${pile} ${SUIT_GLYPH[suit]}` : pile;
+      frag.append(tag);
     }
     el.replaceChildren(frag);
     el.style.setProperty("--n", Math.max(1, (kind === "w" ? spread : n - first)));
@@ -520,8 +530,9 @@ export class BoardView {
     el.style.setProperty("--dn-total", down);
     el.style.setProperty("--up-total", Math.max(0, up - 1));
 
-    // Screen-reader summary of the pile.
-    const name = pileLabel(pile, look.tableauName);
+    // Screen-reader summary of the pile; its id is part of it, as the keys and move box use it.
+    let name = `${this.pileName(pile)} (${pile})`;
+    if (suit) name += `, ${cardFace(`A${suit}`).label.replace("Ace of ", "")}${this.baseRank ? ` from ${cardFace(`${this.baseRank}${suit}`).label.split(" of ")[0]}` : ""}`;
     const top = n ? cardLabel(cards[n - 1]) : "empty";
     let label;
     if (kind === "s") label = `${name}: ${n} cards${isStockClickable ? ", activate to deal" : ""}`;
@@ -531,6 +542,7 @@ export class BoardView {
     } else label = `${name}: ${n ? `${n} card${n === 1 ? "" : "s"}, top ${top}` : "empty"}`;
     if (isTarget) label += ". Legal target";
     if (sel) label += ". Selected";
+    if (queuedCount || queued?.to === pile) label += ". Premove";
     el.setAttribute("aria-label", label);
   }
 }

@@ -60,3 +60,9 @@ export const GAME_TITLES = {
 export function gameTitle(game) {
   return GAME_TITLES[game] || game;
 }
+
+/** A server message with its card texts as players write them: "3S does not go on 3H" reads
+ * "3♠ does not go on 3♥". */
+export function prettyCards(text) {
+  return String(text).replace(/\b([A2-9TJQK])([SHDC])\b/g, (_, r, s) => cardShort(r + s));
+}

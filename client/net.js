@@ -1,9 +1,21 @@
-// The socket and the protocol (see docs/protocol.md). `Connection` keeps one WebSocket open,
-// reconnecting with backoff, and matches replies to requests by `rid`. `RaceSession` follows one race:
-// it (re)joins or watches after every (re)connect, keeps the race model current from server events and
-// resyncs with a fresh snapshot when the event numbers `v` show a gap. Pages render from `session.model`.
+// The socket (see docs/protocol.md). `Connection` keeps one WebSocket open, reconnecting with
+// backoff, matches replies to requests by `rid`, and notices a dead connection by itself: a
+// network that vanished without a close (a phone going out of range, a laptop lid, a browser set
+// offline) leaves the socket "open" for minutes, so it pings the server (`ping`/`pong`) whenever
+// it has heard nothing for a while or a request goes unanswered, and gives the socket up when no
+// answer comes. The race model lives in session.js.
 
-const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
+import { store } from "./storage.js";
+
+const BACKOFF_MS = [250, 500, 1000, 2000, 3000, 5000];
+const OFFLINE_RETRY_MS = 30000;
+// Liveness: ping after this long without a frame, or this long after an unanswered request, and
+// give the socket up when the pong has not come this long after the ping. A dead connection is
+// thus noticed within about 1.5 + 3 seconds (and a tick) of a move, or 8.5 s when idle.
+const HEARTBEAT_TICK_MS = 500;
+export const PING_IDLE_MS = 5000;
+export const PING_BUSY_MS = 1500;
+export const PONG_TIMEOUT_MS = 3000;
 
 export class ProtocolError extends Error {
   constructor(code, message) {
@@ -21,7 +33,8 @@ export function socketUrl() {
 
 /**
  * One WebSocket with automatic reconnect. Events: "status" (detail: "connecting", "open",
- * "reconnecting", "closed") and "message" (detail: the parsed server message).
+ * "reconnecting", "offline", "closed"), "message" (detail: the parsed server message) and
+ * "clock" (detail: {offset, rtt}: the server's clock minus ours, from a pong).
  */
 export class Connection extends EventTarget {
   constructor(url = socketUrl()) {
@@ -35,11 +48,30 @@ export class Connection extends EventTarget {
     this.status = "connecting";
     this.retryTimer = 0;
     this.everOpened = false;
+    this.lastHeard = 0;
+    this.ping = null; // {rid, at} of the heartbeat ping waiting for its pong
+    this.pingCount = 0;
+    this.deaths = 0; // sockets given up as dead (for tests and diagnostics)
+    this.heartbeat = 0;
+    this.onOnline = () => {
+      // The network is back: try now rather than at the end of the backoff.
+      if (!this.closed && !this.ws) {
+        this.attempt = 0;
+        clearTimeout(this.retryTimer);
+        this.connect();
+      }
+    };
+    this.onOffline = () => {
+      if (!this.closed && this.ws) this.giveUp(this.ws);
+      else if (!this.closed) this.setStatus("offline");
+    };
+    window.addEventListener("online", this.onOnline);
+    window.addEventListener("offline", this.onOffline);
   }
 
   connect() {
     this.closed = false;
-    this.setStatus(this.everOpened ? "reconnecting" : "connecting");
+    this.setStatus(this.everOpened ? this.downStatus() : "connecting");
     let ws;
     try {
       ws = new WebSocket(this.url);
@@ -51,10 +83,15 @@ export class Connection extends EventTarget {
     ws.onopen = () => {
       this.attempt = 0;
       this.everOpened = true;
+      this.lastHeard = performance.now();
+      this.ping = null;
+      this.startHeartbeat();
       this.setStatus("open");
     };
     ws.onmessage = (e) => {
       if (typeof e.data !== "string") return; // we only speak JSON text frames
+      this.lastHeard = performance.now();
+      this.ping = null; // any frame proves the connection lives
       let msg;
       try {
         msg = JSON.parse(e.data);
@@ -66,16 +103,75 @@ export class Connection extends EventTarget {
     };
     ws.onclose = () => {
       if (this.ws !== ws) return;
-      this.ws = null;
-      this.failPending(new ProtocolError("disconnected", "Connection lost"));
-      if (this.closed) this.setStatus("closed");
-      else this.scheduleRetry();
+      this.lost();
     };
     ws.onerror = () => {}; // onclose follows and handles it
   }
 
+  downStatus() {
+    return navigator.onLine === false ? "offline" : "reconnecting";
+  }
+
+  /** The socket is gone (closed, or given up as dead): fail what waits, try again. */
+  lost() {
+    this.ws = null;
+    this.stopHeartbeat();
+    this.failPending(new ProtocolError("disconnected", "Connection lost"));
+    if (this.closed) this.setStatus("closed");
+    else this.scheduleRetry();
+  }
+
+  /** Stop listening to a socket that no longer answers; a dead socket's close may take
+   * minutes, so nothing waits for it. */
+  giveUp(ws) {
+    if (this.ws !== ws) return;
+    this.deaths++;
+    ws.onopen = ws.onmessage = ws.onclose = null;
+    try {
+      ws.close(4000, "no answer");
+    } catch {
+      // already closing
+    }
+    this.lost();
+  }
+
+  startHeartbeat() {
+    this.stopHeartbeat();
+    this.heartbeat = setInterval(() => this.checkAlive(), HEARTBEAT_TICK_MS);
+  }
+
+  stopHeartbeat() {
+    clearInterval(this.heartbeat);
+    this.heartbeat = 0;
+    this.ping = null;
+  }
+
+  checkAlive() {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) return;
+    const now = performance.now();
+    if (this.ping) {
+      if (now - this.ping.at > PONG_TIMEOUT_MS) this.giveUp(ws);
+      return;
+    }
+    let oldest = Infinity;
+    for (const p of this.pending.values()) oldest = Math.min(oldest, p.at);
+    if (now - this.lastHeard > PING_IDLE_MS || now - oldest > PING_BUSY_MS) {
+      const rid = `hb${++this.pingCount}`;
+      this.ping = { rid, at: now, wall: Date.now() };
+      this.sendRaw({ type: "ping", rid });
+    }
+  }
+
   scheduleRetry() {
-    this.setStatus("reconnecting");
+    this.setStatus(this.downStatus());
+    clearTimeout(this.retryTimer);
+    if (navigator.onLine === false) {
+      // Attempts cannot succeed (and each one logs an error): wait for the "online" event, with
+      // a slow try in case the browser's idea of being offline is wrong.
+      this.retryTimer = setTimeout(() => this.connect(), OFFLINE_RETRY_MS);
+      return;
+    }
     const base = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
     this.attempt++;
     clearTimeout(this.retryTimer);
@@ -86,8 +182,15 @@ export class Connection extends EventTarget {
   close() {
     this.closed = true;
     clearTimeout(this.retryTimer);
+    this.stopHeartbeat();
+    window.removeEventListener("online", this.onOnline);
+    window.removeEventListener("offline", this.onOffline);
     this.failPending(new ProtocolError("closed", "Connection closed"));
-    if (this.ws) this.ws.close();
+    if (this.ws) {
+      const ws = this.ws;
+      ws.onopen = ws.onmessage = ws.onclose = null;
+      ws.close();
+    }
     this.ws = null;
   }
 
@@ -107,11 +210,21 @@ export class Connection extends EventTarget {
   }
 
   failPending(err) {
-    for (const { reject } of this.pending.values()) reject(err);
+    const waiting = [...this.pending.values()];
     this.pending.clear();
+    for (const { reject } of waiting) reject(err);
   }
 
   receive(msg) {
+    if (msg?.type === "pong" && typeof msg.rid === "string" && msg.rid.startsWith("hb")) {
+      if (this.lastPingWall && typeof msg.now === "number") {
+        const rtt = Date.now() - this.lastPingWall;
+        this.dispatchEvent(new CustomEvent("clock", {
+          detail: { offset: msg.now - (this.lastPingWall + rtt / 2), rtt },
+        }));
+      }
+      return;
+    }
     if (msg && msg.rid !== undefined && this.pending.has(msg.rid)) {
       const { resolve, reject } = this.pending.get(msg.rid);
       this.pending.delete(msg.rid);
@@ -121,13 +234,18 @@ export class Connection extends EventTarget {
     this.dispatchEvent(new CustomEvent("message", { detail: msg }));
   }
 
+  sendRaw(msg) {
+    if (msg.type === "ping") this.lastPingWall = Date.now();
+    this.ws.send(JSON.stringify(msg));
+  }
+
   /** Send a message; resolves with its direct reply, rejects with a ProtocolError. */
   request(msg) {
     if (!this.open) return Promise.reject(new ProtocolError("offline", "Not connected — reconnecting…"));
     const rid = this.nextRid++;
     return new Promise((resolve, reject) => {
-      this.pending.set(rid, { resolve, reject });
-      this.ws.send(JSON.stringify({ ...msg, rid }));
+      this.pending.set(rid, { resolve, reject, at: performance.now() });
+      this.sendRaw({ ...msg, rid });
     });
   }
 
@@ -146,36 +264,6 @@ export class Connection extends EventTarget {
   }
 }
 
-// --- tokens kept in this browser ---
-
-const racerKey = (race) => `solrace:racer:${race}`;
-const hostKey = (race) => `solrace:host:${race}`;
-
-function readJSON(key) {
-  try {
-    return JSON.parse(localStorage.getItem(key) || "null");
-  } catch {
-    return null;
-  }
-}
-
-export const store = {
-  racer: (race) => readJSON(racerKey(race)),
-  setRacer: (race, value) => localStorage.setItem(racerKey(race), JSON.stringify(value)),
-  forgetRacer: (race) => localStorage.removeItem(racerKey(race)),
-  host: (race) => localStorage.getItem(hostKey(race)),
-  setHost: (race, token) => localStorage.setItem(hostKey(race), token),
-  name: () => localStorage.getItem("solrace:name") || "",
-  setName: (name) => localStorage.setItem("solrace:name", name),
-  /** Races this browser created or joined, newest first (for the home page). */
-  recent: () => readJSON("solrace:recent") || [],
-  remember(race, game, what) {
-    const list = this.recent().filter((r) => r.race !== race);
-    list.unshift({ race, game, what, at: Date.now() });
-    localStorage.setItem("solrace:recent", JSON.stringify(list.slice(0, 8)));
-  },
-};
-
 /** Create a race; resolves with the `created` reply. Keeps the host token. */
 export async function createRace(options) {
   const conn = new Connection();
@@ -191,7 +279,7 @@ export async function createRace(options) {
   }
 }
 
-function withTimeout(promise, ms, message) {
+export function withTimeout(promise, ms, message) {
   let timer;
   return Promise.race([
     promise,
@@ -199,336 +287,4 @@ function withTimeout(promise, ms, message) {
       timer = setTimeout(() => reject(new ProtocolError("timeout", message)), ms);
     }),
   ]).finally(() => clearTimeout(timer));
-}
-
-// --- one race ---
-
-const EVENT_TYPES = new Set([
-  "player_joined", "ready", "progress", "countdown", "started", "finished", "resigned", "race_over",
-]);
-
-/**
- * Follows one race as a racer (when this browser holds a token for it) or as a spectator.
- * Events: "change" (the model changed), "finisher" (detail: {player, name, place, time_ms}),
- * "over", "rejected" (detail: {code, message}), "status" (connection status).
- */
-export class RaceSession extends EventTarget {
-  /** `spectator`: never use a racer token for this race, even if this browser holds one. */
-  constructor(race, { spectator = false } = {}) {
-    super();
-    this.race = race;
-    this.spectator = spectator;
-    this.conn = new Connection();
-    this.model = emptyModel(race);
-    this.resyncing = false;
-    this.pendingMove = false;
-    this.resyncs = 0; // snapshots asked for (connects and gaps), for tests and diagnostics
-    this.conn.addEventListener("message", (e) => this.onMessage(e.detail));
-    this.conn.addEventListener("status", (e) => {
-      this.model.connection = e.detail;
-      if (e.detail === "open") this.resync();
-      this.dispatchEvent(new CustomEvent("status", { detail: e.detail }));
-      this.changed();
-    });
-  }
-
-  start() {
-    this.conn.connect();
-    return this;
-  }
-
-  close() {
-    this.conn.close();
-  }
-
-  get credentials() {
-    return this.spectator ? null : store.racer(this.race);
-  }
-
-  get isRacer() {
-    return !!this.credentials;
-  }
-
-  /** Ask for a full snapshot: join again with our token, or watch. */
-  async resync() {
-    if (!this.conn.open) return;
-    this.resyncing = true;
-    this.resyncs++;
-    const cred = this.model.replaced ? null : this.credentials;
-    try {
-      if (cred) {
-        await this.conn.request({ type: "join", race: this.race, token: cred.token });
-      } else {
-        await this.conn.request({ type: "watch", race: this.race });
-      }
-    } catch (err) {
-      this.resyncing = false;
-      if (err.code === "forbidden" && cred) {
-        // The token is no longer valid here (e.g. a fresh database): watch instead.
-        store.forgetRacer(this.race);
-        return this.resync();
-      }
-      if (err.code === "not_found") {
-        this.model.notFound = true;
-        this.changed();
-        return;
-      }
-      if (err.code !== "disconnected" && err.code !== "closed") this.reject(err);
-    }
-  }
-
-  /** Play the race in this tab again after another one took it (see "replaced"). */
-  takeOver() {
-    this.model.replaced = false;
-    this.changed();
-    return this.resync();
-  }
-
-  /** Join as a new racer with `name`. */
-  async join(name) {
-    const joined = await this.conn.request({ type: "join", race: this.race, name });
-    store.setRacer(this.race, { player: joined.player, token: joined.token, name });
-    store.setName(name);
-    store.remember(this.race, this.model.game, "raced");
-    this.model.you = joined.player;
-    this.model.role = "racer";
-    this.changed();
-    return joined;
-  }
-
-  async ready() {
-    return this.conn.request({ type: "ready", race: this.race });
-  }
-
-  async startRace() {
-    const token = store.host(this.race);
-    return this.conn.request({ type: "start", race: this.race, token });
-  }
-
-  /** Send a move text; the board only changes when the server's `state` says so. */
-  async move(text) {
-    return this.action({ type: "move", race: this.race, move: text });
-  }
-
-  async undo() {
-    return this.action({ type: "undo", race: this.race });
-  }
-
-  async action(msg) {
-    const own = this.model.own;
-    if (this.pendingMove || !own) return null;
-    this.pendingMove = true;
-    this.changed();
-    try {
-      return await this.conn.request({ ...msg, seq: own.seq + 1 });
-    } catch (err) {
-      this.reject(err);
-      return null;
-    } finally {
-      this.pendingMove = false;
-      this.changed();
-    }
-  }
-
-  async resign() {
-    try {
-      return await this.conn.request({ type: "resign", race: this.race });
-    } catch (err) {
-      this.reject(err);
-      return null;
-    }
-  }
-
-  reject(err) {
-    this.dispatchEvent(new CustomEvent("rejected", { detail: { code: err.code, message: err.message } }));
-  }
-
-  /** Milliseconds on the server's clock now. */
-  now() {
-    return Date.now() + this.model.clockOffset;
-  }
-
-  changed() {
-    this.dispatchEvent(new Event("change"));
-  }
-
-  onMessage(msg) {
-    if (!msg || (msg.race !== undefined && msg.race !== this.race)) return;
-    const m = this.model;
-    switch (msg.type) {
-      case "snapshot":
-        this.applySnapshot(msg);
-        break;
-      case "joined":
-        m.you = msg.player;
-        m.role = "racer";
-        break;
-      case "state":
-        this.applyState(msg);
-        break;
-      case "error":
-        if (msg.rid === undefined) this.reject(msg);
-        return;
-      case "board":
-        // Unnumbered, throttled views of a racer's latest board. Our own board comes from
-        // `state` (it carries `seq`), which a view may lag behind: keep ours.
-        if (msg.player !== m.you || m.role !== "racer") this.player(msg.player).board = msg.board;
-        break;
-      case "presence":
-        this.player(msg.player).connected = msg.connected;
-        break;
-      case "replaced":
-        // The same racer opened this race in another tab or window, which now plays it. Stay
-        // a spectator here until the player takes over again (takeOver), so that two tabs
-        // never keep taking the racer from each other.
-        m.replaced = true;
-        break;
-      default:
-        if (typeof msg.v !== "number") return;
-        if (this.resyncing) return; // the coming snapshot includes it
-        if (msg.v <= m.v) return; // already seen (e.g. a reply racing a broadcast)
-        if (msg.v > m.v + 1) {
-          this.resync(); // missed numbered events: a fresh snapshot has them all
-          return;
-        }
-        m.v = msg.v;
-        this.applyEvent(msg);
-    }
-    this.changed();
-  }
-
-  applySnapshot(s) {
-    const m = this.model;
-    this.resyncing = false;
-    m.loaded = true;
-    m.notFound = false;
-    m.v = s.v;
-    m.game = s.game;
-    m.status = s.status;
-    m.options = s.options || m.options;
-    m.commitment = s.commitment ?? m.commitment;
-    m.seedChosen = !!s.seed_chosen;
-    m.starts_at = s.starts_at ?? null;
-    m.started_at = s.started_at ?? null;
-    m.ends_at = s.ends_at ?? null;
-    if (typeof s.now === "number") m.clockOffset = s.now - Date.now();
-    if (!m.replaced) {  // replaced: still this racer's page, watching for now
-      if (s.you !== undefined) m.you = s.you;
-      if (s.role !== undefined) m.role = s.role;
-    }
-    if (s.standings) m.standings = s.standings;
-    if (s.seed !== undefined) m.seed = s.seed;
-    if (s.salt !== undefined) m.salt = s.salt;
-    const old = m.players;
-    m.players = new Map();
-    for (const p of s.players || []) {
-      const prev = old.get(p.player);
-      m.players.set(p.player, { ...p, board: p.board ?? prev?.board ?? null });
-    }
-    m.order = (s.players || []).map((p) => p.player);
-  }
-
-  applyState(st) {
-    const m = this.model;
-    if (m.own && st.seq < m.own.seq) return;
-    m.own = { seq: st.seq, board: st.board, legal: st.legal || [], progress: st.progress };
-    const me = m.players.get(m.you);
-    if (me) {
-      me.progress = st.progress;
-      me.board = st.board;
-    }
-    // Everyone starts from the same deal: until an opponent's own board arrives, show the deal.
-    if (st.seq === 0) {
-      for (const p of m.players.values()) {
-        if (!p.board) p.board = st.board;
-        if (!p.progress) p.progress = { foundation: 0, total: st.progress.total, moves: 0 };
-      }
-    }
-  }
-
-  player(id) {
-    const m = this.model;
-    if (!m.players.has(id)) {
-      m.players.set(id, { player: id, name: id, progress: null, board: null });
-      m.order.push(id);
-    }
-    return m.players.get(id);
-  }
-
-  applyEvent(e) {
-    const m = this.model;
-    switch (e.type) {
-      case "player_joined":
-        Object.assign(this.player(e.player), { name: e.name, bot: !!e.bot, connected: true });
-        break;
-      case "ready":
-        this.player(e.player).ready = true;
-        break;
-      case "resigned":
-        this.player(e.player).resigned = true;
-        break;
-      case "progress":
-        this.player(e.player).progress = e.progress;
-        break;
-      case "countdown":
-        m.status = "countdown";
-        m.starts_at = e.starts_at;
-        if (typeof e.now === "number") m.clockOffset = e.now - Date.now();
-        break;
-      case "started":
-        m.status = "running";
-        m.started_at = e.started_at ?? m.starts_at ?? this.now();
-        m.ends_at = e.ends_at ?? (m.options?.time_limit ? m.started_at + m.options.time_limit * 1000 : null);
-        // A spectator has no board yet for racers who joined after its snapshot: fetch the
-        // dealt boards. (A racer gets the deal in its own first `state`; see applyState.)
-        if (!this.credentials && [...m.players.values()].some((p) => !p.board)) {
-          queueMicrotask(() => this.resync());
-        }
-        break;
-      case "finished": {
-        const p = this.player(e.player);
-        Object.assign(p, { finished: true, place: e.place, time_ms: e.time_ms });
-        this.dispatchEvent(new CustomEvent("finisher", { detail: { ...e, name: p.name } }));
-        break;
-      }
-      case "race_over":
-        m.status = "finished";
-        m.standings = e.standings;
-        m.seed = e.seed;
-        m.salt = e.salt;
-        this.dispatchEvent(new Event("over"));
-        break;
-      default:
-        // An event this client does not know (a newer server): fetch the full picture.
-        if (!EVENT_TYPES.has(e.type)) this.resync();
-    }
-  }
-}
-
-function emptyModel(race) {
-  return {
-    race,
-    loaded: false,
-    notFound: false,
-    connection: "connecting",
-    v: -1,
-    game: null,
-    status: null,
-    options: null,
-    commitment: null,
-    seedChosen: false,
-    replaced: false,
-    starts_at: null,
-    started_at: null,
-    ends_at: null,
-    clockOffset: 0,
-    you: null,
-    role: null,
-    players: new Map(),
-    order: [],
-    own: null,
-    standings: null,
-    seed: null,
-    salt: null,
-  };
 }

@@ -47,16 +47,25 @@ export function replace(el, ...children) {
   return el;
 }
 
-/** Coalesce many "something changed" calls into one callback per animation frame. */
+/** Coalesce many "something changed" calls into one callback per animation frame.
+ * `schedule.flush()` runs a scheduled callback now (from inside another frame's callback, so
+ * that a redraw does not wait one more frame). */
 export function frameScheduler(fn) {
   let pending = 0;
-  return () => {
+  const schedule = () => {
     if (pending) return;
     pending = requestAnimationFrame(() => {
       pending = 0;
       fn();
     });
   };
+  schedule.flush = () => {
+    if (!pending) return;
+    cancelAnimationFrame(pending);
+    pending = 0;
+    fn();
+  };
+  return schedule;
 }
 
 /** "1:05.3" for 65300 ms; "-" for null. */
@@ -81,10 +90,10 @@ export function ordinal(n) {
 const toastBox = () => document.getElementById("toasts");
 
 /** Show a short message in the corner; `kind` is "info", "good" or "bad". */
-export function toast(text, kind = "info", ms = 4000) {
+export function toast(text, kind = "info", ms = 4000, { silent = false } = {}) {
   const box = toastBox();
   if (!box) return;
-  const el = h(`div.toast.toast-${kind}`, { role: kind === "bad" ? "alert" : "status" }, text);
+  const el = h(`div.toast.toast-${kind}`, silent ? { "aria-hidden": "true" } : { role: kind === "bad" ? "alert" : "status" }, text);
   box.append(el);
   setTimeout(() => el.classList.add("toast-out"), ms);
   setTimeout(() => el.remove(), ms + 400);
@@ -107,7 +116,19 @@ export function setConnectionState(state) {
   el.textContent =
     state === "reconnecting" ? "Reconnecting…" :
     state === "connecting" ? "Connecting…" :
-    state === "offline" ? "Offline" : "";
+    state === "offline" ? "Offline — waiting for the network" : "";
+}
+
+/** The banner under the top bar while the server cannot save moves (`service` degraded). */
+export function setServiceState(status) {
+  const el = document.getElementById("service");
+  if (!el) return;
+  const degraded = status === "degraded";
+  if (el.hidden === !degraded) return;
+  el.hidden = !degraded;
+  el.textContent = degraded
+    ? "Saving moves is unavailable right now — your moves will go through when it is back."
+    : "";
 }
 
 

@@ -1,8 +1,11 @@
 // Start page: create a race, join or watch one by link or code, and the races this browser knows.
 
 import { GAME_TITLES, gameTitle } from "../cards.js";
-import { createRace, store } from "../net.js";
+import { createRace } from "../net.js";
+import { RULES, rulesPanel } from "../rules.js";
+import { store } from "../storage.js";
 import { fetchJSON, h, navigate, replace } from "../ui.js";
+import { OpenRaces, YourRaces } from "./lobby.js";
 
 const TIME_LIMITS = [
   [120, "2 minutes"],
@@ -38,6 +41,7 @@ export function mount(root) {
   const timeLimit = h("select#time-limit", { name: "time_limit" },
     TIME_LIMITS.map(([s, label]) => h("option", { value: s, selected: s === 600 }, label)));
   const undo = h("input#undo", { type: "checkbox", name: "undo", checked: true });
+  const isPublic = h("input#public", { type: "checkbox", name: "public" });
   const seed = h("input#seed", { type: "text", name: "seed", inputmode: "numeric", pattern: "[0-9]*",
     placeholder: "random", autocomplete: "off" });
   const createMsg = h("p.form-msg", { role: "alert" });
@@ -54,6 +58,7 @@ export function mount(root) {
         players: Math.max(1, Math.min(8, Number(racers.value) || 2)),
         time_limit: Number(timeLimit.value),
         undo: undo.checked,
+        public: isPublic.checked,
       };
       if (seed.value.trim()) options.seed = seed.value.trim();
       try {
@@ -71,6 +76,8 @@ export function mount(root) {
     h("div.field", {}, h("label", { for: "racers" }, "Racers"), racers),
     h("div.field", {}, h("label", { for: "time-limit" }, "Time limit"), timeLimit)),
   h("div.field.check", {}, undo, h("label", { for: "undo" }, "Allow undo")),
+  h("div.field.check", {}, isPublic, h("label", { for: "public" }, "Public: list it under open races")),
+  h("p.hint.public-hint", {}, "A private race is reached only by its link."),
   h("details.more", {},
     h("summary", {}, "Choose the deal"),
     h("div.field", {}, h("label", { for: "seed" }, "Deal number (seed)"), seed),
@@ -109,15 +116,20 @@ export function mount(root) {
     h("button", { type: "button", onclick: () => go("/watch") }, "Watch")),
   joinMsg);
 
-  const recent = store.recent();
-  const recentPanel = recent.length
-    ? h("section.panel.recent", { "aria-labelledby": "recent-title" },
-      h("h2#recent-title", {}, "Your races"),
-      h("ul.plain", {}, recent.map((r) =>
-        h("li", {},
-          h("a", { href: `/race/${encodeURIComponent(r.race)}`, "data-link": true }, r.race),
-          h("span.muted", {}, ` ${gameTitle(r.game || "")} · ${r.what} ${new Date(r.at).toLocaleString()}`)))))
-    : null;
+  const openRaces = new OpenRaces();
+  const yourRaces = new YourRaces(store.recent());
+  const rulesList = h("section.panel.rules-list", { "aria-labelledby": "rules-title", id: "rules" },
+    h("h2#rules-title", {}, "The games"),
+    Object.keys(RULES).map((game) => rulesPanel(game)));
+  const rulesLink = h("a.rules-link", { href: "#rules", onclick: (e) => {
+    e.preventDefault();
+    const panel = rulesList.querySelector(`[data-rules="${gameSelect.value}"]`);
+    if (panel) {
+      panel.open = true;
+      panel.scrollIntoView({ block: "start" });
+      panel.querySelector("summary")?.focus();
+    }
+  } }, "How to play");
 
   replace(root,
     h("section.hero", {},
@@ -126,6 +138,16 @@ export function mount(root) {
         "friends and spectators watch live. Fair by construction: the deal is committed before the " +
         "start and verifiable afterwards.")),
     h("div.home-grid", {}, createForm, joinForm),
-    recentPanel);
-  return null;
+    openRaces.el,
+    yourRaces.el,
+    rulesList);
+  const gameLabel = gameSelect.parentElement.querySelector("label");
+  const labelRow = h("div.label-row");
+  gameLabel.replaceWith(labelRow);
+  labelRow.append(gameLabel, rulesLink);
+  openRaces.start();
+  yourRaces.load();
+  return () => {
+    openRaces.stop();
+  };
 }

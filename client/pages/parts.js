@@ -17,7 +17,8 @@ export class PlayerCard {
     this.barText = h("span.bar-text");
     this.bar = h("div.bar", { role: "progressbar", "aria-valuemin": 0 }, this.fill, this.barText);
     const boardEl = h("div");
-    this.view = new BoardView(boardEl, { player: playerId, compact: true, emptyText: "Waiting for the deal…", ...boardOptions });
+    this.view = new BoardView(boardEl, { player: playerId, compact: true, emptyText: "Waiting for the deal…",
+      label: "Board", ...boardOptions });
     this.el = h("section.player-card", { dataset: { player: playerId }, class: you ? "is-you" : "" },
       h("header.player-head", {}, this.name, this.bot, this.badge, this.meta),
       this.bar,
@@ -25,30 +26,49 @@ export class PlayerCard {
   }
 
   /** `showBoard`: false before the start, so the deal stays hidden until everyone gets it. */
-  update(p, showBoard = true) {
+  update(p, showBoard = true, place = null) {
     const progress = p.progress || {};
     const total = progress.total || 0;
     const home = progress.foundation || 0;
     const pct = total ? Math.round((home / total) * 100) : 0;
-    this.name.textContent = p.name || p.player;
+    const name = p.name || p.player;
+    this.name.textContent = name;
     this.bot.hidden = !p.bot;
     this.fill.style.width = `${pct}%`;
     this.barText.textContent = total ? `${home} / ${total}` : "–";
     this.bar.setAttribute("aria-valuenow", home);
     this.bar.setAttribute("aria-valuemax", total || 1);
-    this.bar.setAttribute("aria-label", `${p.name}: ${home} of ${total} cards home`);
+    this.bar.setAttribute("aria-label", `${name}: ${home} of ${total} cards home`);
     const moves = progress.moves ?? 0;
     this.meta.textContent = `${moves} move${moves === 1 ? "" : "s"}`;
     let badge = "";
     if (p.finished || p.place) badge = `${ordinal(p.place)} · ${formatTime(p.time_ms)}`;
     else if (p.resigned) badge = "resigned";
     else if (p.connected === false) badge = "offline";
+    else if (place) badge = ordinal(place);
     this.badge.textContent = badge;
+    this.badge.classList.toggle("live-place", !!badge && !(p.finished || p.place) && !p.resigned && p.connected !== false);
     this.el.classList.toggle("finished", !!(p.finished || p.place));
     this.el.classList.toggle("resigned", !!p.resigned);
     this.el.classList.toggle("offline", p.connected === false);
-    this.view.set({ board: (showBoard && p.board) || null });
+    this.view.set({ board: (showBoard && p.board) || null, label: `${name}'s board` });
   }
+}
+
+/** Live places while the race runs: finishers by their place, then everyone else by cards home
+ * (the server breaks ties by who got there first; here a tie shares the place). */
+export function livePlaces(model) {
+  const players = model.order.map((id) => model.players.get(id)).filter(Boolean);
+  const finishers = players.filter((p) => p.finished || p.place);
+  const others = players.filter((p) => !(p.finished || p.place));
+  const places = new Map();
+  for (const p of finishers) places.set(p.player, p.place);
+  const base = finishers.length;
+  for (const p of others) {
+    const home = p.progress?.foundation ?? 0;
+    places.set(p.player, base + 1 + others.filter((q) => (q.progress?.foundation ?? 0) > home).length);
+  }
+  return places;
 }
 
 /** Keeps one PlayerCard per racer in `container`, in the race's player order. */
@@ -62,11 +82,13 @@ export class PlayerCards {
 
   update(model) {
     const ids = model.order.filter((id) => id !== this.exclude?.());
+    const places = livePlaces(model);
     for (const id of ids) {
       if (!this.cards.has(id)) {
         this.cards.set(id, new PlayerCard(id, { you: id === model.you, boardOptions: this.boardOptions }));
       }
-      this.cards.get(id).update(model.players.get(id), model.status === "running" || model.status === "finished");
+      this.cards.get(id).update(model.players.get(id), model.status === "running" || model.status === "finished",
+        model.status === "running" ? places.get(id) : null);
     }
     for (const [id, card] of this.cards) {
       if (!ids.includes(id)) {
@@ -80,6 +102,9 @@ export class PlayerCards {
     }
   }
 }
+
+/** The last seconds of a race: the clock turns red. */
+export const LOW_TIME_MS = 30_000;
 
 /** {phase, text, clock} for the header: what the race is doing and the time to show. */
 export function raceClock(model, now) {
@@ -95,6 +120,8 @@ export function raceClock(model, now) {
       const remaining = model.ends_at ? model.ends_at - now : null;
       return {
         phase: "running",
+        remaining,
+        low: remaining !== null && remaining <= LOW_TIME_MS,
         text: remaining !== null ? `${formatTime(Math.max(0, remaining), { tenths: false })} left` : "Racing",
         clock: formatTime(Math.max(0, elapsed)),
       };
@@ -123,7 +150,9 @@ export class RaceHeader {
       }, "Copy link"),
       watching
         ? h("a.small.button", { href: `/race/${encodeURIComponent(race)}`, "data-link": true }, "Race page")
-        : h("a.small.button", { href: `/race/${encodeURIComponent(race)}/watch`, "data-link": true }, "Spectate"),
+        // A new tab: a racer who looks at the spectator view must not leave his race.
+        : h("a.small.button#spectate", { href: `/race/${encodeURIComponent(race)}/watch`, target: "_blank",
+          rel: "noopener", title: "Opens the spectator view in a new tab" }, "Spectate ↗"),
       h("span.grow"),
       this.status,
       this.clock);
@@ -135,6 +164,7 @@ export class RaceHeader {
     this.status.textContent = c.text;
     this.status.dataset.phase = c.phase;
     this.clock.textContent = c.phase === "running" ? c.clock : "";
+    this.el.classList.toggle("low-time", !!c.low);
     return c;
   }
 }
@@ -168,7 +198,8 @@ export class ProgressAnnouncer {
 export function announceFinisher(detail, you) {
   const who = detail.player === you ? "You" : detail.name || detail.player;
   const text = `${who} finished ${ordinal(detail.place)} in ${formatTime(detail.time_ms)}`;
-  toast(text, detail.player === you ? "good" : "info", 5000); // toasts sit in a polite live region
+  toast(text, detail.player === you ? "good" : "info", 5000, { silent: true });
+  announce(text); // the live region, once (the toast is only for the eyes)
 }
 
 /** Said wherever a race is shown when its creator chose the deal: he knows it. */

@@ -3,12 +3,17 @@
 // inside the shell it shares with the spectator page.
 
 import { BoardView } from "../board.js";
-import { gameTitle } from "../cards.js";
-import { normaliseMove } from "../moves.js";
-import { store } from "../net.js";
+import { cardFace, cardShort, gameTitle, prettyCards } from "../cards.js";
+import { normaliseMove, parseMove } from "../moves.js";
+import { rulesPanel } from "../rules.js";
+import { play } from "../sounds.js";
+import { store } from "../storage.js";
 import { announce, formatTime, h, ordinal, raceLink, replace } from "../ui.js";
+import { FinishMoment, liveStandings, nextActions } from "./finish.js";
 import { lobbyList, PlayerCards, seedChosenNote } from "./parts.js";
+import { soundSwitch } from "./settings.js";
 import { hiddenCardsNote, mountShell } from "./shell.js";
+import { YourStrip } from "./strip.js";
 
 export function mount(root, { race, autojoin = null }) {
   return mountShell(root, {
@@ -47,8 +52,16 @@ function racePart(race, session, model, autojoin) {
     }
   }
 
-  const readyBtn = h("button#ready.primary", { type: "button", onclick: () => session.ready().catch(showError) }, "I'm ready");
-  const startBtn = h("button#start.primary", { type: "button", onclick: () => session.startRace().catch(showError) }, "Start race");
+  // Refusals of ready/start are said next to those buttons (the race's own message line is
+  // not on screen in the lobby).
+  const lobbyMsg = h("p.form-msg.lobby-msg", { role: "alert" });
+  const lobbyError = (err) => {
+    lobbyMsg.textContent = err.message || String(err);
+  };
+  const readyBtn = h("button#ready.primary", { type: "button",
+    onclick: () => { lobbyMsg.textContent = ""; session.ready().catch(lobbyError); } }, "I'm ready");
+  const startBtn = h("button#start.primary", { type: "button",
+    onclick: () => { lobbyMsg.textContent = ""; session.startRace().catch(lobbyError); } }, "Start race");
   const shareInput = h("input.share-link", { type: "text", readonly: true, value: raceLink(race), "aria-label": "Race link",
     onfocus: (e) => e.target.select() });
   const lobbyPlayers = h("div.lobby-players");
@@ -60,11 +73,14 @@ function racePart(race, session, model, autojoin) {
     commitmentEl);
   const lobbyIntro = h("div.lobby-intro");
   const lobbyActions = h("div.lobby-actions");
+  const lobbyRules = h("div.lobby-rules");
   const lobby = h("section.panel.lobby", { "aria-label": "Lobby" },
     lobbyIntro,
     lobbyActions,
+    lobbyMsg,
     h("div.share", {}, h("label", {}, "Share this link with the other racers"), shareInput),
     lobbyPlayers,
+    lobbyRules,
     commitmentBox);
 
   // --- the race: own board, controls, opponents ---
@@ -72,15 +88,27 @@ function racePart(race, session, model, autojoin) {
   const ownView = new BoardView(boardEl, {
     player: "own",
     interactive: true,
+    pileNames: true,
     label: "Your board",
     onMove: (text) => session.move(text),
     onAnnounce: (text) => announce(text, { assertive: true }),
+    onEscape: () => {
+      if (!session.queued) return false;
+      session.cancelPremove();
+      announce("Premove cancelled.");
+      return true;
+    },
   });
   const countdownEl = h("div.countdown", { "aria-live": "assertive" });
+  const boardWrap = h("div.own-board-wrap", {}, boardEl, countdownEl);
+  const finishMoment = new FinishMoment(document.body);
   const takeOverBtn = h("button#take-over.small", { type: "button", onclick: () => session.takeOver() },
     "Play here");
   const banner = h("div.banner", { role: "status" });
+  const strip = new YourStrip();
+  const baseRank = h("p.base-rank", { hidden: true });
   const message = h("p.move-msg", { role: "alert" });
+  const actionLine = h("p.action-line", { "aria-live": "polite" });
   const undoBtn = h("button#undo", { type: "button", onclick: () => session.undo(), title: "Undo (U)" }, "↶ Undo");
   let resignArmed = 0;
   const resignBtn = h("button#resign.danger", {
@@ -101,7 +129,7 @@ function racePart(race, session, model, autojoin) {
     },
   }, "Resign");
   const moveInput = h("input#move-input", { type: "text", list: "legal-moves", autocomplete: "off", spellcheck: false,
-    placeholder: "Move, e.g. t3>f1", "aria-label": "Type a move" });
+    placeholder: "Move, e.g. t3>f1", "aria-label": "Type a move (pile names as shown on the board)" });
   const legalList = h("datalist#legal-moves");
   const moveForm = h("form.move-form", {
     onsubmit: (e) => {
@@ -112,14 +140,32 @@ function racePart(race, session, model, autojoin) {
       session.move(text);
     },
   }, moveInput, legalList, h("button", { type: "submit" }, "Play"));
-  const controls = h("div.controls", {}, undoBtn, resignBtn, moveForm);
-  const ownPanel = h("section.own-panel", { "aria-label": "Your game" },
-    banner,
-    h("div.own-board-wrap", {}, boardEl, countdownEl),
+  const controls = h("div.controls", {}, undoBtn, resignBtn, soundSwitch(), moveForm);
+  const raceRules = h("div.race-rules");
+  const playPanel = h("div.play-panel", {},
+    baseRank,
+    boardWrap,
     controls,
+    actionLine,
     message,
     h("p.hint", {}, "Click a card, then a highlighted pile; or drag it. Double-click sends a card home. " +
-      "Keys: Tab/arrows to a pile, Enter to pick and drop, type pile ids (t3 then f1), U to undo, Esc to cancel."));
+      "While a move is on its way you can already pick the next one (a premove). " +
+      "Keys: Tab to the board, arrows between piles, Enter to pick and drop, type pile names (t3 then f1), " +
+      "U to undo, Esc to cancel."),
+    raceRules);
+
+  // After the racer is done (finished or resigned) while others still race.
+  const doneTitle = h("h2.done-title");
+  const doneStandings = h("div.standings");
+  const doneActions = nextActions(session, { watch: true });
+  const donePanel = h("section.panel.done-panel", { "aria-labelledby": "done-title", hidden: true },
+    h("div.done-head", {}, doneTitle, doneActions.el),
+    h("p.muted", {}, "The race goes on: the standings and the other boards follow it live. " +
+      "Rematch is open once the race is over."),
+    doneStandings);
+  doneTitle.id = "done-title";
+
+  const ownPanel = h("section.own-panel", { "aria-label": "Your game" }, banner, strip.el, playPanel, donePanel);
   const opponentsEl = h("div.opponents-list");
   const opponents = new PlayerCards(opponentsEl, { exclude: () => model.you });
   const aside = h("aside.opponents", { "aria-label": "Opponents" }, h("h2.aside-title", {}, "Opponents"), opponentsEl);
@@ -128,6 +174,7 @@ function racePart(race, session, model, autojoin) {
   aside.insertBefore(note.el, opponentsEl);
   let lastLegalKey = "";
   let autojoinDone = false;
+  let rulesGame = null;
 
   function showError(err) {
     message.textContent = err.message || String(err);
@@ -135,15 +182,31 @@ function racePart(race, session, model, autojoin) {
     setTimeout(() => message.classList.remove("shake"), 400);
   }
 
+  let lastCount = null;
+  let lowWarned = false;
   function clock(c) {
     countdownEl.hidden = c.phase !== "countdown";
     const text = c.phase === "countdown" ? c.clock : "";
     if (countdownEl.textContent !== text) countdownEl.textContent = text;
+    // Sounds: a tick per second of the countdown, a higher one at the start, one at 30 s left.
+    if (c.phase === "countdown" && text !== lastCount) {
+      lastCount = text;
+      play("tick");
+    } else if (c.phase === "running" && lastCount !== null) {
+      lastCount = null;
+      play("go");
+    }
+    if (c.phase === "running" && c.low && !lowWarned && session.isRacer) {
+      lowWarned = true;
+      play("lowtime");
+      announce("30 seconds left", { assertive: true });
+    }
   }
 
   function hide() {
     lobby.hidden = true;
     raceLayout.hidden = true;
+    finishMoment.hide();
   }
 
   function render() {
@@ -152,6 +215,11 @@ function racePart(race, session, model, autojoin) {
     const running = model.status === "running";
     lobby.hidden = racer && model.status !== "lobby";
     raceLayout.hidden = !racer || model.status === "lobby";
+    if (model.game && rulesGame !== model.game) {
+      rulesGame = model.game;
+      replace(lobbyRules, rulesPanel(model.game, { open: true, id: "rules" }));
+      replace(raceRules, rulesPanel(model.game, { id: "race-rules" }));
+    }
 
     // Lobby contents
     replace(lobbyPlayers, lobbyList(model));
@@ -188,42 +256,89 @@ function racePart(race, session, model, autojoin) {
     // Own board
     const me = model.players.get(model.you) || {};
     const own = model.own;
-    const done = me.finished || me.resigned;
-    const live = running && !done && model.connection === "open" && !model.replaced;
+    const done = !!(me.finished || me.resigned);
+    const live = running && !done && !model.replaced;
+    const inflight = session.inflight;
     ownView.set({
       board: running || own?.seq ? own?.board ?? null : null,
       legal: own?.legal || [],
-      disabled: !live || session.pendingMove,
+      disabled: !live,
+      premove: !!inflight,
+      pending: inflight?.msg.type === "move" ? inflight.msg.move : null,
+      queued: session.queued?.kind === "move" ? session.queued.move : null,
     });
-    boardEl.classList.toggle("busy", session.pendingMove);
+    ownView.schedule.flush(); // this render is already in a frame: draw the board in it too
+    const base = model.game === "quadruple-canfield" ? ownView.baseRank : null;
+    baseRank.hidden = !base;
+    if (base) baseRank.textContent = `Base rank ${cardFace(`${base}S`).rank}: every foundation starts ` +
+      `at ${cardFace(`${base}S`).rank} and builds up in its suit (♣ f1–f4, ♠ f5–f8, ♥ f9–f12, ♦ f13–f16), K→A wraps.`;
     const legalKey = (own?.legal || []).join(",");
     if (legalKey !== lastLegalKey) {
       lastLegalKey = legalKey;
       replace(legalList, (own?.legal || []).map((t) => h("option", { value: t })));
     }
     undoBtn.hidden = !model.options?.undo;
-    undoBtn.disabled = !live || !own || own.seq === 0;
-    resignBtn.disabled = !live;
+    undoBtn.disabled = !live || !own || (own.seq === 0 && !inflight);
+    resignBtn.disabled = !live || model.connection !== "open";
     moveInput.disabled = !live;
+    actionLine.textContent = actionText(session, model);
+    actionLine.hidden = !actionLine.textContent;
+    strip.update(model, session.now());
+
     if (model.replaced) setBanner("warn", "You are racing this race in another tab or window.", takeOverBtn);
     else if (me.finished) setBanner("good", `You finished ${ordinal(me.place)} in ${formatTime(me.time_ms)}!`);
     else if (me.resigned) setBanner("bad", "You resigned. The others race on.");
+    else if (model.connection === "offline") setBanner("warn", "You are offline — play resumes by itself when the network is back.");
     else if (model.connection !== "open" && model.connection !== "connecting") setBanner("warn", "Connection lost — reconnecting…");
-    else if (running && own && !own.legal.length) setBanner("warn", "No moves left. Undo if you can, or resign.");
+    else if (running && own && !own.legal.length && !inflight) setBanner("warn", "No moves left. Undo if you can, or resign.");
     else setBanner("", "");
 
+    // Done while the race goes on: standings and the other boards take the board's place.
+    playPanel.hidden = done;
+    donePanel.hidden = !done;
+    raceLayout.classList.toggle("after-finish", done);
+    if (done) {
+      doneTitle.textContent = "Live standings";
+      replace(doneStandings, liveStandings(model));
+      doneActions.update();
+    }
     opponents.update(model);
     aside.hidden = opponents.cards.size === 0;
     note.update(model);
   }
 
   function setBanner(kind, text, action = null) {
-    banner.className = `banner ${kind ? `banner-${kind}` : ""}`;
+    const cls = `banner ${kind ? `banner-${kind}` : ""}`;
+    if (banner.className === cls && banner.firstChild?.textContent === text && !action) return;
+    banner.className = cls;
     replace(banner, text, action ? " " : null, action);
     banner.hidden = !text;
   }
 
-  session.addEventListener("rejected", (e) => showError(e.detail));
+  session.addEventListener("rejected", (e) => {
+    const { move } = e.detail;
+    const text = prettyCards(e.detail.message || e.detail.code);
+    showError({ message: text });
+    play("refused");
+    announce(`Refused: ${text}`, { assertive: true });
+    const mv = move ? parseMove(move) : null;
+    if (mv) ownView.flash(mv.to === "w" || mv.to === "s" ? mv.from : mv.to, text);
+  });
+  session.addEventListener("accepted", (e) => {
+    const mv = e.detail.move ? parseMove(e.detail.move) : null;
+    play(mv?.to.startsWith("f") ? "home" : "move");
+  });
+  session.addEventListener("premove-dropped", (e) => {
+    const mv = parseMove(e.detail.move);
+    const text = `Premove ${e.detail.move} cancelled: not legal after your last move`;
+    if (mv) ownView.flash(mv.from, "Premove cancelled");
+    announce(text);
+  });
+  session.addEventListener("finisher", (e) => {
+    if (e.detail.player !== model.you) return;
+    finishMoment.show(e.detail);
+    play("finish");
+  });
   let lastSeq = -1;
   session.addEventListener("change", () => {
     // A new accepted state clears the last rejection message.
@@ -236,7 +351,7 @@ function racePart(race, session, model, autojoin) {
 
   // Keys anywhere on the page (outside text fields) drive the board.
   function keydown(e) {
-    if (e.target.closest?.("input, textarea, select, [data-board]")) return; // typing, or the board's own keys
+    if (e.target.closest?.("input, textarea, select, summary, [data-board]")) return; // typing, or the board's own keys
     if (e.ctrlKey || e.metaKey || e.altKey || raceLayout.hidden) return;
     if ((e.key === "u" || e.key === "U") && model.options?.undo && !undoBtn.disabled) {
       e.preventDefault();
@@ -252,8 +367,36 @@ function racePart(race, session, model, autojoin) {
     hide,
     render,
     keydown,
-    destroy: () => ownView.destroy(),
+    destroy: () => {
+      finishMoment.hide();
+      ownView.destroy();
+    },
   };
+}
+
+/** What the player's own moves are doing, when it is worth saying: on its way for a while,
+ * waiting for the connection or for the server's storage, a premove queued. */
+function actionText(session, model) {
+  const action = session.inflight;
+  const queued = session.queued;
+  const parts = [];
+  if (action) {
+    const what = action.msg.type === "undo" ? "Your undo" : `Your move ${action.msg.move}`;
+    if (!action.sent && model.connection !== "open") parts.push(`${what} will be sent when the connection is back.`);
+    else if (!action.sent && action.waiting) parts.push(`${what} could not be saved yet — trying again.`);
+  }
+  if (queued) {
+    const mv = queued.kind === "move" ? parseMove(queued.move) : null;
+    const card = mv ? cardAtTop(model.own?.board, mv.from, mv.count) : null;
+    parts.push(queued.kind === "undo" ? "Undo queued." :
+      `Premove: ${queued.move}${card ? ` (${cardShort(card)})` : ""} — sent if still legal, Esc cancels.`);
+  }
+  return parts.join(" ");
+}
+
+function cardAtTop(board, pile, count) {
+  const cards = board?.piles.find((p) => p.pile === pile)?.cards || [];
+  return cards[cards.length - count] || null;
 }
 
 function setChildren(el, children) {

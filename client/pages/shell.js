@@ -7,8 +7,8 @@
 // where `part` is {nodes: [...], clock(c)?, render(), hide(), keydown(e)?, destroy()?} and `ctx`
 // is {session, model}. The shell redraws from the model, once per animation frame.
 
-import { RaceSession } from "../net.js";
-import { frameScheduler, h, replace, setConnectionState, toast } from "../ui.js";
+import { RaceSession } from "../session.js";
+import { frameScheduler, h, replace, setConnectionState, setServiceState, toast } from "../ui.js";
 import { announceFinisher, ProgressAnnouncer, RaceHeader } from "./parts.js";
 import { mountResults, rememberCommitment } from "./results.js";
 
@@ -35,6 +35,7 @@ export function mountShell(root, { race, spectator = false, title, className = "
   function render() {
     clock();
     setConnectionState(model.connection === "open" ? "" : model.connection);
+    setServiceState(model.service);
     notFound.hidden = !model.notFound;
     if (!model.loaded) {
       part.hide();
@@ -65,6 +66,7 @@ export function mountShell(root, { race, spectator = false, title, className = "
   schedule();
   return () => {
     clearInterval(tick);
+    setServiceState("ok");
     if (onKey) document.removeEventListener("keydown", onKey);
     session.close();
     part.destroy?.();

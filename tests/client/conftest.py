@@ -22,14 +22,28 @@ from tests.client.helpers import CHROMIUM, CHROMIUM_ARGS, REPO, WAIT_MS, Bot, Pa
 sync_api = pytest.importorskip("playwright.sync_api")
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Base URL (``http://127.0.0.1:PORT``) of a real server with a 1-second countdown."""
-    db = tmp_path_factory.mktemp("client-server") / "races.db"
-    command = [sys.executable, "-m", "solrace", "serve", "--port", "0", "--db", str(db),
-               "--countdown", "1", "--rate-limit", "0"]  # fmt: skip
+def server_env() -> dict[str, str]:
+    """The environment of a server started by these tests: this checkout's packages first, so
+    that a git worktree tests its own server and client, not an editable install of another."""
+    paths = [str(REPO / "shared"), str(REPO / "server")]
+    old = os.environ.get("PYTHONPATH")
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths + ([old] if old else []))}
+
+
+def start_server(db: Path, *extra: str, prelude: str | None = None) -> Iterator[str]:
+    """Run ``solrace serve`` on ``db`` (this checkout's server and ``client/``) until the
+    generator is closed; yields its base URL. ``prelude``: Python run before the command line
+    (to shorten a server constant for a test)."""
+    args = ["serve", "--port", "0", "--db", str(db), "--countdown", "1", "--rate-limit", "0",
+            "--client-dir", str(REPO / "client"), *extra]  # fmt: skip
+    if prelude:
+        command = [sys.executable, "-c",
+                   f"import sys; {prelude}; from solrace.cli import main; sys.exit(main())", *args]
+    else:
+        command = [sys.executable, "-m", "solrace", *args]
     proc = subprocess.Popen(
-        command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env=server_env(),
     )
     lines: queue.Queue[str] = queue.Queue()
 
@@ -53,6 +67,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.wait(timeout=WAIT_MS / 1000)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Base URL (``http://127.0.0.1:PORT``) of a real server with a 1-second countdown."""
+    yield from start_server(tmp_path_factory.mktemp("client-server") / "races.db")
 
 
 # Package scope, not session: Playwright's sync API keeps an event loop running in this thread

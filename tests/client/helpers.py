@@ -41,11 +41,12 @@ class Pages:
         self.errors: list[str] = []
 
     def open(self, path: str = "/", viewport: dict[str, int] | None = None,
-             csp: bool = False) -> Any:
+             csp: bool = False, **context_options: Any) -> Any:
         """A page in a fresh context. The page's Content-Security-Policy forbids evaluating
         strings, which Playwright's ``wait_for_function`` does: contexts bypass it unless
         ``csp`` (tests/client/test_security.py checks the client keeps to its policy)."""
-        context = self.browser.new_context(viewport=viewport or DESKTOP, bypass_csp=not csp)
+        context = self.browser.new_context(viewport=viewport or DESKTOP, bypass_csp=not csp,
+                                           **context_options)
         context.set_default_timeout(WAIT_MS * 2)
         self.contexts.append(context)
         page = context.new_page()
@@ -78,9 +79,9 @@ def settle(page: Any) -> None:
     page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
-def wait_seq(page: Any, seq: int) -> None:
+def wait_seq(page: Any, seq: int, timeout: int = WAIT_MS) -> None:
     """Wait until the racer's state counts ``seq`` actions and the board shows it."""
-    page.wait_for_function(f"window.solrace.session.model.own?.seq === {seq}", timeout=WAIT_MS)
+    page.wait_for_function(f"window.solrace.session.model.own?.seq === {seq}", timeout=timeout)
     settle(page)
 
 
@@ -222,3 +223,45 @@ def solvable_scotch(max_nodes: int = 3000) -> tuple[int, list[str]]:
         if line is not None:
             return seed, line
     raise AssertionError("no easy deal found")
+
+
+# ---------------------------------------------------------------------------- races, views
+def join_as(page: Any, name: str) -> None:
+    """Join the race the page shows, with the lobby's form."""
+    page.fill("#racer-name", name)
+    page.click("text=Join race")
+    page.wait_for_selector(f"text=You're in, {name}.")
+
+
+def race_with_bot(pages: Pages, bot: Bot, viewport: dict[str, int] | None = None,
+                  before_start: Any = None, context: dict[str, Any] | None = None,
+                  **options: Any) -> tuple[Any, str]:
+    """A running race of one browser racer ("Ann", p1) and ``bot`` ("Robo", p2): the page, once
+    its board is dealt, and the race id. ``before_start(page)`` runs in the lobby."""
+    created = create_race(pages.base, players=2, **options)
+    race = created["race"]
+    page = pages.open(f"/race/{race}", viewport=viewport, **(context or {}))
+    join_as(page, "Ann")
+    if before_start:
+        before_start(page)
+    bot.request({"type": "join", "race": race, "name": "Robo", "bot": True})
+    bot.request({"type": "start", "race": race, "token": created["host_token"]})
+    page.wait_for_selector('[data-board="own"] [data-card]', timeout=WAIT_MS)
+    page.wait_for_function("window.solrace.session.model.own", timeout=WAIT_MS)
+    settle(page)
+    return page, race
+
+
+def both_widths(page: Any, name: str, full_page: bool = False) -> None:
+    """Screenshots ``{name}-1280`` and ``{name}-390`` of the page as it is now."""
+    before = page.viewport_size
+    for label, size in (("1280", DESKTOP), ("390", PHONE)):
+        page.set_viewport_size(size)
+        settle(page)
+        screenshot(page, f"{name}-{label}", full_page=full_page)
+    page.set_viewport_size(before)
+    settle(page)
+
+
+def one_card_moves(legal: list[str]) -> list[str]:
+    return [m for m in legal if "/" not in m and m not in ("s>w", "w>s")]

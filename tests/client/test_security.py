@@ -66,7 +66,7 @@ def test_a_second_tab_takes_the_race_and_the_first_says_so(
     second.wait_for_selector('[data-board="own"] [data-card]', timeout=WAIT_MS)
     first.wait_for_selector("#take-over", timeout=WAIT_MS)
     assert "another tab" in first.locator(".banner").inner_text()
-    assert first.locator('[data-board="own"]').get_attribute("class").find("disabled") >= 0
+    first.wait_for_selector('[data-board="own"].disabled')  # redrawn on the next frame
     move = own_legal(second)[0]
     second.evaluate("(m) => window.solrace.session.move(m)", move)
     wait_seq(second, 1)

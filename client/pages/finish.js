@@ -1,0 +1,141 @@
+// After a racer's own finish: the moment itself (place, time, a short animation), the live
+// standings while the others race on, and what to do next: watch, rematch, go home. The rematch
+// offer (someone asked for a rematch of this finished race) is shown by the same pieces on the
+// race page and on the results.
+
+import { botTag, livePlaces } from "./parts.js";
+import { store } from "../storage.js";
+import { formatTime, h, navigate, ordinal, replace, toast } from "../ui.js";
+
+const MOMENT_MS = 4500;
+const CONFETTI = ["♠", "♥", "♦", "♣"];
+
+/** The overlay over the racer's board when he clears the deal; it goes by itself or on a click. */
+export class FinishMoment {
+  constructor(host) {
+    this.host = host;
+    this.el = null;
+    this.timer = 0;
+  }
+
+  show({ place, time_ms: timeMs }) {
+    this.hide();
+    const bits = [];
+    for (let i = 0; i < 18; i++) {
+      const bit = h("span.confetti", { "aria-hidden": "true" }, CONFETTI[i % 4]);
+      bit.style.setProperty("--x", `${(i * 37) % 100}%`);
+      bit.style.setProperty("--d", `${(i % 6) * 0.12}s`);
+      bit.style.setProperty("--r", `${(i % 2 ? 1 : -1) * (120 + i * 20)}deg`);
+      if (i % 4 === 1 || i % 4 === 2) bit.classList.add("red");
+      bits.push(bit);
+    }
+    this.el = h("div.finish-moment", { role: "presentation", onclick: () => this.hide() },
+      bits,
+      h("div.finish-card", {},
+        h("div.finish-place", { dataset: { place } }, ordinal(place)),
+        h("div.finish-time", {}, `Deal cleared in ${formatTime(timeMs)}`),
+        h("div.finish-hint", {}, place === 1 ? "You won the race!" : "Well played!")));
+    this.host.append(this.el);
+    this.timer = setTimeout(() => this.hide(), MOMENT_MS);
+  }
+
+  hide() {
+    clearTimeout(this.timer);
+    this.el?.remove();
+    this.el = null;
+  }
+}
+
+/** The standings as they stand, for a racer who is done while others still race. */
+export function liveStandings(model) {
+  const places = livePlaces(model);
+  const rows = model.order
+    .map((id) => model.players.get(id))
+    .filter(Boolean)
+    .sort((a, b) => places.get(a.player) - places.get(b.player));
+  return h("table.live-standings", {},
+    h("caption.sr-only", {}, "Standings so far"),
+    h("thead", {}, h("tr", {}, ["Place", "Racer", "Cards home", "Moves", ""].map((t) => h("th", { scope: "col" }, t)))),
+    h("tbody", {}, rows.map((p) => {
+      const pr = p.progress || {};
+      const status = p.finished || p.place ? formatTime(p.time_ms) : p.resigned ? "resigned"
+        : p.connected === false ? "offline" : "racing";
+      return h("tr", { class: p.player === model.you ? "is-you" : "", dataset: { player: p.player } },
+        h("td.place", {}, h("span.medal", { dataset: { place: places.get(p.player) } }, ordinal(places.get(p.player)))),
+        h("td", {}, p.name || p.player, p.bot ? botTag() : null, p.player === model.you ? h("span.muted", {}, " (you)") : null),
+        h("td.num", {}, `${pr.foundation ?? 0} / ${pr.total ?? "?"}`),
+        h("td.num", {}, pr.moves ?? 0),
+        h("td", {}, status));
+    })));
+}
+
+/** Where a racer goes from a finished race: rematch (once the race is over), home; and, while
+ * the others still race, the spectator view. `watch`: show the "Watch live" button. */
+export function nextActions(session, { watch = false } = {}) {
+  const model = session.model;
+  const msg = h("p.form-msg", { role: "alert" });
+  const rematchBtn = h("button.primary.rematch", {
+    type: "button",
+    onclick: async () => {
+      rematchBtn.disabled = true;
+      msg.textContent = "";
+      try {
+        const next = model.rematch?.next || await session.rematch();
+        goRematch(next, model);
+      } catch (err) {
+        msg.textContent = err.message;
+        rematchBtn.disabled = false;
+      }
+    },
+  }, "Rematch");
+  const el = h("div.next-actions", {},
+    watch ? h("a.button.watch-live", { href: `/race/${encodeURIComponent(model.race)}/watch`, "data-link": true },
+      "Watch live") : null,
+    rematchBtn,
+    h("a.button.go-home", { href: "/", "data-link": true }, "Home"),
+    msg);
+  return {
+    el,
+    update() {
+      const over = model.status === "finished";
+      const racer = model.role === "racer" && !model.replaced;
+      rematchBtn.hidden = !racer;
+      rematchBtn.disabled = !over;
+      rematchBtn.title = over ? "A new race with the same settings and a new deal" : "Once the race is over";
+      rematchBtn.textContent = model.rematch ? "Join the rematch" : "Rematch";
+    },
+  };
+}
+
+/** Join (a racer) or watch (anyone else) the rematch race `next`. */
+export function goRematch(next, model) {
+  const racer = model.role === "racer";
+  const name = store.name() || model.players.get(model.you)?.name || "";
+  if (racer) navigate(`/race/${encodeURIComponent(next)}`, name ? { autojoin: name } : null);
+  else navigate(`/race/${encodeURIComponent(next)}/watch`);
+}
+
+/** The banner offering a rematch someone else asked for: one click joins it. */
+export function rematchOffer(session) {
+  const model = session.model;
+  const el = h("div.banner.banner-good.rematch-offer", { role: "status", hidden: true });
+  let shown = null;
+  return {
+    el,
+    update() {
+      const offer = model.rematch;
+      if (!offer || offer.mine) {
+        el.hidden = true;
+        return;
+      }
+      el.hidden = false;
+      if (shown === offer.next) return;
+      shown = offer.next;
+      const racer = model.role === "racer";
+      replace(el, `${offer.by || "A racer"} asked for a rematch. `,
+        h("button.small.primary#join-rematch", { type: "button", onclick: () => goRematch(offer.next, model) },
+          racer ? "Join the rematch" : "Watch the rematch"));
+      toast(`${offer.by || "A racer"} asked for a rematch`, "info", 4000);
+    },
+  };
+}

@@ -1,0 +1,128 @@
+// The home page's lists: open public races (GET /api/lobby, refreshed while the page is shown)
+// and this browser's own races (from localStorage) with their status and the player's place
+// (GET /api/races/{race}).
+
+import { gameTitle } from "../cards.js";
+import { store } from "../storage.js";
+import { fetchJSON, h, navigate, ordinal, replace } from "../ui.js";
+
+const LOBBY_REFRESH_MS = 5000;
+const STATUS_TEXT = { lobby: "waiting for racers", countdown: "starting", running: "racing now", finished: "finished" };
+
+function ago(ms) {
+  const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+  if (s < 60) return "just now";
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const hrs = Math.round(m / 60);
+  return hrs < 48 ? `${hrs} h ago` : new Date(ms).toLocaleDateString();
+}
+
+/** Public races not started yet: join or watch in one click. */
+export class OpenRaces {
+  constructor() {
+    this.list = h("ul.race-list.open-races-list");
+    this.empty = h("p.muted", {}, "No public race is waiting right now. Create one and tick “Public”, or share a private link.");
+    this.el = h("section.panel.open-races", { "aria-labelledby": "open-races-title" },
+      h("h2#open-races-title", {}, "Open races"),
+      this.list, this.empty);
+    this.timer = 0;
+    this.stopped = false;
+  }
+
+  start() {
+    const tick = async () => {
+      if (this.stopped) return;
+      if (!document.hidden) await this.refresh();
+      if (!this.stopped) this.timer = setTimeout(tick, LOBBY_REFRESH_MS);
+    };
+    tick();
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  async refresh() {
+    let races;
+    try {
+      races = await fetchJSON("/api/lobby");
+    } catch {
+      return; // keep what is shown; the next refresh tries again
+    }
+    if (this.stopped || !Array.isArray(races)) return;
+    const name = store.name();
+    replace(this.list, races.map((r) => {
+      const o = r.options || {};
+      const path = `/race/${encodeURIComponent(r.race)}`;
+      const full = o.players && r.racers >= o.players;
+      return h("li.race-row", { dataset: { race: r.race } },
+        h("span.race-game", {}, gameTitle(r.game)),
+        h("span.muted", {}, `${r.racers}/${o.players ?? "?"} racers · ${Math.round((o.time_limit || 0) / 60)} min` +
+          `${o.undo === false ? " · no undo" : ""} · ${ago(r.created_at)}`),
+        r.seed_chosen ? h("span.tag.chosen-tag", { title: "The host chose the deal and knows it" }, "deal chosen") : null,
+        h("span.grow"),
+        full ? null : h("button.small.primary", {
+          type: "button",
+          onclick: () => navigate(path, name ? { autojoin: name } : null),
+        }, name ? `Join as ${name}` : "Join"),
+        h("a.small.button", { href: `${path}/watch`, "data-link": true }, "Watch"));
+    }));
+    this.empty.hidden = races.length > 0;
+  }
+}
+
+/** The races this browser created or raced, newest first, with status and the player's place. */
+export class YourRaces {
+  constructor(recent) {
+    this.recent = recent;
+    this.list = h("ul.race-list.your-races-list");
+    this.el = h("section.panel.recent", { "aria-labelledby": "recent-title", hidden: !recent.length },
+      h("h2#recent-title", {}, "Your races"),
+      this.list);
+  }
+
+  load() {
+    const rows = this.recent.map((r) => {
+      const status = h("span.race-status.muted", {}, "…");
+      const row = h("li.race-row", { dataset: { race: r.race } },
+        h("a", { href: `/race/${encodeURIComponent(r.race)}`, "data-link": true }, r.race),
+        h("span.race-game", {}, gameTitle(r.game || "")),
+        h("span.muted", {}, `${r.what} ${ago(r.at)}`),
+        h("span.grow"),
+        status);
+      this.fill(r, status);
+      return row;
+    });
+    replace(this.list, rows);
+  }
+
+  async fill(r, el) {
+    let race;
+    try {
+      race = await fetchJSON(`/api/races/${encodeURIComponent(r.race)}`);
+    } catch (err) {
+      el.textContent = err.status === 404 ? "gone" : "";
+      return;
+    }
+    const me = store.racer(r.race)?.player;
+    const mine = me && (race.standings || []).find((s) => s.player === me);
+    const player = me && (race.players || []).find((p) => p.player === me);
+    let text = STATUS_TEXT[race.status] || race.status;
+    if (race.status === "finished" && mine) {
+      text = mine.time_ms !== null && mine.time_ms !== undefined
+        ? `${ordinal(mine.place)} of ${race.standings.length}`
+        : `${ordinal(mine.place)} of ${race.standings.length} (${mine.resigned ? "resigned" : "not finished"})`;
+      el.classList.toggle("won", mine.place === 1 && mine.time_ms !== null);
+    } else if (race.status === "running" && player) {
+      text = player.finished ? `finished ${ordinal(player.place)}, race on` : "racing now — rejoin";
+    } else if (race.status === "finished") {
+      text = "finished";
+    }
+    const n = (race.players || []).length;
+    el.textContent = `${text}${race.status !== "finished" ? ` · ${n} racer${n === 1 ? "" : "s"}` : ""}`;
+    el.classList.remove("muted");
+    el.dataset.status = race.status;
+  }
+}

@@ -1,0 +1,207 @@
+// Replay of a finished race: two racers' boards side by side at the same moment of the race
+// (the replay API gives the race time of every action), stepped action by action or played in
+// race time, each move shown as text and in words ("7♥ from fan 3 to a foundation").
+
+import { BoardView } from "../board.js";
+import { cardShort, pileLabel } from "../cards.js";
+import { parseMove } from "../moves.js";
+import { fetchJSON, formatTime, h, replace } from "../ui.js";
+
+const TABLEAU_NAME = { scotch: "fan", yukon: "column", "quadruple-canfield": "tableau" };
+const TICK_MS = 100;
+
+const svg = (d) => `<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path fill="currentColor" d="${d}"/></svg>`;
+const ICONS = {
+  first: svg("M3 2h2v12H3zM14 2v12L6 8z"),
+  prev: svg("M12 2v12L4 8z"),
+  next: svg("M4 2v12l8-6z"),
+  last: svg("M11 2h2v12h-2zM2 2v12l8-6z"),
+};
+
+function pileCards(board, pile) {
+  return board?.piles.find((p) => p.pile === pile)?.cards || [];
+}
+
+/** A move in words, from the boards before and after it (the card is read off the boards; no
+ * rules): "7♥ from fan 3 to a foundation", "dealt 3 cards to the waste", "undo". */
+export function describeMove(text, before, after) {
+  if (text === "undo") return "took back the last move";
+  const mv = parseMove(text);
+  if (!mv) return text;
+  const name = (pile) => pileLabel(pile, TABLEAU_NAME[before?.game] || "pile").toLowerCase();
+  if (mv.from === "s" && mv.to === "w") {
+    const n = pileCards(after, "w").length - pileCards(before, "w").length;
+    return `dealt ${n > 0 ? n : "the"} card${n === 1 ? "" : "s"} to the waste`;
+  }
+  if (mv.from === "w" && mv.to === "s") return "turned the waste over";
+  const src = pileCards(before, mv.from);
+  let card = src[src.length - mv.count];
+  if (!card) {
+    const dst = pileCards(after, mv.to);
+    card = dst[dst.length - mv.count];
+  }
+  const what = card ? cardShort(card) : "a card";
+  const group = mv.count > 1 ? ` and ${mv.count - 1} more` : "";
+  const to = mv.to.startsWith("f") ? "a foundation" : name(mv.to);
+  return `${what}${group} from ${name(mv.from)} to ${to}`;
+}
+
+/** Two boards stepping through two racers' moves together, by race time. */
+export class Replay {
+  constructor(el, race, players, you) {
+    this.el = el;
+    this.race = race;
+    this.players = players;
+    this.cache = new Map();
+    this.step = 0; // index into this.points
+    this.points = [0]; // race times (ms) at which either shown racer acted, and the start
+    this.time = 0; // the race time shown
+    this.timer = 0;
+    const first = players.find((p) => p.player === you) || players[0];
+    const second = players.find((p) => p.player !== first.player) || first;
+    this.sides = [this.side("a", first.player), this.side("b", second.player)];
+    this.slider = h("input#replay-step", { type: "range", min: 0, max: 0, value: 0, "aria-label": "Replay step",
+      oninput: () => this.go(Number(this.slider.value)) });
+    this.stepText = h("span.step-text", { "aria-live": "polite" });
+    this.playBtn = h("button#replay-play", { type: "button", onclick: () => this.toggle() }, "▶ Play");
+    this.speed = h("select", { "aria-label": "Speed" },
+      [[1, "1×"], [2, "2×"], [5, "5×"], [10, "10×"]].map(([x, l]) => h("option", { value: x, selected: x === 5 }, l)));
+    const btn = (label, title, fn) => {
+      const b = h("button.small.icon", { type: "button", title, "aria-label": title, onclick: fn });
+      b.innerHTML = label;
+      return b;
+    };
+    replace(el,
+      h("h2#replay-title", {}, "Replay"),
+      h("p.hint", {}, "Both boards show the same moment of the race; Play runs in race time."),
+      h("div.replay-controls", {},
+        btn(ICONS.first, "First position", () => this.go(0)),
+        btn(ICONS.prev, "Previous move", () => this.go(this.step - 1)),
+        this.playBtn,
+        btn(ICONS.next, "Next move", () => this.go(this.step + 1)),
+        btn(ICONS.last, "Last position", () => this.go(this.points.length - 1)),
+        this.slider, this.stepText, this.speed),
+      h("div.replay-boards", {}, this.sides.map((s) => s.el)));
+    this.onKey = (e) => {
+      if (e.target.closest?.("input:not([type=range]), select, textarea")) return;
+      if (e.key === "ArrowRight") this.go(this.step + 1);
+      else if (e.key === "ArrowLeft") this.go(this.step - 1);
+      else return;
+      e.preventDefault();
+    };
+    el.addEventListener("keydown", this.onKey);
+    for (const s of this.sides) this.load(s, s.player);
+  }
+
+  side(key, player) {
+    const select = h("select", { "aria-label": `Racer ${key.toUpperCase()}` },
+      this.players.map((p) => h("option", { value: p.player, selected: p.player === player }, p.name)));
+    const boardEl = h("div", { dataset: { replay: key } });
+    const view = new BoardView(boardEl, { player, compact: false, emptyText: "Loading…", label: "Replay board" });
+    const caption = h("p.replay-move");
+    const words = h("p.replay-words");
+    const side = { key, player, select, view, boardEl, caption, words, data: null };
+    select.addEventListener("change", () => this.load(side, select.value));
+    side.el = h("div.replay-side", {}, h("div.replay-head", {}, select, caption), words, boardEl);
+    return side;
+  }
+
+  async load(side, player) {
+    side.player = player;
+    side.boardEl.dataset.board = player;
+    side.data = null;
+    side.view.set({ board: null });
+    try {
+      if (!this.cache.has(player)) {
+        this.cache.set(player, fetchJSON(`/api/races/${encodeURIComponent(this.race)}/replay/${encodeURIComponent(player)}`));
+      }
+      const data = await this.cache.get(player);
+      if (side.player !== player) return;
+      side.data = data;
+    } catch (err) {
+      this.cache.delete(player);
+      side.caption.textContent = `Replay unavailable (${err.message}).`;
+      return;
+    }
+    side.view.set({ label: `Replay: ${side.data.name || player}'s board` });
+    this.rebuildPoints();
+  }
+
+  /** Race time of side's action i (1-based); without times (an older server), the index. */
+  timeOf(data, i) {
+    return data.times?.length ? data.times[i - 1] : i;
+  }
+
+  rebuildPoints() {
+    const set = new Set([0]);
+    for (const s of this.sides) {
+      if (!s.data) continue;
+      for (let i = 1; i < s.data.boards.length; i++) set.add(this.timeOf(s.data, i));
+    }
+    this.points = [...set].sort((a, b) => a - b);
+    // Keep the moment shown: the last point at or before it.
+    let step = 0;
+    while (step + 1 < this.points.length && this.points[step + 1] <= this.time) step++;
+    this.go(step);
+  }
+
+  go(step) {
+    this.step = Math.max(0, Math.min(this.points.length - 1, step));
+    this.show(this.points[this.step]);
+    if (this.step >= this.points.length - 1) this.stop();
+  }
+
+  /** Show both boards as they stood at race time `t`. */
+  show(t) {
+    this.time = t;
+    const max = this.points.length - 1;
+    this.slider.max = max;
+    this.slider.value = this.step;
+    const timed = this.sides.some((s) => s.data?.times?.length);
+    this.stepText.textContent = timed ? `${formatTime(t)} · ${this.step} / ${max}` : `${this.step} / ${max}`;
+    for (const s of this.sides) {
+      if (!s.data) continue;
+      const last = s.data.boards.length - 1;
+      let i = 0;
+      while (i < last && this.timeOf(s.data, i + 1) <= t) i++;
+      s.view.set({ board: s.data.boards[i] });
+      const move = i > 0 ? s.data.moves[i - 1] : null;
+      s.caption.textContent = i === 0 ? `Deal · ${last} actions` :
+        `${i}/${last}: ${move}${i === last && t > this.timeOf(s.data, last) ? " (done)" : ""}`;
+      s.words.textContent = i === 0 ? "" : describeMove(move, s.data.boards[i - 1], s.data.boards[i]);
+    }
+  }
+
+  toggle() {
+    if (this.timer) {
+      this.stop();
+      return;
+    }
+    if (this.step >= this.points.length - 1) this.go(0);
+    this.playBtn.textContent = "⏸ Pause";
+    let last = performance.now();
+    this.timer = setInterval(() => {
+      const now = performance.now();
+      const t = this.time + (now - last) * Number(this.speed.value);
+      last = now;
+      const end = this.points[this.points.length - 1];
+      let step = this.step;
+      while (step + 1 < this.points.length && this.points[step + 1] <= t) step++;
+      this.step = step;
+      this.show(Math.min(t, end));
+      if (t >= end) this.stop();
+    }, TICK_MS);
+  }
+
+  stop() {
+    clearInterval(this.timer);
+    this.timer = 0;
+    this.playBtn.textContent = "▶ Play";
+  }
+
+  destroy() {
+    this.stop();
+    this.el.removeEventListener("keydown", this.onKey);
+    for (const s of this.sides) s.view.destroy();
+  }
+}

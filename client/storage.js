@@ -1,0 +1,78 @@
+// What this browser remembers in localStorage: racer and host tokens, the races it took part
+// in, the player's name, and the player's settings. Nothing here is sent anywhere but the server.
+
+const racerKey = (race) => `solrace:racer:${race}`;
+const hostKey = (race) => `solrace:host:${race}`;
+const RECENT_MAX = 12;
+
+function readJSON(key) {
+  try {
+    return JSON.parse(localStorage.getItem(key) || "null");
+  } catch {
+    return null;
+  }
+}
+
+export const store = {
+  racer: (race) => readJSON(racerKey(race)),
+  setRacer: (race, value) => localStorage.setItem(racerKey(race), JSON.stringify(value)),
+  forgetRacer: (race) => localStorage.removeItem(racerKey(race)),
+  host: (race) => localStorage.getItem(hostKey(race)),
+  setHost: (race, token) => localStorage.setItem(hostKey(race), token),
+  name: () => localStorage.getItem("solrace:name") || "",
+  setName: (name) => localStorage.setItem("solrace:name", name),
+  /** Races this browser created or joined, newest first (for the home page). */
+  recent: () => readJSON("solrace:recent") || [],
+  remember(race, game, what) {
+    const old = this.recent();
+    const prev = old.find((r) => r.race === race);
+    const list = old.filter((r) => r.race !== race);
+    // "raced" outranks "created": the home page shows the place of a race we raced.
+    const kind = prev?.what === "raced" ? "raced" : what;
+    list.unshift({ race, game: game || prev?.game || null, what: kind, at: Date.now() });
+    localStorage.setItem("solrace:recent", JSON.stringify(list.slice(0, RECENT_MAX)));
+  },
+};
+
+// --- settings: the player's choices, remembered; pages subscribe to redraw on a change ---
+
+const DEFAULTS = {
+  autoMove: false, // play the server's `safe` foundation moves for the player
+  fourColour: false, // ♦ blue and ♣ green: colour is the whole rule of Scotch
+  sound: false, // one mute switch for every sound
+  pileNames: true, // t1, f1… beside the piles of the player's own board
+};
+const SETTINGS_KEY = "solrace:settings";
+const listeners = new Set();
+
+export const settings = {
+  get(name) {
+    const saved = readJSON(SETTINGS_KEY) || {};
+    return name in saved ? saved[name] : DEFAULTS[name];
+  },
+  set(name, value) {
+    const saved = readJSON(SETTINGS_KEY) || {};
+    saved[name] = value;
+    localStorage.setItem(SETTINGS_KEY, JSON.stringify(saved));
+    applyDocumentSettings();
+    for (const fn of listeners) fn(name, value);
+  },
+  /** Call `fn(name, value)` after every change; returns the function that stops it. */
+  subscribe(fn) {
+    listeners.add(fn);
+    return () => listeners.delete(fn);
+  },
+};
+
+/** Settings that are a matter of the whole page's look: classes on <html>. */
+export function applyDocumentSettings() {
+  document.documentElement.classList.toggle("four-colour", !!settings.get("fourColour"));
+  document.documentElement.classList.toggle("pile-names", !!settings.get("pileNames"));
+}
+
+// Another tab changed a setting: follow it here too.
+window.addEventListener("storage", (e) => {
+  if (e.key !== SETTINGS_KEY) return;
+  applyDocumentSettings();
+  for (const fn of listeners) fn(null, null);
+});

@@ -1,0 +1,217 @@
+"""Live on a bad network: a connection that dies silently is noticed within seconds, the page
+says so, reconnects by itself and sends the pending move again with the same ``seq`` (applied
+exactly once); premoves are queued while a move is in flight; a server that cannot save answers
+``unavailable``, the page says so in a banner and the move goes through once saving works again."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.client.conftest import start_server
+from tests.client.helpers import (
+    WAIT_MS,
+    Bot,
+    Pages,
+    both_widths,
+    one_card_moves,
+    own_legal,
+    own_seq,
+    race_with_bot,
+    scotch_seed_with_foundation_moves,
+    top_card,
+    wait_seq,
+)
+
+NewBot = Callable[[], Bot]
+
+
+def server_moves(base: str, race: str, player: str = "p1") -> int:
+    """The number of actions the server holds for ``player`` (from the race's API)."""
+    with urllib.request.urlopen(f"{base}/api/races/{race}") as res:
+        summary = json.load(res)
+    return next(p for p in summary["players"] if p["player"] == player)["progress"]["moves"]
+
+
+def click_to(page: Any, move: str) -> None:
+    """Click the move's card, then its destination (no waiting for the server)."""
+    src, dst = move.split(">")
+    top_card(page, src).click()
+    page.locator(f'[data-board="own"] [data-pile="{dst}"]').click()
+
+
+def independent_pair(legal: list[str]) -> tuple[str, str]:
+    """Two one-card moves that touch four different piles."""
+    moves = one_card_moves(legal)
+    for a in moves:
+        for b in moves:
+            if not set(a.split(">")) & set(b.split(">")):
+                return a, b
+    raise AssertionError(f"no two independent moves in {legal}")
+
+
+def test_a_silent_network_drop_is_noticed_and_the_move_goes_through_once(
+    pages: Pages, new_bot: NewBot
+) -> None:
+    page, race = race_with_bot(pages, new_bot(), seed=str(scotch_seed_with_foundation_moves()))
+    move = one_card_moves(own_legal(page))[0]
+    seq = own_seq(page)
+    # The network goes away without any close; the racer plays on.
+    page.context.set_offline(True)
+    click_to(page, move)
+    page.wait_for_selector('#conn:is([data-state="offline"], [data-state="reconnecting"])',
+                           timeout=WAIT_MS)
+    page.wait_for_selector(".banner-warn >> text=/offline|reconnecting/i")
+    page.wait_for_selector(
+        f'.action-line >> text="Your move {move} will be sent when the connection is back."')
+    assert own_seq(page) == seq  # the client never applies a move itself
+    both_widths(page, "network-offline")
+    # The network comes back: the move goes through by itself, once.
+    page.context.set_offline(False)
+    wait_seq(page, seq + 1, timeout=WAIT_MS * 2)
+    page.wait_for_selector("#conn:empty", state="attached")
+    page.wait_for_selector(".action-line", state="hidden")
+    assert server_moves(pages.base, race) == seq + 1
+    assert page.evaluate("window.solrace.session.inflight") is None
+
+
+def test_a_socket_that_goes_quiet_is_given_up_and_the_lost_reply_is_not_a_second_move(
+    pages: Pages, new_bot: NewBot
+) -> None:
+    page, race = race_with_bot(pages, new_bot(), seed=str(scotch_seed_with_foundation_moves()))
+    move = one_card_moves(own_legal(page))[0]
+    seq = own_seq(page)
+    # From now on this socket hears nothing: the move reaches the server, its reply is lost.
+    page.evaluate("""() => {
+      const s = window.solrace.session;
+      window.statuses = [];
+      s.addEventListener("status", (e) => window.statuses.push([e.detail, performance.now()]));
+      s.conn.ws.onmessage = null;
+      document.addEventListener("click", () => { window.clickedAt = performance.now(); }, true);
+    }""")
+    click_to(page, move)
+    # The page gives the socket up on its own (no close ever came) within a few seconds,
+    # rejoins, and sends the move again with the same seq: the server does not apply it twice.
+    wait_seq(page, seq + 1, timeout=WAIT_MS * 2)
+    page.wait_for_selector("#conn:empty", state="attached")
+    assert page.evaluate("window.solrace.session.conn.deaths") == 1
+    statuses = page.evaluate("window.statuses")
+    assert [s for s, _ in statuses][:2] == ["reconnecting", "open"], statuses
+    noticed = statuses[0][1] - page.evaluate("window.clickedAt")
+    assert noticed < 8000, f"a dead socket noticed after {noticed:.0f} ms"  # 4.5-5.5 s idle box
+    assert server_moves(pages.base, race) == seq + 1
+    # And play goes on as usual.
+    nxt = one_card_moves(own_legal(page))[0]
+    click_to(page, nxt)
+    wait_seq(page, seq + 2)
+
+
+SLOW_MOVES = """() => {
+  // Moves reach the server 1.5 s late, as on a slow network.
+  const c = window.solrace.session.conn;
+  const send = c.sendRaw.bind(c);
+  c.sendRaw = (m) => m.type === "move" ? setTimeout(() => c.ws && send(m), 1500) : send(m);
+}"""
+
+
+def test_a_premove_is_queued_while_a_move_is_in_flight(pages: Pages, new_bot: NewBot) -> None:
+    page, race = race_with_bot(pages, new_bot(), seed=str(scotch_seed_with_foundation_moves()))
+    first, second = independent_pair(own_legal(page))
+    page.evaluate(SLOW_MOVES)
+    click_to(page, first)
+    # While the first move travels, the second is picked and shown as queued.
+    click_to(page, second)
+    src, dst = second.split(">")
+    page.wait_for_selector(f'[data-board="own"] [data-pile="{src}"] .card.premove')
+    page.wait_for_selector(f'[data-board="own"] [data-pile="{dst}"].premove-target')
+    page.wait_for_selector(f'.action-line >> text=/^Premove: {second}/')
+    both_widths(page, "premove-queued")
+    # The reply comes, the premove is still legal: it is sent at once without another click.
+    page.wait_for_function("window.solrace.session.model.own?.seq === 2", timeout=WAIT_MS * 2)
+    assert server_moves(pages.base, race) == 2
+    page.wait_for_selector(".card.premove", state="detached")
+    # A premove the new position does not allow is dropped, and the page says so.
+    third = one_card_moves(own_legal(page))[0]
+    click_to(page, third)
+    page.fill("#move-input", "t1>t1")
+    page.press("#move-input", "Enter")
+    page.wait_for_selector('.action-line >> text=/Premove: t1>t1/')
+    page.wait_for_selector('.flash >> text="Premove cancelled"', timeout=WAIT_MS * 2)
+    page.wait_for_selector('#announce-polite >> text=/Premove t1>t1 cancelled/', state="attached")
+    assert own_seq(page) == 3
+    # Escape forgets a premove before it goes.
+    fourth = one_card_moves(own_legal(page))[0]
+    click_to(page, fourth)
+    page.fill("#move-input", "t2>t2")
+    page.press("#move-input", "Enter")
+    page.wait_for_selector('.action-line >> text=/Premove: t2>t2/')
+    page.locator('[data-board="own"] [data-pile="t1"]').focus()
+    page.keyboard.press("Escape")
+    assert page.evaluate("window.solrace.session.queued") is None
+    page.wait_for_function("window.solrace.session.model.own?.seq === 4", timeout=WAIT_MS * 2)
+
+
+# ---------------------------------------------------------------- a server that cannot save
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 20 MiB tmpfs for the database, so that the test can fill it."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small filesystem needs root")
+    where = tmp_path / "disk"
+    where.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=20m", "tmpfs", str(where)],
+                          capture_output=True, text=True, check=False)
+    if done.returncode:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def fill(disk: Path) -> Path:
+    """Fill the filesystem to the last byte."""
+    filler = disk / "filler"
+    with open(filler, "wb", buffering=0) as f:
+        for size in (65536, 4096, 1):
+            with contextlib.suppress(OSError):
+                while True:
+                    f.write(b"\0" * size)
+    return filler
+
+
+def test_a_move_the_server_cannot_save_waits_and_goes_through_later(
+    browser: Any, small_disk: Path
+) -> None:
+    serving = start_server(small_disk / "races.db")
+    base = next(serving)
+    pages = Pages(browser, base)
+    bot = Bot(base)
+    try:
+        page, race = race_with_bot(pages, bot, seed=str(scotch_seed_with_foundation_moves()))
+        move = one_card_moves(own_legal(page))[0]
+        filler = fill(small_disk)
+        click_to(page, move)
+        # The write fails: the server answers `unavailable` and tells everyone it is degraded.
+        page.wait_for_selector("#service >> text=/Saving moves is unavailable right now/")
+        page.wait_for_selector('.action-line >> text=/could not be saved yet/')
+        assert own_seq(page) == 0
+        both_widths(page, "service-degraded")
+        filler.unlink()
+        # Saving works again: the banner goes, and the same move (same seq) is applied, once.
+        page.wait_for_selector("#service", state="hidden", timeout=WAIT_MS * 2)
+        page.wait_for_function("window.solrace.session.model.own?.seq === 1", timeout=WAIT_MS * 2)
+        assert server_moves(base, race) == 1
+        assert pages.errors == [], "JavaScript errors in the browser"
+    finally:
+        bot.close()
+        pages.close()
+        serving.close()
