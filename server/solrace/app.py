@@ -32,6 +32,7 @@ from .limits import (
     WRITE_LIMIT,
 )
 from .memory_bus import MemoryBus
+from .solving import Solver
 from .store import Store
 
 if TYPE_CHECKING:  # Redis is imported only when the server runs on it
@@ -61,11 +62,13 @@ class App:
         allow_origins: tuple[str, ...] = (),
         trust_proxy: bool = False,
         http_rate: float = HTTP_RATE,
+        solver: Solver | None = None,
     ) -> None:
         self.store = store
         self.bus: Bus = bus if bus is not None else MemoryBus()
+        self.solver = solver
         self.hub = Hub(store, self.bus, clock, countdown=countdown, max_races=max_races,
-                       max_lobbies=max_lobbies, masking=masking)
+                       max_lobbies=max_lobbies, masking=masking, solver=solver)
         self.output = Output()
         store.on_commit = self.output.uncork
         self.rate_limit = rate_limit
@@ -94,6 +97,8 @@ class App:
     async def stop(self) -> None:
         if self.cluster is not None:
             await self.cluster.stop()
+        if self.solver is not None:
+            await self.solver.stop()
         self.close()
 
     # Shortcuts for tests and tools.
@@ -118,6 +123,8 @@ class App:
         return self.hub.recover()
 
     def close(self) -> None:
+        if self.solver is not None:
+            self.solver.close()
         self.hub.close()
 
     def service(self, healthy: bool) -> None:

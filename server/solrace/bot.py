@@ -1,10 +1,11 @@
 """A bot racer: joins a race (as a bot: every client labels it), says ready, and plays until it
 finishes, resigns or time is up.
 
-Policies: ``random`` (any legal move) and ``greedy`` (a move to a foundation first, else a
-random one). The bot never plays a move that is not in the server's ``legal`` list, gives up
+Policies: ``random`` (any legal move), ``greedy`` (a move to a foundation first, else a
+random one) and ``solver`` (:class:`Planner`: a winning line found by the solver from what the
+bot has seen). The bot never plays a move that is not in the server's ``legal`` list, gives up
 (resigns) when no legal move is left, and stops after ``max_moves`` moves so that a bot stuck
-in a cycle does not run until the time limit.
+in a cycle does not run until the time limit. Its pace is ``delay`` seconds between moves.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ import asyncio
 import contextlib
 import logging
 import random
+import time
 from typing import Any
 
+import solrules
 from websockets.exceptions import ConnectionClosed
 
 from .client import RaceClient, ServerError
@@ -38,6 +41,70 @@ def choose(state: Message, policy: str, rng: random.Random) -> str | None:
     return rng.choice(legal)
 
 
+class Planner:
+    """The ``solver`` policy: plays a line that wins a guess of its own board.
+
+    The bot sees its board as any racer does: face-down cards (and the stock) hidden. It fills
+    them in at random with the cards not on show (:func:`solrules.guess_game`), solves that
+    position (every card known) and plays the winning line, move by move, for as long as the
+    board the server sends is the board the line expects. A card turned up that is not the one
+    guessed is a surprise: it guesses again and solves again from there. With no line found
+    within the budget it plays the solver's first choice (or a card home) for a few moves and
+    then tries again.
+    """
+
+    def __init__(self, rng: random.Random, nodes: int = 200_000, seconds: float = 3.0) -> None:
+        self.rng = rng
+        self.budget = solrules.Budget(nodes, seconds)
+        self.game: solrules.Game | None = None  # the guess, advanced along the line
+        self.line: list[str] = []
+        self.base: str | None = None  # the foundations' base rank, once seen
+        self.wait = 0  # moves to play before solving again after a failed search
+        self.solves = 0
+        self.surprises = 0
+
+    def _base(self, board: Message) -> str | None:
+        if self.base is None:
+            for pile in board["piles"]:
+                if pile["pile"].startswith("f") and pile["cards"] and pile["cards"][0]:
+                    self.base = pile["cards"][0][0]
+                    break
+        return self.base
+
+    def choose(self, state: Message) -> str | None:
+        """The next move (blocking: the search may take up to the budget's seconds)."""
+        legal: list[str] = state["legal"]
+        if not legal:
+            return None
+        board = state["board"]
+        if self.game is not None and self.line and self.game.board() == board:
+            move = self.line.pop(0)
+            if move in legal:
+                self.game.push_text(move)
+                return move
+        if self.game is not None and self.line:
+            self.surprises += 1
+        self.game, self.line = None, []
+        if self.wait > 0:
+            self.wait -= 1
+            return self._fallback(state)
+        guess = solrules.guess_game(board, self.rng, self._base(board))
+        self.solves += 1
+        result = solrules.solve(guess, self.budget, clock=time.perf_counter)
+        if result.verdict == "won" and result.line and result.line[0] in legal:
+            self.game, self.line = guess, list(result.line)
+            move = self.line.pop(0)
+            guess.push_text(move)
+            return move
+        self.wait = 5
+        first = solrules.best_guess(guess)
+        return first if first in legal else self._fallback(state)
+
+    def _fallback(self, state: Message) -> str | None:
+        safe = [m for m in state.get("safe", []) if m in state["legal"]]
+        return safe[0] if safe else choose(state, "greedy", self.rng)
+
+
 async def play(
     url: str | list[str],
     race: str,
@@ -56,6 +123,9 @@ async def play(
     server applies at most once.
     """
     rng = random.Random(seed)
+    planner = Planner(rng) if policy == "solver" else None
+    loop = asyncio.get_running_loop()
+    last = 0.0
     urls = [url] if isinstance(url, str) else list(url)
     moves = 0
     attempt = 0
@@ -75,7 +145,12 @@ async def play(
                 while True:
                     if state["progress"]["foundation"] == state["progress"]["total"]:
                         return state
-                    move = choose(state, policy, rng)
+                    if delay:  # the pace: ``delay`` from one move to the next, thinking included
+                        await asyncio.sleep(max(0.0, last + delay - loop.time()))
+                    if planner is not None:
+                        move = await asyncio.to_thread(planner.choose, state)
+                    else:
+                        move = choose(state, policy, rng)
                     if move is None or moves >= max_moves:
                         await client.resign(race)
                         return state
@@ -89,8 +164,7 @@ async def play(
                             continue
                         raise
                     moves += 1
-                    if delay:
-                        await asyncio.sleep(delay)
+                    last = loop.time()
         except (ConnectionError, ConnectionClosed, OSError, TimeoutError) as exc:
             attempt += 1
             if attempt > 10 * len(urls):

@@ -44,6 +44,11 @@ def _serve(args: argparse.Namespace) -> int:
         bus = RedisBus(client, pid)
     else:
         storage = SQLiteStore(args.db)
+    solver = None
+    if args.hint_seconds > 0 or args.par_seconds > 0:
+        from .solving import Solver
+
+        solver = Solver(hint_seconds=args.hint_seconds, par_seconds=args.par_seconds)
     app = App(
         storage,
         bus,
@@ -57,6 +62,7 @@ def _serve(args: argparse.Namespace) -> int:
         allow_origins=tuple(args.allow_origin),
         trust_proxy=args.trust_proxy,
         http_rate=args.http_rate,
+        solver=solver,
     )
     if redis_url:
         from .cluster import Cluster
@@ -151,7 +157,7 @@ def _bot(args: argparse.Namespace) -> int:
             args.race,
             name=args.name,
             policy=args.policy,
-            delay=args.delay,
+            delay=1 / args.pace if args.pace else args.delay,
             max_moves=args.max_moves,
             token=args.token,
         )
@@ -193,6 +199,11 @@ def parser() -> argparse.ArgumentParser:
                    help="behind a reverse proxy: take client addresses from X-Forwarded-For")
     s.add_argument("--http-rate", type=float, default=HTTP_RATE, metavar="REQS_PER_S",
                    help="HTTP requests per second per client address, bursts of twice that; 0: off")
+    s.add_argument("--hint-seconds", type=float, default=3.0, metavar="SECONDS",
+                   help="the solver's time for one hint (races created with hints); 0: no hints")
+    s.add_argument("--par-seconds", type=float, default=10.0, metavar="SECONDS",
+                   help="the solver's time for the par of a revealed deal not in the "
+                        "catalogue; 0: par of catalogued deals only")
     s.add_argument("--countdown", type=float, default=3.0, help="seconds before the start")
     s.add_argument("--client-dir", default=None, help="serve the browser client from here")
     s.add_argument("--uvloop", action="store_true",
@@ -208,7 +219,12 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--race", required=True)
     b.add_argument("--name", default="bot")
     b.add_argument("--token", default=None, help="resume this racer instead of joining anew")
-    b.add_argument("--policy", choices=["random", "greedy"], default="greedy")
+    b.add_argument("--policy", choices=["random", "greedy", "solver"], default="greedy",
+                   help="random: any legal move; greedy: cards home first; solver: plays a "
+                        "winning line found from what it has seen, planning again when a "
+                        "card turned up is not the one it guessed")
+    b.add_argument("--pace", type=float, default=0.0, metavar="MOVES_PER_S",
+                   help="moves per second (sets --delay to 1/PACE): a bot of chosen speed")
     b.add_argument("--delay", type=float, default=0.2, help="seconds between moves")
     b.add_argument("--max-moves", type=int, default=2000)
     b.add_argument("--log-level", default="WARNING")

@@ -38,7 +38,7 @@ from redis.exceptions import RedisError
 from . import codec
 from .bus import Event
 from .connection import LOCAL
-from .dispatch import NotLoaded
+from .dispatch import Pending
 from .limits import MAX_FOLLOWED
 from .redis_conn import UNITS, key, proc_key, unit_of
 from .redis_store import LEASE_MS
@@ -290,7 +290,7 @@ class Cluster:
             if out is not None and (out.events or out.log):
                 self.hub.record(race, out)
         organizer.adopt(t, races)
-        tout = t.tick(now, organizer.draw)
+        tout = t.tick(now, organizer.drawer(t))
         if tout.log or tout.events:
             organizer.record(t, tout)
         log.warning("took over tournament %s", t.tid)
@@ -505,13 +505,16 @@ class Cluster:
                     session.send(codec.error("unavailable", "the race moved: try again",
                                              cmd.rid))
                     return
-            while True:
+            for attempt in range(3):
                 try:
                     fx = self.hub.dispatcher.handle(session, cmd, self.hub.clock())
                     break
-                except NotLoaded as exc:
-                    if await self.hub.load(exc.race) is None:
-                        raise RaceError("not_found", f"no race {exc.race[:64]!r}") from None
+                except Pending as exc:
+                    if attempt == 2:
+                        raise RaceError("unavailable", "the server is busy with this: try "
+                                        "again") from None
+                    if not await self.hub.prepare(exc):
+                        raise RaceError("not_found", f"no race {unit[:64]!r}") from None
             fx.barrier = True  # to know when its steps ran
             wait = self.hub.run(session, fx)
             if wait is not None:

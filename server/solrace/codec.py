@@ -37,6 +37,8 @@ class Create:
     seed: int | None = None
     rid: Any = None
     public: bool = False  # listed in the lobby of open races
+    hints: bool = False  # racers may ask for hints (counted in the standings)
+    winnable: bool = False  # a secret deal from the catalogue of certified-winnable deals
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,12 @@ class Rematch:
 
 
 @dataclass(frozen=True)
+class Hint:
+    race: str
+    rid: Any = None
+
+
+@dataclass(frozen=True)
 class Ping:
     rid: Any = None
 
@@ -129,7 +137,7 @@ class TournamentCmd:
 
 
 Command = (Create | Join | Watch | Leave | Start | Ready | MoveCmd | Undo | Resign | Rematch
-           | Ping | TournamentCmd)
+           | Hint | Ping | TournamentCmd)
 
 TOURNAMENT_ACTIONS = ("create", "join", "watch", "start", "next", "entry", "pause", "remove",
                       "redeal", "finish", "leave")
@@ -250,6 +258,10 @@ def parse_command(obj: dict[Any, Any]) -> Command:
             except ValueError as exc:
                 raise ProtocolError("bad_message", str(exc), rid) from None
         undo = _bool(obj, "undo", rid)
+        winnable = _bool(obj, "winnable", rid, default=False)
+        if winnable and seed is not None:
+            raise ProtocolError("bad_message", "'winnable' draws a secret seed: leave out 'seed'",
+                                rid)
         return Create(
             game=game,
             players=_int(obj, "players", 1, 8, rid, default=2),
@@ -258,6 +270,8 @@ def parse_command(obj: dict[Any, Any]) -> Command:
             seed=seed,
             rid=rid,
             public=_bool(obj, "public", rid, default=False),
+            hints=_bool(obj, "hints", rid, default=False),
+            winnable=winnable,
         )
     race = _str(obj, "race", MAX_ID, rid)
     if kind == "join":
@@ -284,6 +298,8 @@ def parse_command(obj: dict[Any, Any]) -> Command:
         return Resign(race, rid)
     if kind == "rematch":
         return Rematch(race, rid)
+    if kind == "hint":
+        return Hint(race, rid)
     raise ProtocolError("bad_message", f"unknown message type {kind[:40]!r}", rid)
 
 
@@ -342,6 +358,7 @@ def _tournament_settings(obj: dict[Any, Any], rid: Any) -> dict[str, Any]:
         "gap": _int(obj, "gap", 0, 86400, rid, default=30),
         "code": _str(obj, "code", MAX_ID, rid, required=False),
         "max_entrants": _int(obj, "max_entrants", 2, MAX_ENTRANTS, rid, default=MAX_ENTRANTS),
+        "winnable": _bool(obj, "winnable", rid, default=False),
     }
 
 
@@ -349,7 +366,7 @@ def _tournament_settings(obj: dict[Any, Any], rid: Any) -> dict[str, Any]:
 TYPES: dict[type, str] = {
     Create: "create", Join: "join", Watch: "watch", Leave: "leave", Start: "start",
     Ready: "ready", MoveCmd: "move", Undo: "undo", Resign: "resign", Rematch: "rematch",
-    Ping: "ping",
+    Hint: "hint", Ping: "ping",
 }
 
 

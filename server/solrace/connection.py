@@ -26,7 +26,7 @@ from websockets.protocol import State
 from . import codec
 from .bus import Event, Publishable, Subscription, frame
 from .codec import ProtocolError
-from .dispatch import NotLoaded
+from .dispatch import Pending
 from .limits import EVENT_DELAY, OUT_QUEUE, WRITE_LIMIT
 from .room import RaceError
 
@@ -330,13 +330,19 @@ class Connection:
                 return routed  # type: ignore[no-any-return]
         return self.handle_local(cmd)
 
-    def handle_local(self, cmd: codec.Command) -> asyncio.Future[Any] | None:
-        """Dispatch one command to this process's hub."""
+    def handle_local(self, cmd: codec.Command, again: int = 2) -> asyncio.Future[Any] | None:
+        """Dispatch one command to this process's hub. A command that needs something first
+        (a race loaded from the store, a hint worked out) waits for it, off the event loop,
+        and is dispatched again (``again`` times at most)."""
         hub = self.hub
         try:
             fx = hub.dispatcher.handle(self, cmd, hub.clock())
-        except NotLoaded as exc:
-            return asyncio.ensure_future(self._load_then(exc.race, cmd, exc.tournament))
+        except Pending as exc:
+            if again:
+                return asyncio.ensure_future(self._prepare_then(exc, cmd, again - 1))
+            hub.reply_later(self, codec.error("unavailable", "the server is busy with this: "
+                                              "try again", cmd.rid))
+            return None
         except (RaceError, ProtocolError) as exc:
             hub.reply_later(self, codec.error(exc.code, exc.message, getattr(exc, "rid", None)
                                               or cmd.rid))
@@ -348,24 +354,22 @@ class Connection:
             return None
         return hub.run(self, fx)
 
-    async def _load_then(self, race_id: str, cmd: codec.Command, tournament: bool = False
-                         ) -> None:
-        """Load a race (or a tournament) that is not in memory (off the event loop), then
-        dispatch again."""
-        found: object
+    async def _prepare_then(self, pending: Pending, cmd: codec.Command, again: int) -> None:
+        """Do what the command waits for (see :meth:`Hub.prepare`), then dispatch it again."""
         try:
-            if tournament:
-                found = await self.hub.load_tournament(race_id)
-            else:
-                found = await self.hub.load(race_id)
+            found = await self.hub.prepare(pending)
+        except RaceError as exc:
+            self.hub.reply_later(self, codec.error(exc.code, exc.message, cmd.rid))
+            return
         except Exception:
-            log.exception("cannot load %s", race_id)
-            found = None
-        if found is None:
-            what = "tournament" if tournament else "race"
+            log.exception("cannot prepare %s", type(pending).__name__)
+            found = False
+        if not found:
+            what = "tournament" if getattr(pending, "tournament", False) else "race"
+            race_id = getattr(pending, "race", "")
             self.hub.reply_later(self, codec.error("not_found", f"no {what} {race_id[:64]!r}",
                                                    cmd.rid))
             return
-        barrier = self.handle_local(cmd)
+        barrier = self.handle_local(cmd, again)
         if barrier is not None:
             await barrier

@@ -42,13 +42,34 @@ class Session(Protocol):
     follows: dict[str, bool]
 
 
-class NotLoaded(Exception):
+class Pending(Exception):
+    """The command needs something the dispatcher cannot wait for: the caller awaits
+    ``hub.prepare(exc)``, then dispatches the command again."""
+
+
+class NotLoaded(Pending):
     """The race (or tournament) is not in memory: load it, then dispatch the command again."""
 
     def __init__(self, race: str, tournament: bool = False) -> None:
         super().__init__(race)
         self.race = race
         self.tournament = tournament
+
+
+class NeedsHint(Pending):
+    """A hint for this racer at this position (``seq``) has not been worked out yet: the
+    solver works it out from the racer's actions (see :mod:`solrace.assist`)."""
+
+    def __init__(self, race: str, player: str, seq: int, game: str, seed: int,
+                 actions: list[str], address: str) -> None:
+        super().__init__(race)
+        self.race = race
+        self.player = player
+        self.seq = seq
+        self.game = game
+        self.seed = seed
+        self.actions = actions
+        self.address = address
 
 
 # ------------------------------------------------------------------------------- steps
@@ -141,8 +162,17 @@ class Effects:
     tcreated: bool = False  # ``tournament`` is new
 
 
+RaceCommand = (codec.Join | codec.Watch | codec.Leave | codec.Start | codec.Ready
+               | codec.MoveCmd | codec.Undo | codec.Resign | codec.Rematch | codec.Hint)
+
+
 class Dispatcher:
-    """Turns commands into effects against the races the hub holds in memory."""
+    """Turns commands into effects against the races the hub holds in memory.
+
+    A transition found due while handling a command (the time limit passed, its timer has not
+    fired yet) goes first; if the command is then refused (a move just after the time limit),
+    the effects still record the transition, and the refusal is their reply.
+    """
 
     def __init__(self, hub: Hub, token: Callable[[], str], race_id: Callable[[], str]) -> None:
         self.hub = hub
@@ -170,9 +200,21 @@ class Dispatcher:
                 return self.tournament(session, cmd, now)
             except TournamentError as exc:
                 raise RaceError(exc.code, exc.message) from None
-        race_id = cmd.race
-        race = self.hub.races.get(race_id) or self.lookup(race_id)
-        outcomes = [race.tick(now)] if race.due(now) else []  # a transition due goes first
+        race = self.hub.races.get(cmd.race) or self.lookup(cmd.race)
+        if not race.due(now) or not self.hub.store.healthy:
+            return self._on_race(session, cmd, race, [], now)
+        outcomes = [race.tick(now)]  # a transition due goes first
+        try:
+            return self._on_race(session, cmd, race, outcomes, now)
+        except RaceError as exc:  # refused, but the transition happened: record it
+            error = codec.error(exc.code, exc.message, cmd.rid)
+        except Pending:  # a hint just as the race started: record the start first
+            error = codec.error("unavailable", "the race just started: ask again", cmd.rid)
+        return Effects(race, outcomes, [EMIT, Reply(error)], cmd.rid)
+
+    def _on_race(self, session: Session, cmd: RaceCommand, race: Race,
+                 outcomes: list[Outcome], now: int) -> Effects:
+        race_id = race.race
         player = session.players.get(race_id)
         if isinstance(cmd, (codec.MoveCmd, codec.Undo)):  # the hot path: keep it short
             if not self.hub.store.healthy:
@@ -185,8 +227,6 @@ class Dispatcher:
             outcomes.append(out)
             steps: list[Step] = [Reply(messages.state(race, out.acted, cmd.rid)), EMIT]
             return Effects(race, outcomes, steps, cmd.rid)
-        if outcomes:
-            self._writable()
         fx = Effects(race, outcomes, [], cmd.rid)
         if isinstance(cmd, codec.Join):
             return self.join(session, fx, race, cmd, now)
@@ -201,6 +241,8 @@ class Dispatcher:
             return fx
         if isinstance(cmd, codec.Rematch):
             return self.rematch(session, fx, race, player, now)
+        if isinstance(cmd, codec.Hint):
+            return self.hint(session, fx, race, player, now)
         self._writable()
         if isinstance(cmd, codec.Start):
             fx.outcomes.append(race.start(cmd.token, now))
@@ -242,7 +284,8 @@ class Dispatcher:
             raise codec.ProtocolError(
                 "bad_message", f"unknown game; one of {', '.join(solrules.GAMES)}", cmd.rid
             )
-        options = Options(cmd.players, cmd.time_limit, cmd.undo, cmd.public)
+        options = Options(cmd.players, cmd.time_limit, cmd.undo, cmd.public, cmd.hints,
+                          cmd.winnable)
         race = self._new_race(session, cmd.game, options, cmd.seed, now)
         return Effects(race=race, created=race, rid=cmd.rid, barrier=True,
                        steps=[Reply(messages.created(race, cmd.rid))])
@@ -257,7 +300,7 @@ class Dispatcher:
         race = Race(
             self.race_id(),
             game,
-            seed if seed is not None else self.hub.new_seed(),
+            seed if seed is not None else self.hub.assist.draw(game, options.winnable),
             self.hub.new_salt(),
             options,
             now,
@@ -291,6 +334,21 @@ class Dispatcher:
         fx.created = new
         fx.steps += [Reply(reply), Announce(race.race, offer)]
         fx.barrier = True
+        return fx
+
+    def hint(
+        self, session: Session, fx: Effects, race: Race, player: str | None, now: int
+    ) -> Effects:
+        """A move for the racer from a winning line (see :mod:`solrace.assist`), counted in
+        the standings; NeedsHint until it has been worked out."""
+        racer = race.may_hint(player)
+        assist = self.hub.assist
+        answer = assist.answer(race, racer.player, racer.seq)
+        if answer is None:
+            raise assist.need(race, racer.player, session.address)
+        self._writable()
+        fx.outcomes.append(race.hint(racer.player, now))
+        fx.steps += [Reply(messages.hint(race, racer.player, answer, fx.rid)), EMIT]
         return fx
 
     # ------------------------------------------------------------ tournaments
@@ -350,7 +408,7 @@ class Dispatcher:
             return fx
         self._writable()
         token = cmd.token or ""
-        draw = organizer.draw
+        draw = organizer.drawer(t)
         if cmd.action == "start":
             fx.touts.append(t.start(token, now, draw))
         elif cmd.action == "next":

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from . import codec, messages
+from .assist import Assist
 from .bus import Bus, Event, Publishable
 from .dispatch import (
     Announce,
@@ -31,6 +32,9 @@ from .dispatch import (
     Effects,
     Emit,
     Follow,
+    NeedsHint,
+    NotLoaded,
+    Pending,
     Reply,
     Seats,
     Session,
@@ -50,6 +54,7 @@ from .limits import (
 )
 from .organizer import Organizer
 from .room import Outcome, Race
+from .solving import Solver
 from .store import Store
 from .timers import Deadlines, Throttle
 from .tournament import Tournament
@@ -93,6 +98,7 @@ class Hub:
         max_races: int = MAX_RACES,
         max_lobbies: int = MAX_LOBBIES,
         masking: bool = True,
+        solver: Solver | None = None,
     ) -> None:
         self.store = store
         self.bus = bus
@@ -128,6 +134,7 @@ class Hub:
         }
         self.dispatcher = Dispatcher(self, self.new_token, self.new_race_id)
         self.organizer = Organizer(self)
+        self.assist = Assist(self, solver)
         self._probing = False
         self._tasks: set[asyncio.Future[None]] = set()
         store.on_failure = self.on_store_failure
@@ -136,10 +143,6 @@ class Hub:
     @staticmethod
     def new_token() -> str:
         return secrets.token_urlsafe(24)
-
-    @staticmethod
-    def new_seed() -> int:
-        return secrets.randbits(64)
 
     @staticmethod
     def new_salt() -> str:
@@ -165,6 +168,7 @@ class Hub:
         store = self.store
         if fx.created is not None:
             self.races[fx.created.race] = fx.created
+            self.assist.known(fx.created)
             store.add_race(fx.created)
         if race is not None:
             for out in fx.outcomes:
@@ -267,6 +271,8 @@ class Hub:
         if out.finished:
             self._retire(race)
             self.organizer.race_over(race)
+            if race.revealed:
+                self.assist.revealed(race.deal.races)
         elif out.events:
             self.deadlines.set(race_id, race.next_deadline())
             if out.started or out.views:
@@ -372,8 +378,11 @@ class Hub:
         for player, count in self.online.get(race.race, {}).items():
             if player in race.racers:
                 race.racers[player].connections = count
+        self.assist.known(race)
         if race.status == "finished":
             self._cache(race)
+            if race.revealed:
+                self.assist.revealed([race])
         else:
             self.races[race.race] = race
             self.deadlines.set(race.race, race.next_deadline())
@@ -451,6 +460,17 @@ class Hub:
         self._adopt(race)
         return race
 
+    async def prepare(self, pending: Pending) -> bool:
+        """Do what a command was waiting for (load its race or tournament, work out a hint);
+        False if the race or tournament does not exist. RaceError if it cannot be done."""
+        if isinstance(pending, NotLoaded):
+            if pending.tournament:
+                return await self.load_tournament(pending.race) is not None
+            return await self.load(pending.race) is not None
+        assert isinstance(pending, NeedsHint)
+        await self.assist.hint(pending)
+        return True
+
     async def load_tournament(self, tid: str) -> Tournament | None:
         """A tournament from memory or, with its races, from the store; None if unknown."""
         t = self.organizer.tournaments.get(tid)
@@ -513,7 +533,7 @@ class Hub:
                 if held is not None:
                     races.append(held)
             self.organizer.adopt(t, races)
-            tout = t.tick(now, self.organizer.draw)
+            tout = t.tick(now, self.organizer.drawer(t))
             if tout.log or tout.events:
                 self.organizer.record(t, tout)
         self.store.commit()

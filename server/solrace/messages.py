@@ -25,6 +25,8 @@ def event(race: Race, ev: RaceEvent) -> Message:
     if ev.kind == "race_over" and race.revealed:
         msg["seed"] = str(race.seed)
         msg["salt"] = race.salt
+        if race.par is not None:
+            msg["par"] = race.par
     return msg
 
 
@@ -90,6 +92,7 @@ def player_entry(race: Race, racer: Racer) -> Message:
         "place": racer.place,
         "time_ms": race.time_ms(racer),
         "resigned": racer.resigned,
+        "hints": racer.hints,
         "connected": racer.connections > 0,
     }
 
@@ -123,6 +126,8 @@ def snapshot(
     if race.revealed:
         msg["seed"] = str(race.seed)
         msg["salt"] = race.salt
+        if race.par is not None:
+            msg["par"] = race.par
     if rid is not None:
         msg["rid"] = rid
     return msg
@@ -148,6 +153,8 @@ def summary(race: Race, masking: bool = True) -> Message:
     if revealed:
         out["seed"] = str(race.seed)
         out["salt"] = race.salt
+        if race.par is not None:
+            out["par"] = race.par
     return out
 
 
@@ -199,6 +206,21 @@ def listing(race: Race) -> Message:
         "created_at": race.created_at,
         "starts_at": race.starts_at,
     }
+
+
+def par(race: Race) -> Message:
+    """The deal's par, worked out after the deal was revealed (unnumbered)."""
+    return {"type": "par", "race": race.race, "par": race.par}
+
+
+def hint(race: Race, player: str, answer: Message, rid: Any = None) -> Message:
+    msg: Message = {"type": "hint", "race": race.race, "move": answer.get("move"),
+                    "source": answer.get("source", "heuristic"),
+                    "lost": bool(answer.get("lost", False)),
+                    "hints": race.racers[player].hints}
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
 
 
 def presence(race: Race, player: str) -> Message:
@@ -271,8 +293,11 @@ def seat(t: Tournament, round_: int, race: Race, player: str) -> Message:
 def reveal(race: Race) -> Message:
     """The deal of a race that ended before the rest of its round, now that all have."""
     race.v += 1
-    return {"type": "reveal", "race": race.race, "v": race.v, "seed": str(race.seed),
-            "salt": race.salt}
+    msg = {"type": "reveal", "race": race.race, "v": race.v, "seed": str(race.seed),
+           "salt": race.salt}
+    if race.par is not None:
+        msg["par"] = race.par
+    return msg
 
 
 def standings_csv(t: Tournament) -> str:

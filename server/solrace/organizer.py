@@ -21,7 +21,7 @@ from .bus import Event
 from .reveal import Deal
 from .room import Options, Race
 from .timers import Deadlines
-from .tournament import RacePlan, Result, Tournament, TOutcome
+from .tournament import Draw, RacePlan, Result, Tournament, TOutcome
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -39,9 +39,10 @@ class Organizer:
         self.seats: dict[str, tuple[str, int, dict[str, str]]] = {}
         self.deadlines = Deadlines(hub.clock, self._on_deadline)
 
-    @staticmethod
-    def draw() -> int:
-        return secrets.randbits(64)
+    def drawer(self, t: Tournament) -> Draw:
+        """The tournament's source of new deals: secret seeds (winnable ones if it asks)."""
+        winnable = t.settings.winnable
+        return lambda game: self.hub.assist.draw(game, winnable)
 
     # ------------------------------------------------------------- writing
     def queue(self, t: Tournament, out: TOutcome, now: int) -> None:
@@ -61,10 +62,12 @@ class Organizer:
         s = t.settings
         race = Race(
             plan.race, plan.game, plan.seed, secrets.token_hex(16),
-            Options(len(plan.entrants), s.time_limit, True, False), now, t.host_token,
+            Options(len(plan.entrants), s.time_limit, True, False, False, s.winnable), now,
+            t.host_token,
             countdown_ms=self.hub.countdown_ms, seated_until=now + s.grace * 1000,
             forfeit=plan.forfeit,
         )
+        self.hub.assist.known(race)
         self.hub.store.add_race(race)
         seats: dict[str, str] = {}
         log_entries = []
@@ -156,7 +159,7 @@ class Organizer:
         if not self.hub.store.healthy:
             self.deadlines.set(tid, self.hub.clock() + 1000)
             return
-        out = t.tick(self.hub.clock(), self.draw)
+        out = t.tick(self.hub.clock(), self.drawer(t))
         if out.log or out.events:
             self.record(t, out)
 

@@ -145,7 +145,7 @@ def _fields(race: Race) -> list[Any]:
         "time_limit": o.time_limit, "undo": int(o.undo), "public": int(o.public),
         "created_at": race.created_at, "host_token": race.host_token,
         "countdown_ms": race.countdown_ms, "seed_chosen": int(race.seed_chosen),
-        "forfeit": int(race.forfeit),
+        "forfeit": int(race.forfeit), "hints": int(o.hints), "winnable": int(o.winnable),
     }
     if race.seated_until is not None:
         values["seated_until"] = race.seated_until
@@ -158,7 +158,8 @@ def build(fields: dict[bytes, bytes], entries: list[bytes], race_id: str) -> Rac
     f = {k.decode(): v.decode() for k, v in fields.items()}
     race = Race(
         race_id, f["game"], int(f["seed"]), f["salt"],
-        Options(int(f["players"]), int(f["time_limit"]), f["undo"] == "1", f["public"] == "1"),
+        Options(int(f["players"]), int(f["time_limit"]), f["undo"] == "1", f["public"] == "1",
+                f.get("hints") == "1", f.get("winnable") == "1"),
         int(f["created_at"]), f["host_token"], countdown_ms=int(f["countdown_ms"]),
         seed_chosen=f["seed_chosen"] == "1",
         seated_until=int(f["seated_until"]) if "seated_until" in f else None,

@@ -50,15 +50,17 @@ class Options:
     time_limit: int = 600  # seconds
     undo: bool = True
     public: bool = False  # listed among the open races of the home page
+    hints: bool = False  # racers may ask for hints (``hint``), counted in the standings
+    winnable: bool = False  # the secret deal was drawn from the catalogue of winnable deals
 
     def as_dict(self) -> Message:
         return {"players": self.players, "time_limit": self.time_limit, "undo": self.undo,
-                "public": self.public}
+                "public": self.public, "hints": self.hints, "winnable": self.winnable}
 
 
 class LogEntry(NamedTuple):
     """One durable fact about a race, in order. ``kind`` is one of join, ready, start, move,
-    undo, resign, abandon; ``data`` is the name, token (and bot flag) for join, the move text
+    undo, resign, abandon, hint; ``data`` is the name, token (and bot flag) for join, the move text
     for move. (A named tuple: one is made for every move, and a frozen dataclass costs several
     times more.)"""
 
@@ -127,6 +129,8 @@ class Racer:
     place: int | None = None
     resigned: bool = False
     reached_at: int = 0  # when the foundation count last changed (tie-break)
+    hints: int = 0  # hints asked for (each position counts once)
+    hint_seq: int = -1  # the seq of the position of the last hint
     connections: int = 0  # live connections bound to this racer (not durable)
 
     @property
@@ -188,6 +192,10 @@ class Race:
         self.creator: tuple[str, int] | None = None
         #: The race a rematch of this one created, once someone asked (not durable).
         self.rematch: str | None = None
+        #: The solver's verdict on the deal, shown once it is revealed: ``{"verdict": "won",
+        #: "moves": N}``, ``{"verdict": "lost"}`` or ``{"verdict": "unknown"}``; None until
+        #: known (not durable: the hub works it out again).
+        self.par: dict[str, Any] | None = None
         self.commitment = commitment(game, seed, salt)
         self.status: Status = "lobby"
         self.v = 0
@@ -258,6 +266,7 @@ class Race:
                     "time_ms": self.time_ms(racer),
                     "resigned": racer.resigned,
                     "bot": racer.bot,
+                    "hints": racer.hints,
                 }
             )
         if self.status == "finished":
@@ -478,6 +487,34 @@ class Race:
             out.extend(self._maybe_over(now))
         return out
 
+    def may_hint(self, player: str | None) -> Racer:
+        """The racer, if he may be given a hint now (RaceError otherwise)."""
+        racer = self.racer(player)
+        if not self.options.hints:
+            raise RaceError("forbidden", "this race does not allow hints")
+        if self.status != "running":
+            raise RaceError("race_not_running", f"the race is {self.status}")
+        if racer.done:
+            raise RaceError("race_not_running", "you are no longer racing")
+        if racer.hints >= MAX_ACTIONS:
+            raise RaceError("limit_reached", f"a racer gets at most {MAX_ACTIONS} hints")
+        return racer
+
+    def hint(self, player: str | None, now: int) -> Outcome:
+        """Count a hint given to the racer at his current position (a second hint at the same
+        position is the same hint: not counted again). Everyone sees the count (``hinted``);
+        the hint itself goes to the racer only."""
+        racer = self.may_hint(player)
+        if racer.hint_seq == racer.seq:
+            return Outcome(acted=racer.player)
+        racer.hints += 1
+        racer.hint_seq = racer.seq
+        return Outcome(
+            events=[self._event("hinted", player=racer.player, hints=racer.hints)],
+            log=[self._log(now, "hint", racer.player)],
+            acted=racer.player,
+        )
+
     def still_racing(self) -> list[Racer]:
         """Racers who have neither finished nor resigned."""
         return [r for r in self.racers.values() if not r.done]
@@ -527,5 +564,7 @@ class Race:
             self.resign(player, entry.at)
         elif kind == "abandon":
             self.abandon(entry.at)
+        elif kind == "hint":
+            self.hint(player, entry.at)
         else:
             raise ValueError(f"unknown log entry {kind!r}")

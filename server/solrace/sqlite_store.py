@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import sqlite3
@@ -29,95 +28,27 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from .codec import encode_json
-from .room import LogEntry, Options, Race
+from .room import LogEntry, Race
+from .sqlite_schema import (
+    COLUMNS,
+    INSERT_RACE,
+    MIGRATIONS,
+    SCHEMA,
+    build_race,
+    build_tournament,
+    create_private,
+    dumps,
+    race_row,
+)
 from .store import Callback, Failure, OnFailure, committed, failed
-from .tournament import Settings, TLogEntry, Tournament
+from .tournament import TLogEntry, Tournament
 
 log = logging.getLogger(__name__)
 
 #: Commits between two looks at the WAL file's size (see Storage._maybe_checkpoint).
 CHECK_WAL_EVERY = 16
 
-
-def _create_private(path: str) -> None:
-    """Create the database file readable by its owner only (it holds racer tokens and secret
-    seeds); SQLite gives its -wal and -shm files the same mode."""
-    if path != ":memory:" and not os.path.exists(path):
-        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
-
-
-def dumps(data: Any) -> str:
-    """A log entry's data as JSON text."""
-    return encode_json(data).decode()
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS races (
-    race TEXT PRIMARY KEY,
-    game TEXT NOT NULL,
-    seed TEXT NOT NULL,
-    salt TEXT NOT NULL,
-    players INTEGER NOT NULL,
-    time_limit INTEGER NOT NULL,
-    undo INTEGER NOT NULL,
-    created_at INTEGER NOT NULL,
-    host_token TEXT NOT NULL,
-    countdown_ms INTEGER NOT NULL,
-    finished_at INTEGER,
-    seed_chosen INTEGER NOT NULL DEFAULT 0,
-    public INTEGER NOT NULL DEFAULT 0,
-    seated_until INTEGER,
-    forfeit INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS log (
-    race TEXT NOT NULL,
-    n INTEGER NOT NULL,
-    at INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    player TEXT,
-    data TEXT,
-    PRIMARY KEY (race, n)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS journal (
-    id INTEGER PRIMARY KEY,
-    race TEXT NOT NULL,
-    n INTEGER NOT NULL,
-    at INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    player TEXT,
-    data TEXT
-);
-CREATE INDEX IF NOT EXISTS races_unfinished ON races (finished_at) WHERE finished_at IS NULL;
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS tournaments (
-    tournament TEXT PRIMARY KEY,
-    settings TEXT NOT NULL,
-    host_token TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    finished_at INTEGER
-);
-CREATE TABLE IF NOT EXISTS tlog (
-    tournament TEXT NOT NULL,
-    n INTEGER NOT NULL,
-    at INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    data TEXT,
-    PRIMARY KEY (tournament, n)
-) WITHOUT ROWID;
-"""
-
-COLUMNS = ("race, game, seed, salt, players, time_limit, undo, created_at, host_token, "
-           "countdown_ms, finished_at, seed_chosen, public, seated_until, forfeit")
-
-#: Columns added since the first schema, for databases made before them.
-MIGRATIONS = {
-    "seed_chosen": "ALTER TABLE races ADD COLUMN seed_chosen INTEGER NOT NULL DEFAULT 0",
-    "public": "ALTER TABLE races ADD COLUMN public INTEGER NOT NULL DEFAULT 0",
-    "seated_until": "ALTER TABLE races ADD COLUMN seated_until INTEGER",
-    "forfeit": "ALTER TABLE races ADD COLUMN forfeit INTEGER NOT NULL DEFAULT 0",
-}
 
 #: Journal rows after which they are copied into ``log`` (see SQLiteStore).
 ARCHIVE_ROWS = 1024
@@ -206,7 +137,7 @@ class SQLiteStore:
     def _open(self) -> None:
         """Open the database for writing: schema, migrations, and what a previous run left in
         the journal moved into ``log``."""
-        _create_private(self.path)
+        create_private(self.path)
         db = self._connect(writable=True)
         db.executescript(SCHEMA)
         columns = {row[1] for row in db.execute("PRAGMA table_info(races)")}
@@ -251,24 +182,7 @@ class SQLiteStore:
     def add_race(self, race: Race) -> None:
         batch = self._current()
         batch.first_n.setdefault(race.race, None)
-        batch.races.append(
-            (
-                race.race,
-                race.game,
-                str(race.seed),
-                race.salt,
-                race.options.players,
-                race.options.time_limit,
-                int(race.options.undo),
-                race.created_at,
-                race.host_token,
-                race.countdown_ms,
-                int(race.seed_chosen),
-                int(race.options.public),
-                race.seated_until,
-                int(race.forfeit),
-            )
-        )
+        batch.races.append(race_row(race))
         self._next_n[race.race] = 0
 
     def append(self, entries: list[LogEntry]) -> None:
@@ -308,17 +222,7 @@ class SQLiteStore:
         batch.tfinished.append((at, tid))
 
     def _build_tournament(self, db: sqlite3.Connection, row: tuple[object, ...]) -> Tournament:
-        tid, settings, host, created_at, _finished = row
-        t = Tournament(str(tid), Settings.from_record(json.loads(str(settings))), str(host),
-                       int(str(created_at)))
-        n = 0
-        for at, kind, data, n in db.execute(
-                "SELECT at, kind, data, n FROM tlog WHERE tournament = ? ORDER BY n", (tid,)):
-            try:
-                t.replay(TLogEntry(t.tid, at, kind, None if data is None else json.loads(data)))
-            except Exception as exc:
-                log.warning("tournament %s: log entry %d skipped (%s)", tid, n, exc)
-            n += 1
+        t, n = build_tournament(db, row)
         self._next_tn.setdefault(t.tid, n)
         return t
 
@@ -366,12 +270,7 @@ class SQLiteStore:
         try:
             db.execute("BEGIN")
             if batch.races:
-                db.executemany(
-                    "INSERT INTO races (race, game, seed, salt, players, time_limit, undo, "
-                    "created_at, host_token, countdown_ms, seed_chosen, public, seated_until, "
-                    "forfeit) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    batch.races,
-                )
+                db.executemany(INSERT_RACE, batch.races)
             if batch.log:
                 db.executemany(
                     "INSERT INTO journal (race, n, at, kind, player, data) VALUES (?,?,?,?,?,?)",
@@ -552,39 +451,9 @@ class SQLiteStore:
 
     # ------------------------------------------------------------------- reads
     def _build(self, db: sqlite3.Connection, row: tuple[object, ...]) -> Race:
-        """Rebuild a race by replaying its log. An entry that cannot be applied (a damaged
-        row) is logged and skipped: one bad row never loses a whole race."""
-        (race_id, game, seed, salt, players, time_limit, undo, created_at, host, cd,
-         finished_at, seed_chosen, public, seated_until, forfeit) = row
-        race = Race(
-            str(race_id),
-            str(game),
-            int(str(seed)),
-            str(salt),
-            Options(int(str(players)), int(str(time_limit)), bool(undo), bool(public)),
-            int(str(created_at)),
-            str(host),
-            countdown_ms=int(str(cd)),
-            seed_chosen=bool(seed_chosen),
-            seated_until=None if seated_until is None else int(str(seated_until)),
-            forfeit=bool(forfeit),
-        )
-        n = 0
-        for at, kind, player, data, n in db.execute(
-            "SELECT at, kind, player, data, n FROM log WHERE race = ? UNION ALL "
-            "SELECT at, kind, player, data, n FROM journal WHERE race = ? ORDER BY 5",
-            (race_id, race_id),
-        ):
-            try:
-                value = None if data is None else json.loads(data)
-                race.replay(LogEntry(race.race, at, kind, player, value))
-            except Exception as exc:
-                log.warning("race %s: log entry %d skipped (%s: %s)", race_id, n, kind, exc)
-            n += 1
-        if finished_at is None:
+        race, n = build_race(db, row)
+        if row[10] is None:  # finished_at: a race still running goes on writing its log
             self._next_n.setdefault(race.race, n)
-        else:
-            race.tick(int(str(finished_at)))  # a race ended by its time limit has no log entry
         return race
 
     def exists(self, race_id: str) -> bool:

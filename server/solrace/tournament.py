@@ -33,7 +33,7 @@ from .limits import MAX_ENTRANTS, MAX_RACERS
 
 Status = Literal["entry", "running", "finished"]
 Message = dict[str, Any]
-Draw = Callable[[], int]
+Draw = Callable[[str], int]  # a new secret seed for a deal of this game
 
 
 class TournamentError(Exception):
@@ -58,6 +58,7 @@ class Settings:
     gap: int = 30  # seconds between rounds (0: only the host starts the next one)
     code: str | None = None
     max_entrants: int = MAX_ENTRANTS
+    winnable: bool = False  # every deal from the catalogue of certified-winnable deals
 
     def as_dict(self) -> Message:
         """As anyone may see them (whether there is an entry code, not the code)."""
@@ -68,7 +69,8 @@ class Settings:
         return {"name": self.name, "format": self.format, "games": list(self.games),
                 "rounds": self.rounds, "best_of": self.best_of, "race_size": self.race_size,
                 "time_limit": self.time_limit, "grace": self.grace, "gap": self.gap,
-                "code": self.code, "max_entrants": self.max_entrants}
+                "code": self.code, "max_entrants": self.max_entrants,
+                "winnable": self.winnable}
 
     @classmethod
     def from_record(cls, record: Message) -> Settings:
@@ -358,7 +360,7 @@ class Tournament:
         if self.settings.format == "knockout":
             raise TournamentError("bad_message", "a knockout deals a fresh deal every game: "
                                   "re-deal is for rounds")
-        seed = draw()
+        seed = draw(self.game_of(number))
         entry = {"round": number, "seed": seed, "void": list(old.races),
                  "races": self._seat_round(number, seed, [e for r in old.races
                                                           for e in old.seats[r]])}
@@ -402,7 +404,7 @@ class Tournament:
         number = len(self.rounds) + 1
         if number > self.total_rounds:
             return self._finish(now)
-        seed = draw()
+        seed = draw(self.game_of(number))
         entry = {"round": number, "seed": seed,
                  "races": self._seat_round(number, seed, [e.entrant for e in self.active()])}
         out = TOutcome(log=[self._log(now, "round", entry)])
@@ -505,7 +507,7 @@ class Tournament:
         for match in self._open_matches(level):
             self.race_count += 1
             race = f"{self.tid}-{self.race_count}"
-            seeds[race] = draw()
+            seeds[race] = draw(self.game_of(level))
             races.append([race, list(match.entrants)])
             matches[race] = match.match
         entry = {"round": level, "races": races, "seeds": seeds, "matches": matches}

@@ -30,7 +30,16 @@ from .deal import check_seed, shuffled_cards
 from .games.quadruple_canfield import QuadrupleCanfield
 from .games.scotch import Scotch
 from .games.yukon import Yukon
-from .solver import Budget, SearchProgress, SolveResult, Verdict, safe_moves, solve
+from .sample import guess_game, sample_unseen
+from .solver import (
+    Budget,
+    SearchProgress,
+    SolveResult,
+    Verdict,
+    best_guess,
+    safe_moves,
+    solve,
+)
 
 __all__ = [
     "GAMES",
@@ -54,12 +63,15 @@ __all__ = [
     "Tableau",
     "Verdict",
     "Yukon",
+    "best_guess",
     "card_name",
     "card_text",
+    "guess_game",
     "new_game",
     "parse_card",
     "parse_position",
     "safe_moves",
+    "sample_unseen",
     "solve",
 ]
 

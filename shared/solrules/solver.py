@@ -56,6 +56,7 @@ __all__ = [
     "SearchProgress",
     "SolveResult",
     "Verdict",
+    "best_guess",
     "safe_moves",
     "solve",
 ]
@@ -377,3 +378,25 @@ def safe_moves(game: Game) -> list[str]:
     if game.name == "quadruple-canfield":
         return canfield_safe_moves(game)
     return []
+
+
+def best_guess(game: Game) -> str | None:
+    """The move the solver would try first from here (its move ordering, or for a best-first
+    engine the move to the best-scored position), without searching: a heuristic for when no
+    line is known. None when no move is legal, or when every legal move is one the solver
+    never tries (it leads nowhere new: a group moved back and forth, say)."""
+    engine = _engine(game)
+    moves = engine.moves()
+    if not moves:
+        return None
+    best = moves[0]
+    score = getattr(engine, "score", None)
+    if score is not None:
+        top = None
+        for move in moves:
+            record = engine.apply(move)
+            value = score()
+            engine.undo(record)
+            if top is None or value > top:
+                top, best = value, move
+    return engine.text(best)

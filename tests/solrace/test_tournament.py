@@ -22,7 +22,7 @@ T0 = 1_800_000_000_000
 
 def seeds() -> Any:
     counter = itertools.count(1000)
-    return lambda: next(counter)
+    return lambda game: next(counter)
 
 
 def entered(fmt: str, n: int, **kw: Any) -> tuple[Tournament, list[TLogEntry]]:

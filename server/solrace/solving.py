@@ -1,0 +1,229 @@
+"""The solver service: hints and par, worked out in a separate process.
+
+:class:`Solver` owns one worker process (:mod:`solrace.solve_worker`, started when first needed,
+at a lower priority) and feeds it one job at a time: hints first, then par. Each job has a
+budget (nodes and seconds), so a job's CPU is bounded; the queue is bounded too (a hint asked
+when it is full gets ``unavailable``; a par that does not fit is left unknown). A worker that
+dies or overruns its budget by far is killed and started again, and its job answered with an
+error: the server never waits on it for long.
+
+Par (the solver's line length for a deal, "unwinnable" when proved lost) is cached per deal;
+a deal drawn from the catalogue of winnable deals has its par already (see
+:mod:`solrace.deals`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import itertools
+import logging
+import os
+import struct
+import sys
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import solrules
+
+log = logging.getLogger(__name__)
+
+Par = dict[str, Any]  # {"verdict": "won", "moves": 93} | {"verdict": "lost" | "unknown"}
+
+HINT, PAR = 0, 1  # job priorities: a racer waits for a hint
+
+#: Jobs waiting, at most (hints and par together; a hint beyond gets ``unavailable``).
+MAX_QUEUE = 64
+#: Deals whose par is remembered.
+MAX_PARS = 4096
+#: A job that overruns its time budget by this much (seconds) kills the worker.
+GRACE = 10.0
+
+
+class SolverBusy(Exception):
+    """The queue is full: try again later."""
+
+
+class Solver:
+    """See the module docstring. ``hint_seconds``/``par_seconds`` are the time budgets of one
+    job (0 turns that kind of job off); the node budgets keep a job's result the same on any
+    machine when it ends within its time."""
+
+    def __init__(
+        self,
+        hint_seconds: float = 3.0,
+        par_seconds: float = 10.0,
+        hint_nodes: int = 400_000,
+        par_nodes: int = 2_000_000,
+    ) -> None:
+        self.hint_seconds = hint_seconds
+        self.par_seconds = par_seconds
+        self.hint_nodes = hint_nodes
+        self.par_nodes = par_nodes
+        self.pars: OrderedDict[tuple[str, int], Par] = OrderedDict()
+        self._waiting_par: dict[tuple[str, int], list[Callable[[Par], None]]] = {}
+        self._queue: list[tuple[int, int, dict[str, Any], asyncio.Future[dict[str, Any]]]] = []
+        self._order = itertools.count()
+        self._wake: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._proc: asyncio.subprocess.Process | None = None
+        self.jobs_done = 0
+
+    @property
+    def hints_on(self) -> bool:
+        return self.hint_seconds > 0
+
+    # ------------------------------------------------------------------ jobs
+    async def hint(self, game: str, seed: int, actions: list[str], key: str, rng: int
+                   ) -> dict[str, Any]:
+        """A move for a racer (see :func:`solrace.solve_worker.hint`): ``{"move", "source",
+        "lost"}``. Raises :class:`SolverBusy` when the queue is full."""
+        job = {"k": "hint", "g": game, "s": str(seed), "a": actions, "p": key,
+               "n": self.hint_nodes, "t": self.hint_seconds, "r": rng}
+        answer = await self._submit(HINT, job)
+        if "error" in answer:
+            raise SolverBusy(answer["error"])
+        return answer
+
+    def par(self, game: str, seed: int, then: Callable[[Par], None]) -> Par | None:
+        """The par of a deal if known; else None, and ``then(par)`` is called once it is (not
+        at all if par is off or the queue is full)."""
+        key = (game, seed)
+        known = self.pars.get(key)
+        if known is not None:
+            return known
+        if self.par_seconds <= 0:
+            return None
+        waiting = self._waiting_par.get(key)
+        if waiting is not None:
+            waiting.append(then)
+            return None
+        if len(self._queue) >= MAX_QUEUE // 2:  # leave room for hints
+            return None
+        self._waiting_par[key] = [then]
+        job = {"k": "par", "g": game, "s": str(seed), "n": self.par_nodes,
+               "t": self.par_seconds}
+        future = self._enqueue(PAR, job)
+        future.add_done_callback(lambda f: self._par_done(key, f))
+        return None
+
+    def remember(self, game: str, seed: int, par: Par) -> None:
+        self.pars[game, seed] = par
+        self.pars.move_to_end((game, seed))
+        while len(self.pars) > MAX_PARS:
+            self.pars.popitem(last=False)
+
+    def _par_done(self, key: tuple[str, int], future: asyncio.Future[dict[str, Any]]) -> None:
+        callbacks = self._waiting_par.pop(key, [])
+        if future.cancelled() or future.exception() is not None:
+            return
+        answer = future.result()
+        if "error" in answer:
+            return
+        par: Par = {"verdict": answer["verdict"]}
+        if "moves" in answer:
+            par["moves"] = answer["moves"]
+        self.remember(key[0], key[1], par)
+        for then in callbacks:
+            try:
+                then(par)
+            except Exception:
+                log.exception("par callback failed")
+
+    async def _submit(self, priority: int, job: dict[str, Any]) -> dict[str, Any]:
+        if len(self._queue) >= MAX_QUEUE:
+            raise SolverBusy("the solver is busy")
+        return await self._enqueue(priority, job)
+
+    def _enqueue(self, priority: int, job: dict[str, Any]) -> asyncio.Future[dict[str, Any]]:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[dict[str, Any]] = loop.create_future()
+        heapq.heappush(self._queue, (priority, next(self._order), job, future))
+        if self._task is None or self._task.done():
+            self._wake = asyncio.Event()
+            self._task = loop.create_task(self._run())
+        assert self._wake is not None
+        self._wake.set()
+        return future
+
+    # ---------------------------------------------------------------- worker
+    async def _run(self) -> None:
+        assert self._wake is not None
+        while True:
+            while not self._queue:
+                self._wake.clear()
+                await self._wake.wait()
+            _, _, job, future = heapq.heappop(self._queue)
+            if future.done():  # its asker is gone
+                continue
+            try:
+                answer = await self._ask(job)
+            except Exception as exc:
+                log.warning("solver job failed: %s", exc)
+                await self._kill()
+                answer = {"error": "the solver failed on this position"}
+            self.jobs_done += 1
+            if not future.done():
+                future.set_result(answer)
+
+    async def _ask(self, job: dict[str, Any]) -> dict[str, Any]:
+        proc = await self._worker()
+        assert proc.stdin is not None and proc.stdout is not None
+        job["q"] = self.jobs_done
+        body = msgpack.packb(job)
+        proc.stdin.write(struct.pack(">I", len(body)) + body)
+        await proc.stdin.drain()
+        async with asyncio.timeout(float(job["t"]) + GRACE):
+            head = await proc.stdout.readexactly(4)
+            (size,) = struct.unpack(">I", head)
+            answer: dict[str, Any] = msgpack.unpackb(await proc.stdout.readexactly(size),
+                                                     raw=False)
+        return answer
+
+    async def _worker(self) -> asyncio.subprocess.Process:
+        if self._proc is not None and self._proc.returncode is None:
+            return self._proc
+        # The worker imports solrace and solrules from wherever this process found them.
+        paths = {str(Path(solrules.__file__).parent.parent),
+                 str(Path(__file__).parent.parent)}
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([*sorted(paths), env.get("PYTHONPATH", "")])
+        self._proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "solrace.solve_worker",
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env,
+            limit=1 << 24,
+        )
+        return self._proc
+
+    async def _kill(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            with contextlib.suppress(Exception):
+                await proc.wait()
+
+    async def stop(self) -> None:
+        """:meth:`close`, then wait for the worker to be gone."""
+        proc = self._proc
+        self.close()
+        if proc is not None:
+            with contextlib.suppress(Exception):
+                await proc.wait()
+
+    def close(self) -> None:
+        """Stop at once: the worker is killed, waiting jobs are dropped."""
+        if self._task is not None:
+            self._task.cancel()
+        for _, _, _, future in self._queue:
+            if not future.done():
+                future.cancel()
+        self._queue.clear()
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
