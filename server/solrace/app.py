@@ -63,12 +63,15 @@ class App:
         trust_proxy: bool = False,
         http_rate: float = HTTP_RATE,
         solver: Solver | None = None,
+        abandon_after: float | None = None,
     ) -> None:
         self.store = store
         self.bus: Bus = bus if bus is not None else MemoryBus()
         self.solver = solver
         self.hub = Hub(store, self.bus, clock, countdown=countdown, max_races=max_races,
                        max_lobbies=max_lobbies, masking=masking, solver=solver)
+        if abandon_after is not None:
+            self.hub.abandon_ms = int(abandon_after * 1000)
         self.output = Output()
         store.on_commit = self.output.uncork
         self.rate_limit = rate_limit

@@ -63,6 +63,7 @@ def _serve(args: argparse.Namespace) -> int:
         trust_proxy=args.trust_proxy,
         http_rate=args.http_rate,
         solver=solver,
+        abandon_after=args.abandon_after,
     )
     if redis_url:
         from .cluster import Cluster
@@ -205,6 +206,9 @@ def parser() -> argparse.ArgumentParser:
                    help="the solver's time for the par of a revealed deal not in the "
                         "catalogue; 0: par of catalogued deals only")
     s.add_argument("--countdown", type=float, default=3.0, help="seconds before the start")
+    s.add_argument("--abandon-after", type=float, default=None, metavar="SECONDS",
+                   help="a running race every racer still racing has left ends this long "
+                        "after (default 120)")
     s.add_argument("--client-dir", default=None, help="serve the browser client from here")
     s.add_argument("--uvloop", action="store_true",
                    help="run on uvloop (must be installed; faster event loop)")

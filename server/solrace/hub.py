@@ -106,6 +106,8 @@ class Hub:
         self.countdown_ms = int(countdown * 1000)
         self.max_races = max_races
         self.max_lobbies = max_lobbies
+        #: How long a running race every racer still racing has left goes on (ms).
+        self.abandon_ms = ABANDON_MS
         #: Off only for benchmarks that measure what the views rule costs.
         self.masking = masking
         self.races: dict[str, Race] = {}  # unfinished races
@@ -352,7 +354,7 @@ class Hub:
             self._check_deserted(race)
 
     def _check_deserted(self, race: Race) -> None:
-        """A running race whose racers still racing all left ends ``ABANDON_MS`` later,
+        """A running race whose racers still racing all left ends ``abandon_ms`` later,
         unless one of them comes back first."""
         racing = race.still_racing()
         deserted = race.status == "running" and bool(racing) and all(
@@ -360,7 +362,7 @@ class Hub:
         timer = self.deserted.get(race.race)
         if deserted and timer is None:
             self.deserted[race.race] = asyncio.get_running_loop().call_later(
-                ABANDON_MS / 1000, self._desert, race.race)
+                self.abandon_ms / 1000, self._desert, race.race)
         elif not deserted and timer is not None:
             timer.cancel()
             del self.deserted[race.race]

@@ -78,6 +78,8 @@ def header(race: Race) -> Message:
         "started_at": race.started_at,
         "ends_at": race.ends_at,
         "tournament": race.tournament,
+        "reason": race.reason,
+        "rematch": race.rematch,
     }
 
 

@@ -204,6 +204,9 @@ class Race:
         self.started_at: int | None = None
         self.ends_at: int | None = None
         self.finished_at: int | None = None
+        #: Why it ended: "done" (every racer finished or resigned), "time" (the time limit),
+        #: "abandoned" (every racer still racing left), "expired" (a lobby nobody started).
+        self.reason: str | None = None
         self._standings: list[Message] | None = None
         self.deal = Deal([self])
         # Validate game and seed now, so a bad create fails before anything is stored.
@@ -302,11 +305,11 @@ class Race:
             if now >= self.seated_until:  # the grace is over: start with whoever is there
                 out.extend(self._countdown(self.seated_until))
         elif self.status == "lobby" and now >= self.lobby_ends():
-            out.extend(self._finish(self.lobby_ends()))
+            out.extend(self._finish(self.lobby_ends(), "expired"))
         if self.status == "countdown" and self.starts_at is not None and now >= self.starts_at:
             out.extend(self._begin(self.starts_at))
         if self.status == "running" and self.ends_at is not None and now >= self.ends_at:
-            out.extend(self._finish(self.ends_at))
+            out.extend(self._finish(self.ends_at, "time"))
         return out
 
     def _countdown(self, now: int) -> Outcome:
@@ -320,7 +323,8 @@ class Race:
         self.ends_at = at + self.options.time_limit * 1000
         for racer in self.racers.values():
             racer.reached_at = at
-        event = self._event("started", started_at=self.started_at, ends_at=self.ends_at)
+        event = self._event("started", started_at=self.started_at, ends_at=self.ends_at,
+                            progress={p: r.progress() for p, r in self.racers.items()})
         out = Outcome(events=[event], started=True, views=True)
         if self.forfeit:
             for racer in self.racers.values():
@@ -330,15 +334,16 @@ class Race:
             out.extend(self._maybe_over(at))
         return out
 
-    def _finish(self, at: int) -> Outcome:
+    def _finish(self, at: int, reason: str) -> Outcome:
         self.status = "finished"
         self.finished_at = at
-        event = self._event("race_over", standings=self.standings())
+        self.reason = reason
+        event = self._event("race_over", standings=self.standings(), reason=reason)
         return Outcome(events=[event], finished=True, views=True)
 
     def _maybe_over(self, at: int) -> Outcome:
         if self.status == "running" and all(r.done for r in self.racers.values()):
-            return self._finish(at)
+            return self._finish(at, "done")
         return Outcome()
 
     # --------------------------------------------------------------- commands
@@ -524,7 +529,7 @@ class Race:
         when: see ``limits.ABANDON_MS``); the standings are as they stand."""
         if self.status != "running":
             return Outcome()
-        out = self._finish(now)
+        out = self._finish(now, "abandoned")
         out.log.append(self._log(now, "abandon"))
         return out
 

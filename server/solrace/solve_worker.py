@@ -76,19 +76,27 @@ def _follow(plan: Plan, real: solrules.Game, actions: list[str]) -> str | None:
 
 
 def hint(job: dict[str, Any]) -> dict[str, Any]:
-    """One move for the racer: the next move of a winning line from his position.
+    """A hint job: the racer's position rebuilt from the deal and his actions, then
+    :func:`hint_for`."""
+    actions = list(job["a"])
+    real = replay(job["g"], int(job["s"]), actions)
+    return hint_for(real, actions, job["p"], solrules.Budget(job["n"], job["t"]),
+                    random.Random(job["r"]))
+
+
+def hint_for(real: solrules.Game, actions: list[str], key: str, budget: solrules.Budget,
+             rng: random.Random) -> dict[str, Any]:
+    """One move for the racer at ``real`` (after ``actions``): the next move of a winning line.
 
     Only what the racer has seen is used. Where cards are hidden (Yukon, Quadruple Canfield),
     the line is found on a sample of his position (:func:`solrules.sample_unseen`): a line that
-    would win if the cards he has not seen lay as sampled. It is kept, and the next hint follows
-    it as long as the racer does and the cards he turns up match; otherwise it is solved again.
-    With no line within the budget, the solver's first choice (``"heuristic"``). ``lost``: in a
-    game with every card known (Scotch), the solver proved that no line wins from here.
+    would win if the cards he has not seen lay as sampled. It is kept (under ``key``), and the
+    next hint follows it as long as the racer does and the cards he turns up match; otherwise
+    it is solved again. With no line within the budget, the solver's first choice
+    (``"heuristic"``). ``lost``: in a position with no unseen card (Scotch), the solver proved
+    that no line wins from here.
     """
-    real = replay(job["g"], int(job["s"]), list(job["a"]))
-    actions = list(job["a"])
     legal = real.legal_by_text()
-    key = job["p"]
     plan = plans.get(key)
     if plan is not None:
         move = _follow(plan, real, actions)
@@ -98,10 +106,10 @@ def hint(job: dict[str, Any]) -> dict[str, Any]:
         del plans[key]
     # Cards face down now that the racer has never seen: their places are his guess.
     hidden = bool(((1 << (52 * real.decks)) - 1) & ~real.face_up() & ~real.seen)
-    sample = solrules.sample_unseen(real, random.Random(job["r"])) if hidden else real.copy()
-    result = solrules.solve(sample, solrules.Budget(job["n"], job["t"]), clock=time.perf_counter)
+    sample = solrules.sample_unseen(real, rng) if hidden else real.copy()
+    result = solrules.solve(sample, budget, clock=time.perf_counter)
     if result.verdict == "won" and result.line and result.line[0] in legal:
-        plans[key] = Plan(actions, sample, list(result.line))  # solve() left it unchanged
+        plans[key] = Plan(list(actions), sample, list(result.line))  # solve() left it as it was
         while len(plans) > MAX_PLANS:
             plans.popitem(last=False)
         return {"move": result.line[0], "source": "solver", "lost": False}

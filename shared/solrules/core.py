@@ -309,6 +309,11 @@ class Game:
             self.deal(pile)
 
     def _set_tables(self) -> None:
+        # What every board() starts with: the game, and a dealt base rank (which a board whose
+        # foundations gave every card back could not show otherwise).
+        self._head: dict[str, str] = {"game": self.name}
+        if self.foundations.base is None:
+            self._head["base"] = RANKS[self.base_rank]
         self._fkey, self._fwanted = self.foundations.build.tables()
         self._tkey, self._twanted = self.tableau.build.tables()
         # What an empty foundation accepts: its base rank, in its suit when grouped.
@@ -382,7 +387,8 @@ class Game:
         return self._home == 52 * self.decks
 
     def board(self, reveal: bool = False, mask: int | None = None) -> dict[str, Any]:
-        """The wire ``board`` object: ``{"game", "piles": [{"pile", "cards"}]}``, bottom to top.
+        """The wire ``board`` object: ``{"game", "piles": [{"pile", "cards"}]}``, bottom to top,
+        with ``"base"`` (the rank's text) for a game whose foundations' base rank is dealt.
 
         Face-down cards (and undealt stock cards) are ``None`` unless ``reveal`` is true. With
         ``mask`` (a bitmask of physical cards, e.g. another player's :attr:`seen`), a face-up
@@ -392,7 +398,7 @@ class Game:
         move): treat them as read-only.
         """
         if reveal:
-            return {"game": self.name, "piles": [
+            return {**self._head, "piles": [
                 {"pile": pid, "cards": [TEXT_OF[c] for c in pile]}
                 for pid, pile in zip(self.pile_ids, self._piles, strict=True)
             ]}
@@ -405,7 +411,7 @@ class Game:
                     cards[:down] = [None] * down
                 view[p] = {"pile": self.pile_ids[p], "cards": cards}
         if mask is None or not self.face_up() & ~mask:
-            return {"game": self.name, "piles": list(view)}
+            return {**self._head, "piles": list(view)}
         piles = []
         for p, entry in enumerate(view):
             pile, down = self._piles[p], self._down[p]
@@ -415,7 +421,7 @@ class Game:
                     for i, c in enumerate(pile)
                 ]}
             piles.append(entry)
-        return {"game": self.name, "piles": piles}
+        return {**self._head, "piles": piles}
 
     def position(self) -> str:
         """One-line position text; :func:`solrules.parse_position` gives back an equal position.

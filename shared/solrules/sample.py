@@ -67,7 +67,8 @@ def guess_game(board: dict[str, Any], rng: random.Random, base: str | None = Non
 
     Hidden cards must lie at the bottom of their pile (face down), as on a player's own board.
     ``base``: the foundations' base rank (``"A"``, ``"7"``…) for a game whose base rank is
-    dealt; by default, the rank of the bottom card of the first foundation that holds one.
+    dealt; by default the board's ``base``, else the rank of the bottom card of the first
+    foundation that holds one.
     Raises :exc:`InvalidPositionError` if no position agrees.
     """
     from . import GAME_CLASSES  # the package imports this module
@@ -86,6 +87,8 @@ def guess_game(board: dict[str, Any], rng: random.Random, base: str | None = Non
     rng.shuffle(unknown)
     fields = [cls.name]
     if cls.foundations.base is None:
+        if base is None:
+            base = board.get("base")
         if base is None:
             firsts = [piles.get(f"f{i + 1}", []) for i in range(cls.foundations.count)]
             bottoms = [cards[0] for cards in firsts if cards and cards[0] is not None]

@@ -106,3 +106,26 @@ def test_nothing_is_written_while_the_store_is_unhealthy(hub: Hub) -> None:
     assert info.value.code == "unavailable" and not race.racers
     fx = hub.dispatcher.handle(s, codec.Watch(race.race), T0)  # reading still works
     assert isinstance(fx.steps[-1], Snapshot)
+
+
+def test_a_move_after_the_time_limit_is_refused_and_the_end_is_recorded(hub: Hub) -> None:
+    """The time limit passed but its timer has not fired: the move is refused, and the end of
+    the race still goes into the effects (it used to be lost with the refusal)."""
+    host, ann = Session(), Session()
+    fx = hub.dispatcher.handle(host, codec.Create("scotch", players=1, time_limit=1, seed=5), T0)
+    race = fx.race
+    assert race is not None
+    hub.races[race.race] = race
+    hub.dispatcher.handle(ann, codec.Join(race.race, name="ann"), T0)
+    ann.players[race.race] = "p1"
+    hub.dispatcher.handle(host, codec.Start(race.race, race.host_token), T0)
+    hub.dispatcher.handle(ann, codec.Ready(race.race), T0)  # the countdown (0) is due: start
+    assert race.status == "running" and race.ends_at == T0 + 1000
+    move = race.racers["p1"].game.legal_moves()[0].text()
+    fx = hub.dispatcher.handle(ann, codec.MoveCmd(race.race, move, 1, rid=9), T0 + 1500)
+    assert race.status == "finished" and race.reason == "time"
+    assert [o.finished for o in fx.outcomes] == [True]
+    emit, reply = fx.steps
+    assert emit is EMIT and isinstance(reply, Reply)
+    assert reply.msg == {"type": "error", "code": "race_not_running",
+                         "message": "the race is finished", "rid": 9}

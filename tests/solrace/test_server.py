@@ -544,10 +544,8 @@ async def test_rematch_makes_one_new_race_and_tells_the_others(server: Server) -
     assert await code_of(spectator.request({"type": "rematch", "race": race})) == "forbidden"
 
 
-async def test_a_race_everyone_left_ends(server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
-    import solrace.hub
-
-    monkeypatch.setattr(solrace.hub, "ABANDON_MS", 300)
+async def test_a_race_everyone_left_ends(server: Server) -> None:
+    server.app.hub.abandon_ms = 300
     race, a, b, _ = await running_race(server)
     spectator = await server.client()
     await spectator.watch(race)
@@ -558,8 +556,10 @@ async def test_a_race_everyone_left_ends(server: Server, monkeypatch: pytest.Mon
     await b.close()
     over = await spectator.next_event("race_over", timeout=T)
     assert [s["player"] for s in over["standings"]] == ["p1", "p2"]
+    assert over["reason"] == "abandoned"
     _status, _, body = await get(f"{server.http}/api/races/{race}")
     assert json.loads(body)["status"] == "finished"
+    assert json.loads(body)["reason"] == "abandoned"
 
 
 async def test_clients_are_told_when_moves_cannot_be_saved(server: Server) -> None:

@@ -1,0 +1,231 @@
+"""The solver in races, on a real server with its real solver process: hints, par, winnable
+deals (solrace.assist, solrace.deals, solrace.solving)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import solrules
+from solrace.app import App
+from solrace.client import RaceClient, ServerError
+from solrace.deals import Deals
+from solrace.solving import Solver
+from solrace.sqlite_store import SQLiteStore
+
+from .conftest import Server, T
+from .test_server import code_of, drain
+
+WINNABLE = {"scotch": [0, 2, 3], "yukon": [3, 4]}  # solved in a few ms (see catalogue())
+LOST_SCOTCH = 6  # proved lost at the deal: no card can move anywhere useful
+
+
+def catalogue(directory: Path) -> dict[str, dict[int, int]]:
+    """A small catalogue of winnable deals, in the shipped format; seed -> line length."""
+    directory.mkdir(exist_ok=True)
+    lengths: dict[str, dict[int, int]] = {}
+    for game, seeds in WINNABLE.items():
+        lines = []
+        for i, seed in enumerate(seeds):
+            result = solrules.solve(solrules.new_game(game, seed), solrules.Budget(50_000))
+            assert result.verdict == "won"
+            lengths.setdefault(game, {})[seed] = len(result.line)
+            lines.append(json.dumps({"i": i, "seed": str(seed), "verdict": "won",
+                                     "length": len(result.line), "nodes": result.nodes,
+                                     "seconds": 0, "line": " ".join(result.line)}))
+        (directory / f"{game}.jsonl").write_text("\n".join(lines) + "\n")
+    return lengths
+
+
+@pytest.fixture
+async def solver_server(tmp_path: Path) -> AsyncIterator[Server]:
+    storage = SQLiteStore(tmp_path / "race.db")
+    solver = Solver(hint_seconds=5.0, par_seconds=5.0)
+    app = App(storage, countdown=0.05, rate_limit=0, client=tmp_path, solver=solver)
+    app.hub.assist.deals = Deals(tmp_path / "catalogue")
+    catalogue(tmp_path / "catalogue")
+    async with app.serve("127.0.0.1", 0) as ws_server:
+        port = next(iter(ws_server.sockets)).getsockname()[1]
+        srv = Server(app, f"ws://127.0.0.1:{port}/ws", f"http://127.0.0.1:{port}")
+        yield srv
+        for client in srv.clients:
+            await client.close()
+    await app.stop()
+    storage.close()
+
+
+async def race_of(server: Server, game: str, seed: int | None = None, players: int = 2,
+                  **opts: Any) -> tuple[str, list[RaceClient]]:
+    host = await server.client()
+    if seed is not None:
+        opts["seed"] = str(seed)
+    race = (await host.create(game, players=players, **opts))["race"]
+    racers = []
+    for i in range(players):
+        client = await server.client()
+        await client.join(race, name=f"r{i}")
+        await client.ready(race)
+        racers.append(client)
+    for client in racers:
+        await client.wait_state(race, T)
+    return race, racers
+
+
+async def test_following_the_hints_wins_the_race(solver_server: Server) -> None:
+    race, (ann, bob) = await race_of(solver_server, "scotch", 0, hints=True)
+    asked = 0
+    while True:
+        hint = await ann.hint(race)
+        asked += 1
+        assert hint["source"] == "solver" and not hint["lost"] and hint["hints"] == asked
+        assert hint["move"] in ann.states[race]["legal"]  # from a winning line: legal here
+        again = await ann.hint(race)  # the same position: the same hint, not counted again
+        assert again["move"] == hint["move"] and again["hints"] == asked
+        state = await ann.move(race, hint["move"])
+        if state["progress"]["foundation"] == state["progress"]["total"]:
+            break
+        assert asked < 200
+    # Everyone saw the count go up; the standings carry it.
+    events = await drain(bob, "finished")
+    counts = [e["hints"] for e in events if e["type"] == "hinted" and e["player"] == "p1"]
+    assert counts == list(range(1, asked + 1))
+    await bob.resign(race)
+    over = await drain(bob, "race_over")
+    [row] = [r for r in over[-1]["standings"] if r["player"] == "p1"]
+    assert row["hints"] == asked and row["place"] == 1
+    assert over[-1]["reason"] == "done"
+
+
+async def test_hints_are_refused_where_they_do_not_belong(solver_server: Server) -> None:
+    race, (ann, _) = await race_of(solver_server, "scotch", 0)
+    assert await code_of(ann.hint(race)) == "forbidden"  # the race does not allow hints
+    race, (ann, bob) = await race_of(solver_server, "yukon", 3, hints=True)
+    outsider = await solver_server.client()
+    await outsider.watch(race)
+    assert await code_of(outsider.hint(race)) == "forbidden"  # not a racer
+    await ann.resign(race)
+    assert await code_of(ann.hint(race)) == "race_not_running"  # no longer racing
+    hint = await bob.hint(race)
+    assert hint["move"] in bob.states[race]["legal"] and hint["hints"] == 1
+
+
+async def test_a_hint_in_a_hidden_card_game_is_legal_and_the_count_survives_a_restart(
+    tmp_path: Path,
+) -> None:
+    storage = SQLiteStore(tmp_path / "r.db")
+    app = App(storage, countdown=0.05, rate_limit=0, client=tmp_path,
+              solver=Solver(hint_seconds=5.0, par_seconds=0))
+    async with app.serve("127.0.0.1", 0) as ws_server:
+        port = next(iter(ws_server.sockets)).getsockname()[1]
+        server = Server(app, f"ws://127.0.0.1:{port}/ws", "")
+        race, (ann, _bob) = await race_of(server, "quadruple-canfield", 42, hints=True)
+        for _ in range(3):
+            hint = await ann.hint(race)
+            assert hint["move"] is None or hint["move"] in ann.states[race]["legal"]
+            if hint["move"] is None:
+                break
+            await ann.move(race, hint["move"])
+        count = hint["hints"]
+        for client in server.clients:
+            await client.close()
+    await app.stop()
+    storage.close()
+    storage = SQLiteStore(tmp_path / "r.db")
+    try:
+        reloaded = storage.read(race)
+        assert reloaded is not None and reloaded.options.hints
+        assert reloaded.racers["p1"].hints == count >= 1
+    finally:
+        storage.close()
+
+
+async def test_par_comes_once_the_deal_is_revealed(solver_server: Server) -> None:
+    race, (ann, bob) = await race_of(solver_server, "scotch", LOST_SCOTCH)
+    spectator = await solver_server.client()
+    snap = await spectator.watch(race)
+    assert "par" not in snap  # nothing about the deal before the end
+    await ann.resign(race)
+    await bob.resign(race)
+    over = (await drain(spectator, "race_over"))[-1]
+    par = over.get("par") or (await spectator.next_event("par", timeout=T))["par"]
+    assert par == {"verdict": "lost"}
+    assert (await spectator.watch(race))["par"] == {"verdict": "lost"}
+
+
+async def test_a_winnable_race_draws_a_catalogued_deal_with_its_par(
+    solver_server: Server, tmp_path: Path,
+) -> None:
+    lengths = catalogue(tmp_path / "catalogue")
+    host = await solver_server.client()
+    created = await host.create("yukon", winnable=True)
+    assert created["options"]["winnable"] and not created["seed_chosen"]
+    assert "seed" not in created
+    race = created["race"]
+    ann = await solver_server.client()
+    await ann.join(race, name="ann")
+    await host.start(race, created["host_token"])
+    await ann.wait_state(race, T)
+    await ann.resign(race)
+    over = (await drain(ann, "race_over"))[-1]
+    seed = int(over["seed"])
+    assert seed in lengths["yukon"]  # drawn from the catalogue
+    assert over["par"] == {"verdict": "won", "moves": lengths["yukon"][seed]}  # known at once
+    # A winnable race cannot choose its seed; a game without a catalogue has none to give.
+    assert await code_of(host.create("yukon", winnable=True, seed="5")) == "bad_message"
+    assert await code_of(host.create("quadruple-canfield", winnable=True)) == "unavailable"
+
+
+async def test_a_winnable_tournament_plays_catalogued_deals(solver_server: Server,
+                                                            tmp_path: Path) -> None:
+    lengths = catalogue(tmp_path / "catalogue")
+    host = await solver_server.client()
+    created = await host.request({"type": "tournament_create", "name": "Sure", "format":
+                                  "rounds", "games": ["scotch", "yukon"], "race_size": 2,
+                                  "winnable": True, "gap": 0})
+    tid = created["tournament"]
+    entrants = []
+    for name in ("ann", "bob"):
+        client = await solver_server.client()
+        await client.request({"type": "tournament_join", "tournament": tid, "name": name})
+        entrants.append(client)
+    view = await host.request({"type": "tournament_watch", "tournament": tid})
+    assert view["settings"]["winnable"] is True
+    await host.request({"type": "tournament_start", "tournament": tid,
+                        "token": created["host_token"]})
+    seat = await entrants[0].next_event("round", timeout=T)
+    race = solver_server.app.hub.races[seat["race"]]
+    assert race.game == "scotch" and race.seed in lengths["scotch"]
+    assert race.options.winnable
+
+
+async def test_hints_are_off_without_a_solver(server: Server) -> None:
+    race, (ann, _) = await race_of(server, "scotch", 0, hints=True)
+    assert await code_of(ann.hint(race)) == "unavailable"
+
+
+async def test_the_solver_bot_wins_a_winnable_deal(solver_server: Server) -> None:
+    from solrace.bot import play
+
+    host = await solver_server.client()
+    created = await host.create("scotch", players=2, seed="2")
+    race = created["race"]
+    rival = await solver_server.client()
+    await rival.join(race, name="rival")
+    await rival.ready(race)
+    final = await asyncio.wait_for(
+        play(solver_server.url, race, name="solver-bot", policy="solver", delay=0), 60)
+    assert final["progress"]["foundation"] == final["progress"]["total"]
+    snap = await rival.watch(race)
+    [bot] = [p for p in snap["players"] if p["name"] == "solver-bot"]
+    assert bot["bot"] and bot["finished"]
+
+
+async def test_a_refused_hint_never_blocks_the_connection(solver_server: Server) -> None:
+    race, (ann, _) = await race_of(solver_server, "scotch", 0)
+    with pytest.raises(ServerError):
+        await ann.hint(race)
+    assert (await ann.ping())["type"] == "pong"

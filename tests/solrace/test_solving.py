@@ -1,0 +1,152 @@
+"""The solver service and its worker process (solrace.solving, solrace.solve_worker)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+import solrules
+from solrace import solve_worker
+from solrace.solving import MAX_QUEUE, Solver, SolverBusy
+
+
+def yukon_positions() -> list[tuple[solrules.Game, list[str]]]:
+    """Yukon positions after a few moves, with cards still face down."""
+    out = []
+    rnd = random.Random(4)
+    for seed in range(3, 13):
+        game = solrules.new_game("yukon", seed)
+        actions = []
+        for _ in range(rnd.randrange(0, 6)):
+            moves = game.legal_moves()
+            if not moves:
+                break
+            move = rnd.choice(moves)
+            game.push(move)
+            actions.append(move.text())
+        out.append((game, actions))
+    return out
+
+
+def test_a_hint_depends_only_on_what_the_racer_has_seen() -> None:
+    """Two positions the racer cannot tell apart (the cards he never saw lie elsewhere) get
+    the same hint; the real layout, which the solver alone would use, gives other lines."""
+    budget = solrules.Budget(20_000)  # no clock: the same search every time
+    differ = 0
+    for n, (real, actions) in enumerate(yukon_positions()):
+        twin = solrules.sample_unseen(real, random.Random(100 + n))
+        assert twin.board() == real.board() and twin.seen == real.seen
+        solve_worker.plans.clear()
+        mine = solve_worker.hint_for(real, actions, "a", budget, random.Random(n))
+        theirs = solve_worker.hint_for(twin, actions, "b", budget, random.Random(n))
+        assert mine == theirs
+        # Control: solving the true positions (what a leaking hint would do) tells them apart.
+        a = solrules.solve(real, budget).line
+        b = solrules.solve(twin, budget).line
+        differ += a != b
+    assert differ >= 1
+
+
+def planned(budget: solrules.Budget) -> tuple[solrules.Game, solve_worker.Plan]:
+    """A Yukon deal and the plan its first hint made (a line winning a sample of it)."""
+    for seed in range(3, 40):
+        real = solrules.new_game("yukon", seed)
+        solve_worker.plans.clear()
+        hint = solve_worker.hint_for(real, [], "k", budget, random.Random(seed))
+        if hint["source"] == "solver":
+            plan = solve_worker.plans["k"]
+            assert hint["move"] == plan.line[0]
+            return real, plan
+    raise AssertionError("no Yukon deal got a plan")
+
+
+def test_a_plan_is_followed_while_the_cards_turned_up_are_the_sampled_ones() -> None:
+    budget = solrules.Budget(50_000)
+    _, plan = planned(budget)
+    world = plan.game.copy()  # a racer whose hidden cards lie exactly as sampled
+    actions: list[str] = []
+    for k, move in enumerate(plan.line[:-1]):
+        world.push_text(move)
+        actions.append(move)
+        hint = solve_worker.hint_for(world, actions, "k", budget, random.Random(k))
+        assert hint == {"move": plan.line[k + 1], "source": "solver", "lost": False}
+        assert solve_worker.plans["k"] is plan  # followed, never searched again
+
+
+def test_a_surprise_makes_a_new_plan() -> None:
+    budget = solrules.Budget(50_000)
+    real, plan = planned(budget)
+    actions: list[str] = []
+    for k, move in enumerate(plan.line[:-1]):
+        real.push_text(move)
+        actions.append(move)
+        hint = solve_worker.hint_for(real, actions, "k", budget, random.Random(k))
+        assert hint["move"] is None or hint["move"] in real.legal_by_text()
+        if solve_worker.plans.get("k") is not plan:
+            # Dropped exactly when a card turned up is not the sampled one: the plan's sample,
+            # advanced along the same moves, shows another board.
+            assert plan.done == len(actions) and plan.game.board() != real.board()
+            return
+        assert hint["move"] == plan.line[k + 1]
+    raise AssertionError("every card turned up was the sampled one: pick another deal")
+
+
+def test_par_of_a_deal() -> None:
+    assert solve_worker.par({"g": "scotch", "s": 6, "n": 1000, "t": 5}) == {"verdict": "lost"}
+    won = solve_worker.par({"g": "scotch", "s": 0, "n": 50_000, "t": 5})
+    line = solrules.solve(solrules.new_game("scotch", 0), solrules.Budget(50_000)).line
+    assert won == {"verdict": "won", "moves": len(line)}
+
+
+async def test_a_worker_that_dies_is_replaced() -> None:
+    rnd = random.Random(7)
+    hard = [rnd.getrandbits(64) for _ in range(3)][2]  # no verdict within seconds
+    solver = Solver(hint_seconds=60.0, par_seconds=2.0)
+    try:
+        long = asyncio.ensure_future(solver.hint("scotch", hard, [], "x", 1))
+        async with asyncio.timeout(20):
+            while solver._proc is None or solver.jobs_done:
+                await asyncio.sleep(0.05)
+        await asyncio.sleep(1.0)  # the search is under way
+        assert not long.done()
+        solver._proc.kill()
+        with pytest.raises(SolverBusy):  # the job in flight is answered with an error, at once
+            async with asyncio.timeout(5):
+                await long
+        hint = await solver.hint("scotch", 2, [], "y", 1)  # a new worker takes the next one
+        assert hint["source"] == "solver"
+    finally:
+        await solver.stop()
+
+
+async def test_the_queue_is_bounded() -> None:
+    solver = Solver(hint_seconds=1.0, par_seconds=1.0)
+    try:
+        loop = asyncio.get_running_loop()
+        for _ in range(MAX_QUEUE):  # jobs nobody will take: the worker task is not started
+            solver._queue.append((0, 0, {}, loop.create_future()))
+        with pytest.raises(SolverBusy):
+            await solver.hint("scotch", 0, [], "x", 1)
+        seen: list[object] = []
+        assert solver.par("scotch", 0, seen.append) is None  # no room: par stays unknown
+        assert not solver._waiting_par
+    finally:
+        await solver.stop()
+
+
+async def test_par_is_worked_out_once_per_deal_and_remembered() -> None:
+    solver = Solver(hint_seconds=0, par_seconds=5.0)
+    try:
+        got: list[dict[str, object]] = []
+        assert solver.par("scotch", 0, got.append) is None
+        assert solver.par("scotch", 0, got.append) is None  # the same job, a second listener
+        async with asyncio.timeout(30):
+            while len(got) < 2:
+                await asyncio.sleep(0.05)
+        assert got[0] == got[1] and got[0]["verdict"] == "won"
+        assert solver.jobs_done == 1
+        assert solver.par("scotch", 0, got.append) == got[0]  # remembered
+        assert not solver.hints_on
+    finally:
+        await solver.stop()
