@@ -71,7 +71,8 @@ def redis_server(where: str) -> tuple[subprocess.Popen[bytes], int]:
 def solrace(db: str, *extra: str) -> tuple[subprocess.Popen[str], str]:
     return start([sys.executable, "-m", "solrace", "serve", "--port", "0", "--db", db,
                   "--rate-limit", "0", "--http-rate", "0", "--countdown", "0",
-                  "--max-races", "100000", "--max-lobbies", "100000", *extra])
+                  "--max-races", "100000", "--max-lobbies", "100000",
+                  "--par-seconds", "0", "--hint-seconds", "0", *extra])
 
 
 # ------------------------------------------------------------------------ relay baseline

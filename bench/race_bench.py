@@ -282,10 +282,13 @@ async def idle_memory(addr: str, path: str, count: int, pid: int) -> float:
 
 def race_server(tmp: str, name: str, args: argparse.Namespace, extra: list[str],
                 env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
+    # The solver's process (par of finished races) is off: it would compete for the CPU with
+    # what is measured, and an older tree to compare with has none.
+    solver = ["--par-seconds", "0", "--hint-seconds", "0"] if env is None else []
     return start(
         [sys.executable, *PROFILE, "-m", "solrace", "serve", "--port", "0",
          "--db", f"{tmp}/{name}.db", "--rate-limit", "0", "--countdown", "0",
-         "--max-races", "100000", *(["--uvloop"] if args.uvloop else []), *extra],
+         "--max-races", "100000", *(["--uvloop"] if args.uvloop else []), *solver, *extra],
         env,
     )
 

@@ -85,7 +85,7 @@ async def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="tournament_bench_") as tmp:
         proc, addr = start([sys.executable, *PROFILE, "-m", "solrace", "serve", "--port", "0",
                             "--db", f"{tmp}/t.db", "--rate-limit", "0", "--http-rate", "0",
-                            "--countdown", "0"])
+                            "--countdown", "0", "--par-seconds", "0"])
         try:
             url = f"ws://{addr}/ws?batch=1"
             host = await RaceClient.connect(url)
