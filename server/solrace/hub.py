@@ -53,6 +53,7 @@ from .limits import (
     RACER_BOARD_INTERVAL,
 )
 from .organizer import Organizer
+from .recovery import StoreWatch
 from .room import Outcome, Race
 from .solving import Solver
 from .store import Store
@@ -63,8 +64,6 @@ from .views import RACERS, SPECTATORS, BoardViews, seat_of
 log = logging.getLogger(__name__)
 
 RACE_ID_ALPHABET = string.ascii_lowercase + string.digits
-#: Seconds between two tries of a store that failed a write.
-PROBE_INTERVAL = 1.0
 
 
 class Client(Session, Protocol):
@@ -137,8 +136,7 @@ class Hub:
         self.dispatcher = Dispatcher(self, self.new_token, self.new_race_id)
         self.organizer = Organizer(self)
         self.assist = Assist(self, solver)
-        self._probing = False
-        self._tasks: set[asyncio.Future[None]] = set()
+        self.watch = StoreWatch(self)
         store.on_failure = self.on_store_failure
 
     # ------------------------------------------------------------------ ids
@@ -542,66 +540,10 @@ class Hub:
         return count
 
     def on_store_failure(self, race_ids: set[str], exc: BaseException) -> None:
-        """A commit failed: drop the races it touched and rebuild them from the store, and
-        try a small write every second until the store takes writes again."""
-        if self.on_health is not None and not self._probing:
-            self.on_health(False)
-        self.watch_store()
-        for race_id in race_ids:
-            if not self.owns(race_id):
-                continue  # another process runs it now (the write was fenced)
-            race = self.races.pop(race_id, None) or self.finished.pop(race_id, None)
-            self.deadlines.cancel(race_id)
-            for throttle in self.throttles.values():
-                throttle.forget(race_id)
-            if race is not None and race_id not in self.reloading:
-                future = asyncio.get_running_loop().create_future()
-                self.reloading[race_id] = future
-                task = asyncio.ensure_future(self._reload(race_id, future))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
+        self.watch.failed(race_ids, exc)
 
     def watch_store(self) -> None:
-        """Try a small write every second until the store takes writes again."""
-        if not self._probing:
-            self._probing = True
-            asyncio.get_running_loop().call_later(PROBE_INTERVAL, self._probe)
-
-    def _probe(self) -> None:
-        task = asyncio.ensure_future(self._probe_once())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _probe_once(self) -> None:
-        try:
-            ok = await self.store.probe()
-        except Exception:
-            ok = False
-        if ok:
-            self._probing = False
-            log.warning("the store takes writes again")
-            if self.on_health is not None:
-                self.on_health(True)
-            return
-        asyncio.get_running_loop().call_later(PROBE_INTERVAL, self._probe)
-
-    async def _reload(self, race_id: str, future: asyncio.Future[None]) -> None:
-        """Rebuild a race from the store, trying again every second while the store cannot
-        be read (commands for it get ``unavailable`` meanwhile)."""
-        try:
-            while True:
-                try:
-                    race = await self.store.load(race_id)
-                    break
-                except Exception as exc:
-                    log.warning("cannot rebuild race %s yet: %s", race_id, exc)
-                    await asyncio.sleep(PROBE_INTERVAL)
-            if race is not None and self.owns(race_id):
-                self._adopt(race)
-                log.warning("race %s rebuilt from the store after a failed write", race_id)
-        finally:
-            del self.reloading[race_id]
-            future.set_result(None)
+        self.watch.start()
 
     def close(self) -> None:
         self.deadlines.close()

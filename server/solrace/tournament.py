@@ -25,179 +25,28 @@ Formats (the contract in shared/PROTOCOL.md, "Tournaments"):
 from __future__ import annotations
 
 import hmac
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import Any
 
-from .limits import MAX_ENTRANTS, MAX_RACERS
+from .tournament_data import (
+    Draw,
+    Entrant,
+    Match,
+    Message,
+    RacePlan,
+    Result,
+    Round,
+    Settings,
+    Status,
+    TEvent,
+    TLogEntry,
+    TournamentError,
+    TOutcome,
+    bracket_order,
+    split,
+)
 
-Status = Literal["entry", "running", "finished"]
-Message = dict[str, Any]
-Draw = Callable[[str], int]  # a new secret seed for a deal of this game
-
-
-class TournamentError(Exception):
-    """A refused tournament command (raised before anything changes)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-@dataclass(frozen=True)
-class Settings:
-    name: str
-    format: Literal["rounds", "knockout"]
-    games: tuple[str, ...]
-    rounds: int = 0  # rounds format: how many (0: one per game)
-    best_of: int = 1  # knockout
-    race_size: int = MAX_RACERS
-    time_limit: int = 600
-    grace: int = 60  # seconds a seated entrant has to join a race before it starts anyway
-    gap: int = 30  # seconds between rounds (0: only the host starts the next one)
-    code: str | None = None
-    max_entrants: int = MAX_ENTRANTS
-    winnable: bool = False  # every deal from the catalogue of certified-winnable deals
-
-    def as_dict(self) -> Message:
-        """As anyone may see them (whether there is an entry code, not the code)."""
-        return {**self.as_record(), "code": self.code is not None}
-
-    def as_record(self) -> Message:
-        """Everything, for the store."""
-        return {"name": self.name, "format": self.format, "games": list(self.games),
-                "rounds": self.rounds, "best_of": self.best_of, "race_size": self.race_size,
-                "time_limit": self.time_limit, "grace": self.grace, "gap": self.gap,
-                "code": self.code, "max_entrants": self.max_entrants,
-                "winnable": self.winnable}
-
-    @classmethod
-    def from_record(cls, record: Message) -> Settings:
-        return cls(**{**record, "games": tuple(record["games"])})
-
-
-class TLogEntry(NamedTuple):
-    """One durable fact of a tournament, in order."""
-
-    tournament: str
-    at: int
-    kind: str
-    data: Any = None
-
-
-@dataclass
-class Entrant:
-    entrant: str
-    name: str
-    token: str
-    bot: bool
-    order: int
-    removed: bool = False
-
-
-@dataclass
-class Result:
-    """One entrant's result in one race (race times in ms since that race's start)."""
-
-    entrant: str
-    finished: bool
-    time_ms: int | None
-    cards: int
-    reached_ms: int
-    resigned: bool
-
-    def key(self, order: int) -> tuple[int, int, int, int, int]:
-        """Sort key: finishers by time, the others by cards (desc), who got there first,
-        then entry order."""
-        if self.finished:
-            return (0, self.time_ms or 0, 0, 0, order)
-        return (1, 0, -self.cards, self.reached_ms, order)
-
-
-@dataclass
-class RacePlan:
-    """A race to create now: its id, game, seed, and the entrants seated in it, in order.
-    ``forfeit``: an entrant absent when it starts loses (knockout)."""
-
-    race: str
-    game: str
-    seed: int
-    entrants: list[str]
-    forfeit: bool
-    round: int
-
-
-@dataclass
-class Round:
-    number: int
-    game: str
-    races: list[str] = field(default_factory=list)
-    seeds: dict[str, int] = field(default_factory=dict)
-    seats: dict[str, list[str]] = field(default_factory=dict)  # race -> entrants
-    results: dict[str, list[Result]] = field(default_factory=dict)  # race -> results
-    over: bool = False
-    void: list[str] = field(default_factory=list)  # races of a re-dealt round
-
-    @property
-    def entrants(self) -> list[str]:
-        return [e for race in self.races for e in self.seats[race]]
-
-
-@dataclass
-class Match:
-    match: int
-    round: int
-    entrants: list[str | None]  # two slots (None: a bye, or not decided yet)
-    games: list[str] = field(default_factory=list)
-    wins: dict[str, int] = field(default_factory=dict)
-    winner: str | None = None
-
-
-class TEvent(NamedTuple):
-    """A numbered tournament event: ``kind`` is ``tournament`` (the whole view changed),
-    ``standings`` or ``tournament_over``."""
-
-    v: int
-    kind: str
-
-
-@dataclass
-class TOutcome:
-    log: list[TLogEntry] = field(default_factory=list)
-    events: list[TEvent] = field(default_factory=list)
-    plans: list[RacePlan] = field(default_factory=list)
-    entrant: str | None = None  # who joined, for the reply
-    finished: bool = False
-    #: The races created for ``plans``, by whoever runs the tournament.
-    created: list[Any] = field(default_factory=list)
-
-    def extend(self, other: TOutcome) -> None:
-        self.log += other.log
-        self.events += other.events
-        self.plans += other.plans
-        self.entrant = other.entrant or self.entrant
-        self.finished = self.finished or other.finished
-
-
-def split(count: int, size: int) -> list[int]:
-    """The fewest races of at most ``size`` for ``count`` entrants, as even as possible
-    (bigger races first): 7 by 3 -> [3, 2, 2]."""
-    if count <= 0:
-        return []
-    races = -(-count // size)
-    base, extra = divmod(count, races)
-    return [base + 1 if i < extra else base for i in range(races)]
-
-
-def bracket_order(size: int) -> list[int]:
-    """Seed numbers (1-based) in bracket order, so that seed 1 meets seed ``size`` first and
-    the two best seeds can only meet in the final: 8 -> [1, 8, 4, 5, 2, 7, 3, 6]."""
-    order = [1]
-    while len(order) < size:
-        n = len(order) * 2
-        order = [x for s in order for x in (s, n + 1 - s)]
-    return order
+__all__ = ["Draw", "Entrant", "Match", "RacePlan", "Result", "Round", "Settings", "TEvent",
+           "TLogEntry", "TOutcome", "Tournament", "TournamentError", "bracket_order", "split"]
 
 
 class Tournament:
