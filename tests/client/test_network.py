@@ -5,10 +5,7 @@ exactly once); premoves are queued while a move is in flight; a server that cann
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import subprocess
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -30,6 +27,7 @@ from tests.client.helpers import (
     top_card,
     wait_seq,
 )
+from tests.disk import fill, mounted_tmpfs
 
 NewBot = Callable[[], Bot]
 
@@ -163,29 +161,8 @@ def test_a_premove_is_queued_while_a_move_is_in_flight(pages: Pages, new_bot: Ne
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 20 MiB tmpfs for the database, so that the test can fill it."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small filesystem needs root")
-    where = tmp_path / "disk"
-    where.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=20m", "tmpfs", str(where)],
-                          capture_output=True, text=True, check=False)
-    if done.returncode:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
-    try:
+    with mounted_tmpfs(tmp_path / "disk") as where:
         yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
-
-
-def fill(disk: Path) -> Path:
-    """Fill the filesystem to the last byte."""
-    filler = disk / "filler"
-    with open(filler, "wb", buffering=0) as f:
-        for size in (65536, 4096, 1):
-            with contextlib.suppress(OSError):
-                while True:
-                    f.write(b"\0" * size)
-    return filler
 
 
 def test_a_move_the_server_cannot_save_waits_and_goes_through_later(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,17 @@ class Server:
         return client
 
 
+@contextlib.asynccontextmanager
+async def serving(app: App) -> AsyncIterator[Server]:
+    """``app`` on a free port of the loopback for the block; its clients closed after."""
+    async with app.serve("127.0.0.1", 0) as ws_server:
+        port = next(iter(ws_server.sockets)).getsockname()[1]
+        srv = Server(app, f"ws://127.0.0.1:{port}/ws", f"http://127.0.0.1:{port}")
+        yield srv
+        for client in srv.clients:
+            await client.close()
+
+
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[Server]:
     storage = Storage(tmp_path / "race.db")
@@ -36,11 +48,7 @@ async def server(tmp_path: Path) -> AsyncIterator[Server]:
     (client_dir / "index.html").write_text("<!doctype html><title>solrace</title>")
     (client_dir / "app.js").write_text("export {};")
     app = App(storage, countdown=0.05, rate_limit=0, client=client_dir)
-    async with app.serve("127.0.0.1", 0) as ws_server:
-        port = next(iter(ws_server.sockets)).getsockname()[1]
-        srv = Server(app, f"ws://127.0.0.1:{port}/ws", f"http://127.0.0.1:{port}")
+    async with serving(app) as srv:
         yield srv
-        for client in srv.clients:
-            await client.close()
     app.close()
     storage.close()

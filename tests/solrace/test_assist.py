@@ -17,7 +17,7 @@ from solrace.deals import Deals
 from solrace.solving import Solver
 from solrace.sqlite_store import SQLiteStore
 
-from .conftest import Server, T
+from .conftest import Server, T, serving
 from .test_server import code_of, drain
 
 WINNABLE = {"scotch": [0, 2, 3], "yukon": [3, 4]}  # solved in a few ms (see catalogue())
@@ -48,12 +48,8 @@ async def solver_server(tmp_path: Path) -> AsyncIterator[Server]:
     app = App(storage, countdown=0.05, rate_limit=0, client=tmp_path, solver=solver)
     app.hub.assist.deals = Deals(tmp_path / "catalogue")
     catalogue(tmp_path / "catalogue")
-    async with app.serve("127.0.0.1", 0) as ws_server:
-        port = next(iter(ws_server.sockets)).getsockname()[1]
-        srv = Server(app, f"ws://127.0.0.1:{port}/ws", f"http://127.0.0.1:{port}")
+    async with serving(app) as srv:
         yield srv
-        for client in srv.clients:
-            await client.close()
     await app.stop()
     storage.close()
 
@@ -119,9 +115,7 @@ async def test_a_hint_in_a_hidden_card_game_is_legal_and_the_count_survives_a_re
     storage = SQLiteStore(tmp_path / "r.db")
     app = App(storage, countdown=0.05, rate_limit=0, client=tmp_path,
               solver=Solver(hint_seconds=5.0, par_seconds=0))
-    async with app.serve("127.0.0.1", 0) as ws_server:
-        port = next(iter(ws_server.sockets)).getsockname()[1]
-        server = Server(app, f"ws://127.0.0.1:{port}/ws", "")
+    async with serving(app) as server:
         race, (ann, _bob) = await race_of(server, "quadruple-canfield", 42, hints=True)
         for _ in range(3):
             hint = await ann.hint(race)
@@ -130,8 +124,6 @@ async def test_a_hint_in_a_hidden_card_game_is_legal_and_the_count_survives_a_re
                 break
             await ann.move(race, hint["move"])
         count = hint["hints"]
-        for client in server.clients:
-            await client.close()
     await app.stop()
     storage.close()
     storage = SQLiteStore(tmp_path / "r.db")

@@ -50,6 +50,20 @@ async def procs() -> Any:
         proc.stop()
 
 
+async def racing(race: str, host_token: str, host: RaceClient, url_a: str, url_b: str
+                 ) -> tuple[RaceClient, RaceClient]:
+    """Ann on one process and Bob on another join ``race``; the host starts it; both have
+    their first state."""
+    ann = await RaceClient.connect(url_a)
+    bob = await RaceClient.connect(url_b)
+    await ann.join(race, name="ann")
+    await bob.join(race, name="bob")
+    await host.start(race, host_token)
+    await ann.wait_state(race, T)
+    await bob.wait_state(race, T)
+    return ann, bob
+
+
 async def act(client: RaceClient, race: str, rng: random.Random, retries: int = 200
               ) -> tuple[str, dict[str, Any]]:
     """One move (or an undo when stuck), sent again with the same seq while the service
@@ -137,13 +151,7 @@ async def test_kill_9_of_a_process_loses_no_acknowledged_move(
     host = await RaceClient.connect(p1.url)
     created = await host.create("scotch", players=2, seed=77, time_limit=600)
     race = created["race"]
-    ann = await RaceClient.connect(p1.url)
-    bob = await RaceClient.connect(p2.url)
-    await ann.join(race, name="ann")
-    await bob.join(race, name="bob")
-    await host.start(race, created["host_token"])
-    await ann.wait_state(race, T)
-    await bob.wait_state(race, T)
+    ann, bob = await racing(race, created["host_token"], host, p1.url, p2.url)
     snap = await bob.watch(race)
     ends_at = snap["ends_at"]
     rng = random.Random(2)
@@ -184,13 +192,7 @@ async def test_redis_restart_mid_race_loses_nothing_acknowledged(
     host = await RaceClient.connect(p1.url)
     created = await host.create("scotch", players=2, seed=99)
     race = created["race"]
-    ann = await RaceClient.connect(p1.url)
-    bob = await RaceClient.connect(p2.url)
-    await ann.join(race, name="ann")
-    await bob.join(race, name="bob")
-    await host.start(race, created["host_token"])
-    await ann.wait_state(race, T)
-    await bob.wait_state(race, T)
+    ann, bob = await racing(race, created["host_token"], host, p1.url, p2.url)
     rng = random.Random(3)
     acked: dict[str, list[str]] = {"ann": [], "bob": []}
     for _ in range(5):
@@ -271,13 +273,7 @@ async def test_a_race_on_a_redis_cluster(tmp_path: Path, procs: Any) -> None:
             counts.append(int(out.strip() or 0))
         assert sum(c > 0 for c in counts) >= 2, counts
         race = created[0]["race"]
-        ann = await RaceClient.connect(p1.url)
-        bob = await RaceClient.connect(p2.url)
-        await ann.join(race, name="ann")
-        await bob.join(race, name="bob")
-        await host.start(race, created[0]["host_token"])
-        await ann.wait_state(race, T)
-        await bob.wait_state(race, T)
+        ann, bob = await racing(race, created[0]["host_token"], host, p1.url, p2.url)
         rng = random.Random(4)
         acked = []
         for _ in range(5):

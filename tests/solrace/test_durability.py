@@ -27,6 +27,8 @@ from typing import Any
 import pytest
 from solrace.client import RaceClient, ServerError
 
+from tests.disk import fill, mounted_tmpfs
+
 from .conftest import T
 
 Proc = subprocess.Popen[str]
@@ -72,29 +74,8 @@ def stop(proc: Proc) -> None:
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 20 MiB tmpfs, mounted for the test."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small filesystem needs root")
-    where = tmp_path / "disk"
-    where.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=20m", "tmpfs", str(where)],
-                          capture_output=True, text=True)
-    if done.returncode:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
-    try:
+    with mounted_tmpfs(tmp_path / "disk") as where:
         yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
-
-
-def fill(disk: Path) -> Path:
-    """Fill the filesystem to the last byte."""
-    filler = disk / "filler"
-    with open(filler, "wb", buffering=0) as f:
-        for size in (65536, 4096, 1):
-            with contextlib.suppress(OSError):
-                while True:
-                    f.write(b"\0" * size)
-    return filler
 
 
 async def wait_health(addr: str, status: int) -> None:
