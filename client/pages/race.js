@@ -276,6 +276,7 @@ function racePart(race, session, model, autojoin) {
     const done = !!(me.finished || me.resigned);
     const live = running && !done && !model.replaced;
     const inflight = session.inflight;
+    hint.update(model, live && model.connection === "open"); // first: a spent hint leaves the board
     ownView.set({
       board: running || own?.seq ? own?.board ?? null : null,
       legal: own?.legal || [],
@@ -295,7 +296,6 @@ function racePart(race, session, model, autojoin) {
       lastLegalKey = legalKey;
       replace(legalList, (own?.legal || []).map((t) => h("option", { value: t })));
     }
-    hint.update(model, live && model.connection === "open");
     undoBtn.hidden = !model.options?.undo;
     undoBtn.disabled = !live || !own || (own.seq === 0 && !inflight);
     resignBtn.disabled = !live || model.connection !== "open";
