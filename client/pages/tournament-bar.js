@@ -52,7 +52,8 @@ export class TournamentBar {
   /** The countdown to the next round, while the entrant's browser follows the tournament. */
   tick() {
     const view = this.follower?.model.view;
-    const text = view ? nextText(view, this.follower.now()) : "";
+    const text = !view ? "" : view.status === "finished" ? "The tournament is over: see the final table."
+      : nextText(view, this.follower.now());
     if (this.next.textContent !== text) this.next.textContent = text;
     this.next.hidden = !text;
   }

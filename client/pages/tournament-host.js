@@ -1,7 +1,8 @@
 // The host's tools on the tournament page (only in the browser that holds the host token): open
 // or close entry, start, start the next round now, pause or resume, re-deal the current round,
 // finish early, remove an entrant. What cannot be undone asks first, in place (a question with
-// "Yes" and "Cancel", focus on Cancel); refusals are said next to the controls.
+// "Yes" and "Cancel", focus on Cancel, Escape cancels, focus goes back where it was); refusals
+// are said next to the controls.
 
 import { h, replace, sentence, toast } from "../ui.js";
 
@@ -27,8 +28,10 @@ export class HostPanel {
       "End the tournament now? The table as it stands becomes final; races under way no longer count.",
       "Yes, finish it", () => this.run("finish", {}, "Tournament finished")), ".danger");
     this.buttons = h("div.host-buttons");
+    this.title = h("h2#host-title", { tabindex: -1 }, "Host tools");
+    this.opener = null;
     this.el = h("section.panel.host-panel", { "aria-labelledby": "host-title" },
-      h("h2#host-title", {}, "Host tools"),
+      this.title,
       this.buttons, this.note, this.confirmBox, this.msg,
       h("p.hint", {}, "You hold this tournament's host token (kept in this browser only)."));
   }
@@ -63,6 +66,7 @@ export class HostPanel {
   /** A question in place of a dialog: "Yes" runs `action`, "Cancel" (focused) does nothing. */
   ask(question, yes, action) {
     this.msg.textContent = "";
+    if (this.confirmBox.hidden) this.opener = document.activeElement;
     const cancel = h("button#t-cancel", { type: "button", onclick: () => this.closeConfirm() }, "Cancel");
     replace(this.confirmBox,
       h("p.confirm-question", {}, question),
@@ -78,6 +82,9 @@ export class HostPanel {
     if (this.confirmBox.hidden) return;
     this.confirmBox.hidden = true;
     replace(this.confirmBox);
+    // Back to the button that asked; if it is gone (a list redrawn), to the panel's title.
+    (this.opener?.isConnected ? this.opener : this.title).focus();
+    this.opener = null;
   }
 
   update(model) {

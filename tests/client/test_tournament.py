@@ -31,7 +31,6 @@ def join_tournament(page: Any, name: str, code: str | None = None) -> None:
 
 def race_dealt(page: Any) -> None:
     page.wait_for_selector('[data-board="own"] [data-card]', timeout=WAIT_MS * 2)
-    page.wait_for_function("window.solrace.session?.model.own", timeout=WAIT_MS)
     settle(page)
 
 
@@ -47,18 +46,17 @@ def points(page: Any) -> dict[str, list[str]]:
         [...tr.querySelectorAll('.round-points, .points')].map(td => td.textContent)]))""")
 
 
-def wait_round_points(page: Any, round_: int) -> None:
-    """Until every active row of the table has its points for ``round_``."""
-    page.wait_for_function(
-        """(r) => { const cells = [...document.querySelectorAll(
-                      `.round-points[data-round="${r}"]`)];
-                    return cells.length > 0 && cells.every(c => c.textContent !== '–'); }""",
-        arg=round_, timeout=WAIT_MS * 2)
+def wait_round_over(page: Any, round_: int, total: int) -> None:
+    """Until the page shows ``round_`` over (its points are in the same redraw)."""
+    page.wait_for_selector(f".t-status >> text=Round {round_} of {total} · over",
+                           timeout=WAIT_MS * 2)
 
 
 def test_tournament_from_home_page_to_standings(pages: Pages) -> None:
     # The host creates a triathlon from the home page; the gap is 0, so he starts each round.
-    host = pages.open("/")
+    # The host's and Ann's pages keep to the Content-Security-Policy (the tournament's modules
+    # and stylesheet are loaded on demand): any violation is a console error, which fails.
+    host = pages.open("/", csp=True)
     host.fill("#t-name", "Spring Cup")
     host.click("#t-triathlon")
     assert host.input_value("#t-rounds") == "3"
@@ -75,7 +73,7 @@ def test_tournament_from_home_page_to_standings(pages: Pages) -> None:
     assert host.locator("#t-start").is_disabled()  # nobody has entered yet
 
     # Two entrants, one on a phone; a spectator who only watches.
-    ann = pages.open(path)
+    ann = pages.open(path, csp=True)
     join_tournament(ann, "Ann")
     bob = pages.open(path, viewport=PHONE_375)
     join_tournament(bob, "Bob")
@@ -112,7 +110,7 @@ def test_tournament_from_home_page_to_standings(pages: Pages) -> None:
     # The standings change for everyone following the tournament.
     winner, loser = ("Bob", "Ann") if home else ("Ann", "Bob")
     for page in (host, viewer):
-        wait_round_points(page, 1)
+        wait_round_over(page, 1, 3)
         table = points(page)
         assert table[winner][0] == "1" and table[loser][0] == "0", table
         first = page.locator(".tournament-table tbody tr").first
@@ -204,6 +202,7 @@ def test_host_tools_confirm_and_say_refusals(pages: Pages) -> None:
     host.wait_for_selector(".confirm-box >> text=Remove Lee from the tournament?")
     host.keyboard.press("Escape")
     assert host.locator(".confirm-box").is_hidden()
+    assert host.evaluate("document.activeElement.dataset.entrant") == "e2"  # focus goes back
     host.click('.entrant-list [data-entrant="e2"] .remove-entrant')
     host.click("#t-confirm")
     host.wait_for_selector('.entrant-list li.removed[data-entrant="e2"]')
@@ -270,3 +269,43 @@ def test_knockout_bracket(pages: Pages, new_bot: NewBot) -> None:
     both_widths(host, "tournament-knockout", full_page=True, phone=PHONE_375)
     admin.request({"type": "tournament_finish", "tournament": tid, "token": token})
     host.wait_for_selector(".standings-panel >> text=Final table")
+
+
+def test_a_race_that_ends_first_waits_for_its_rounds_reveal(pages: Pages, new_bot: NewBot) -> None:
+    admin = new_bot()
+    created = admin.request({"type": "tournament_create", "name": "Duo", "format": "rounds",
+                             "games": ["scotch"], "rounds": 2, "race_size": 2, "gap": 30,
+                             "grace": 30})
+    tid, token = created["tournament"], created["host_token"]
+    ann = pages.open(f"/tournament/{tid}")
+    join_tournament(ann, "Ann")  # e1: with e2 in the first race; e3 and e4 in the second
+    bots = []
+    for name in ("Bo", "Cy", "Di"):
+        bot = new_bot()
+        bot.request({"type": "tournament_join", "tournament": tid, "name": name, "bot": True})
+        bots.append(bot)
+    admin.request({"type": "tournament_start", "tournament": tid, "token": token})
+    seats = [read_until(bot, "round") for bot in bots]
+    for bot, seat in zip(bots, seats, strict=True):
+        bot.request({"type": "join", "race": seat["race"], "token": seat["token"]})
+    ann.wait_for_url(f"**/race/{seats[0]['race']}", timeout=WAIT_MS)
+    race_dealt(ann)
+    resign(ann)
+    bots[0].request({"type": "resign", "race": seats[0]["race"]})
+    # Her race is over, the round is not: the deal stays secret, and so do the replays.
+    ann.wait_for_selector(".reveal-wait")
+    assert "Replays open when every race of the round has ended" in ann.inner_text(".replay")
+    read_until(bots[2], "started")
+    for bot in bots[1:]:
+        bot.request({"type": "resign", "race": seats[1]["race"]})
+    # The round is over: the deal is revealed and checked, the replays open.
+    ann.wait_for_selector('#verify-result[data-ok="true"]', timeout=WAIT_MS)
+    ann.wait_for_selector('[data-replay="a"] [data-card]', timeout=WAIT_MS)
+    # The next round starts by itself after the gap: its countdown shows under the results...
+    ann.wait_for_selector(".tournament-bar .t-bar-next >> text=/^Round 2 starts in 0:[0-3]\\d$/")
+    # ...and on the tournament page.
+    ann.click(".tournament-bar a.t-bar-link")
+    ann.wait_for_selector(".t-next >> text=/^Round 2 starts in 0:[0-3]\\d$/")
+    assert ann.locator(".tournament-table tr.is-you .round-points").first.inner_text() != "–"
+    admin.request({"type": "tournament_finish", "tournament": tid, "token": token})
+    ann.wait_for_selector(".standings-panel >> text=Final table")
