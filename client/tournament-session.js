@@ -15,8 +15,8 @@ const REFRESH_MS = 400;
 
 /**
  * Events: "change" (the model changed), "seat" (detail: {seat, fresh}: the entrant's seat in a
- * race; `fresh` when this browser has not opened that race yet), "over" (the tournament ended),
- * "status" (connection status).
+ * race; `fresh` when this browser has not opened that race yet), "standings" (detail: the
+ * event, after a race's end), "over" (the tournament ended), "status" (connection status).
  */
 export class TournamentSession extends EventTarget {
   constructor(tid) {
@@ -201,6 +201,7 @@ export class TournamentSession extends EventTarget {
       }
     }
     m.view = view;
+    this.dispatchEvent(new CustomEvent("standings", { detail: ev }));
     this.refreshSoon();
   }
 

@@ -23,7 +23,7 @@ export class HintControl {
     this.seq = null; // the position (seq) of the last hint asked
     this.button = h("button#hint", { type: "button", title: "Hint (H): the solver suggests a move; hints are counted",
       "aria-keyshortcuts": "h", onclick: () => this.ask() }, "Hint");
-    this.line = h("p.hint-line", { role: "status" });
+    this.line = h("p.hint-line"); // read out through the page's live region (announce)
     this.line.hidden = true;
   }
 

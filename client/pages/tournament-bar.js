@@ -16,11 +16,13 @@ export class TournamentBar {
     this.el = h("nav.tournament-bar", { "aria-label": "Tournament", hidden: true });
     this.next = h("span.t-bar-next", { role: "timer" });
     this.shown = "";
+    this.race = null;
     this.follower = null;
   }
 
   update(model) {
     const t = model.tournament;
+    this.race = model.race;
     this.el.hidden = !t;
     if (!t) return;
     const key = `${t.tournament}|${t.name}|${t.round}`;
@@ -41,7 +43,8 @@ export class TournamentBar {
     const follower = new TournamentSession(tid);
     follower.addEventListener("seat", (e) => {
       const { seat, fresh } = e.detail;
-      if (!fresh) return;
+      if (seat.race === this.race) openSeat(seat); // the race on this page: he is here already
+      if (!fresh || seat.race === this.race) return;
       toast(`Round ${seat.round}: your next race is ready`, "good", 3000);
       navigate(openSeat(seat));
     });

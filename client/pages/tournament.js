@@ -186,6 +186,12 @@ export function mount(root, { tournament: tid }) {
     toast(`Round ${seat.round}: your race is ready`, "good", 3000);
     navigate(openSeat(seat));
   });
+  session.addEventListener("standings", (e) => {
+    const lead = model.standings?.[0];
+    if (e.detail.type === "standings" && e.detail.round_over && lead && model.view?.format === "rounds") {
+      announce(`Round ${e.detail.round} is over. ${lead.name} leads with ${lead.points} point${lead.points === 1 ? "" : "s"}.`);
+    }
+  });
   session.addEventListener("over", () => {
     toast("The tournament is over", "info", 4000);
     announce("The tournament is over. Final table below.");

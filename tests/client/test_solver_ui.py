@@ -76,6 +76,7 @@ def ask_hint(page: Any, how: str = "click") -> str:
         page.keyboard.press("h")
     page.wait_for_selector('.hint-line[data-kind="move"]', timeout=WAIT_MS * 2)
     assert "Thinking…" in page.evaluate("window.hintTexts")  # it said so while it thought
+    page.wait_for_selector('[data-board="own"] .pile.hint-target')  # drawn in the next frame
     move = page.evaluate(HINTED_MOVE)
     said = re.search(r"\(([^()]+)\)\.?$", page.inner_text(".hint-line"))
     assert said and said.group(1) == move, page.inner_text(".hint-line")
