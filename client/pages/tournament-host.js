@@ -104,6 +104,7 @@ export class HostPanel {
       this.pauseBtn.textContent = view.paused ? "Resume" : "Pause";
       this.pauseBtn.setAttribute("aria-pressed", String(!!view.paused));
       this.nextBtn.disabled = !waiting;
+      this.nextBtn.textContent = view.format === "knockout" ? "Start the next games now" : "Start next round now";
       this.redealBtn.hidden = view.format !== "rounds" || !cur || cur.status === "over";
       this.redealBtn.textContent = cur ? `Re-deal round ${cur.round}` : "Re-deal";
       buttons = [this.nextBtn, this.pauseBtn, this.redealBtn, this.finishBtn];
