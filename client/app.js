@@ -1,36 +1,45 @@
 // Router: picks a page from location.pathname and mounts it into <main>. Pages export
-// `mount(root, params) -> unmount()`; links marked `data-link` navigate without a reload.
+// `mount(root, params) -> unmount()`; links marked `data-link` navigate without a reload. The
+// tournament page (module and stylesheet) is loaded when first visited.
 
 import * as home from "./pages/home.js";
 import * as race from "./pages/race.js";
 import * as watch from "./pages/watch.js";
 import { settingsMenu } from "./pages/settings.js";
 import { applyDocumentSettings } from "./storage.js";
-import { h, navigate, replace, setConnectionState } from "./ui.js";
+import { h, loadStyle, navigate, replace, setConnectionState } from "./ui.js";
+
+const tournament = () => Promise.all([import("./pages/tournament.js"), loadStyle("tournament.css")]).then(([m]) => m);
 
 const ROUTES = [
   [/^\/$/, home, () => ({})],
   [/^\/race\/([^/]+)\/watch\/?$/, watch, (m) => ({ race: decodeURIComponent(m[1]) })],
   [/^\/race\/([^/]+)\/?$/, race, (m) => ({ race: decodeURIComponent(m[1]) })],
+  [/^\/tournament\/([^/]+)\/?$/, tournament, (m) => ({ tournament: decodeURIComponent(m[1]) })],
 ];
 
 applyDocumentSettings();
 document.querySelector(".topbar")?.append(settingsMenu());
 
-// For automation and curious players: the current page's session and a navigate function.
-window.solrace = { session: null, navigate };
+// For automation and curious players: the current page's session (a race's, or a tournament's)
+// and a navigate function.
+window.solrace = { session: null, tournament: null, navigate };
 
 let unmount = null;
+let routing = 0;
 
-function route() {
+async function route() {
   const root = document.getElementById("main");
+  const turn = ++routing;
   unmount?.();
   unmount = null;
   window.solrace.session = null;
   setConnectionState("");
-  for (const [re, page, params] of ROUTES) {
+  for (const [re, entry, params] of ROUTES) {
     const m = re.exec(location.pathname);
     if (m) {
+      const page = typeof entry === "function" ? await entry() : entry;
+      if (turn !== routing) return; // another navigation came first
       root.replaceChildren();
       unmount = page.mount(root, { ...params(m), ...(history.state || {}) }) || null;
       return;

@@ -2,7 +2,7 @@
 // move where comes only from the server's `legal` list of move texts.
 //
 //   const view = new BoardView(element, { player: "own", interactive: true, onMove: text => ... });
-//   view.set({ board, legal, premove, pending, queued });
+//   view.set({ board, legal, premove, pending, queued, hint });
 //
 // The element gets `data-board="own"` (or the player id); every pile carries `data-pile="t3"` and
 // every face-up card `data-card="TH"`, so automation can read and drive the board.
@@ -91,6 +91,7 @@ export class BoardView {
     this.premove = false;
     this.pending = null;
     this.queued = null;
+    this.hint = null; // a move text suggested by the server's solver: its cards and target are marked
     this.selected = null; // {pile, count, tentative}
     this.baseRank = null;
     this.keyBuffer = "";
@@ -110,13 +111,15 @@ export class BoardView {
     this.schedule(); // first paint, even if `set` never changes anything
   }
 
-  /** Update any of {board, legal, disabled, premove, pending, queued}; redraws on the next
-   * animation frame. `pending`/`queued`: the move text in flight / the premove. */
+  /** Update any of {board, legal, disabled, premove, pending, queued, hint}; redraws on the next
+   * animation frame. `pending`/`queued`: the move text in flight / the premove; `hint`: a
+   * suggested move. */
   set(patch) {
     let changed = false;
     if ("board" in patch && patch.board !== this.board) {
       this.board = patch.board;
-      const base = foundationBase(this.board);
+      // The server may say the base rank (`base`, Quadruple Canfield); else it is read off a foundation.
+      const base = this.board?.base ? String(this.board.base).replace("10", "T") : foundationBase(this.board);
       if (base) this.baseRank = base; // remembered: a foundation may be emptied later
       changed = true;
     }
@@ -131,7 +134,7 @@ export class BoardView {
         changed = true;
       }
     }
-    for (const key of ["pending", "queued"]) {
+    for (const key of ["pending", "queued", "hint"]) {
       if (key in patch && (patch[key] || null) !== this[key]) {
         this[key] = patch[key] || null;
         changed = true;
@@ -431,6 +434,7 @@ export class BoardView {
     const marks = {
       pending: this.pending ? parseMove(this.pending) : null,
       queued: this.queued ? parseMove(this.queued) : null,
+      hint: this.hint ? parseMove(this.hint) : null,
     };
     for (const pile of board.piles) this.renderPile(pile, targets, marks);
   }
@@ -443,15 +447,18 @@ export class BoardView {
     const sel = this.selected?.pile === pile ? this.selected.count : 0;
     const isTarget = targets.has(pile);
     const isStockClickable = pile === "s" && (!!this.stockAction() || (interactive && this.premove));
-    const { pending, queued } = marks;
+    const { pending, queued, hint } = marks;
     const pendingCount = pending?.from === pile ? pending.count : 0;
     const queuedCount = queued?.from === pile ? queued.count : 0;
+    const hintCount = hint?.from === pile ? hint.count : 0;
     el.classList.toggle("target", isTarget);
     el.classList.toggle("source", !!sel);
     el.classList.toggle("clickable", isTarget || isStockClickable);
     el.classList.toggle("empty", n === 0);
     el.classList.toggle("pending-target", pending?.to === pile && pile !== "s");
     el.classList.toggle("premove-target", queued?.to === pile && pile !== "s");
+    el.classList.toggle("hint-source", !!hintCount);
+    el.classList.toggle("hint-target", hint?.to === pile);
 
     // Which cards to draw: everything for tableau/foundations/waste; the top few for stock/reserve.
     const kind = pile[0];
@@ -495,6 +502,7 @@ export class BoardView {
       if (sel && depth <= sel) card.classList.add("selected", ...(this.selected.tentative ? ["tentative"] : []));
       if (depth <= pendingCount) card.classList.add("pending");
       if (depth <= queuedCount) card.classList.add("premove");
+      if (depth <= hintCount) card.classList.add("hinted");
       frag.append(card);
     }
     if (kind === "s" || kind === "r" || (kind === "f" && n > 1)) {
@@ -543,6 +551,8 @@ export class BoardView {
     if (isTarget) label += ". Legal target";
     if (sel) label += ". Selected";
     if (queuedCount || queued?.to === pile) label += ". Premove";
+    if (hintCount) label += ". Hint: move from here";
+    if (hint?.to === pile) label += ". Hint: move here";
     el.setAttribute("aria-label", label);
   }
 }

@@ -11,6 +11,7 @@ import { settings, store } from "./storage.js";
 
 const EVENT_TYPES = new Set([
   "player_joined", "ready", "progress", "countdown", "started", "finished", "resigned", "race_over",
+  "hinted", "reveal",
 ]);
 // Answers that mean "not now" rather than "no": the action stays and goes again later.
 const RETRY_MS = [1000, 2000, 3000, 5000];
@@ -306,6 +307,12 @@ export class RaceSession extends EventTarget {
     }, AUTO_MOVE_DELAY_MS);
   }
 
+  /** Ask for a hint at the racer's position: resolves with the `hint` reply ({move, source,
+   * lost, hints}), rejects with the server's error (forbidden, unavailable, rate_limited…). */
+  hint() {
+    return this.conn.request({ type: "hint", race: this.race });
+  }
+
   async resign() {
     try {
       return await this.conn.request({ type: "resign", race: this.race });
@@ -371,6 +378,10 @@ export class RaceSession extends EventTarget {
         m.replaced = true;
         this.dropActions();
         break;
+      case "par":
+        // The deal's par, worked out after the reveal (unnumbered).
+        m.par = msg.par ?? m.par;
+        break;
       case "rematch":
         if (msg.next && msg.rid === undefined) {
           if (!m.rematch || m.rematch.next !== msg.next) m.rematch = { next: msg.next, by: msg.by, mine: false };
@@ -415,6 +426,8 @@ export class RaceSession extends EventTarget {
     if (s.standings) m.standings = s.standings;
     if (s.seed !== undefined) m.seed = s.seed;
     if (s.salt !== undefined) m.salt = s.salt;
+    if (s.par) m.par = s.par;
+    m.tournament = s.tournament ?? null;
     if (s.rematch && !m.rematch) m.rematch = { next: s.rematch, by: null, mine: false };
     const old = m.players;
     m.players = new Map();
@@ -472,6 +485,9 @@ export class RaceSession extends EventTarget {
       case "progress":
         this.player(e.player).progress = e.progress;
         break;
+      case "hinted":
+        this.player(e.player).hints = e.hints;
+        break;
       case "countdown":
         m.status = "countdown";
         m.starts_at = e.starts_at;
@@ -481,6 +497,9 @@ export class RaceSession extends EventTarget {
         m.status = "running";
         m.started_at = e.started_at ?? m.starts_at ?? this.now();
         m.ends_at = e.ends_at ?? (m.options?.time_limit ? m.started_at + m.options.time_limit * 1000 : null);
+        // Each racer's progress at the start, when the server says (a deal may start with cards home).
+        for (const [id, pr] of Array.isArray(e.progress) ? e.progress.map((x) => [x.player, x.progress])
+          : Object.entries(e.progress || {})) if (pr && m.players.has(id)) this.player(id).progress = pr;
         queueMicrotask(() => this.maybeAutoMove()); // the first state may come before this event
         // A spectator has no board yet for racers who joined after its snapshot: fetch the
         // dealt boards. (A racer gets the deal in its own first `state`; see applyState.)
@@ -497,12 +516,17 @@ export class RaceSession extends EventTarget {
       case "race_over":
         m.status = "finished";
         m.standings = e.standings;
-        m.seed = e.seed;
-        m.salt = e.salt;
+        // A race of a tournament round that ends before the others: seed and salt come with `reveal`.
+        m.seed = e.seed ?? null;
+        m.salt = e.salt ?? null;
+        if (e.par) m.par = e.par;
         m.overAt = this.now();
         if (e.reason !== undefined) m.reason = e.reason;
         this.dropActions();
         this.dispatchEvent(new Event("over"));
+        break;
+      case "reveal":
+        Object.assign(m, { seed: e.seed, salt: e.salt, par: e.par ?? m.par });
         break;
       default:
         // An event this client does not know (a newer server): fetch the full picture.
@@ -554,6 +578,8 @@ function emptyModel(race) {
     standings: null,
     seed: null,
     salt: null,
+    par: null, // {verdict: "won", moves} | {verdict: "lost"} | {verdict: "unknown"}, once revealed
+    tournament: null, // {tournament, name, round} for a race of a tournament
     rematch: null,
   };
 }

@@ -1,8 +1,11 @@
 // What this browser remembers in localStorage: racer and host tokens, the races it took part
-// in, the player's name, and the player's settings. Nothing here is sent anywhere but the server.
+// in, tournament host and entrant tokens, the player's name, and the player's settings. Nothing
+// here is sent anywhere but the server.
 
 const racerKey = (race) => `solrace:racer:${race}`;
 const hostKey = (race) => `solrace:host:${race}`;
+const tHostKey = (tid) => `solrace:thost:${tid}`;
+const entrantKey = (tid) => `solrace:entrant:${tid}`;
 const RECENT_MAX = 12;
 
 function readJSON(key) {
@@ -31,6 +34,22 @@ export const store = {
     const kind = prev?.what === "raced" ? "raced" : what;
     list.unshift({ race, game: game || prev?.game || null, what: kind, at: Date.now() });
     localStorage.setItem("solrace:recent", JSON.stringify(list.slice(0, RECENT_MAX)));
+  },
+  // Tournaments: the host token, the entrant ({entrant, token, name}), and those this browser
+  // created or entered (for the home page).
+  tournamentHost: (tid) => localStorage.getItem(tHostKey(tid)),
+  setTournamentHost: (tid, token) => localStorage.setItem(tHostKey(tid), token),
+  entrant: (tid) => readJSON(entrantKey(tid)),
+  setEntrant: (tid, value) => localStorage.setItem(entrantKey(tid), JSON.stringify(value)),
+  forgetEntrant: (tid) => localStorage.removeItem(entrantKey(tid)),
+  tournaments: () => readJSON("solrace:tournaments") || [],
+  rememberTournament(tid, name, what) {
+    const old = this.tournaments();
+    const prev = old.find((t) => t.tournament === tid);
+    const list = old.filter((t) => t.tournament !== tid);
+    list.unshift({ tournament: tid, name: name || prev?.name || tid, what: prev?.what === "entered" ? "entered" : what,
+      at: Date.now() });
+    localStorage.setItem("solrace:tournaments", JSON.stringify(list.slice(0, RECENT_MAX)));
   },
 };
 

@@ -163,6 +163,28 @@ export async function fetchJSON(url) {
   return res.json();
 }
 
+/** "the tournament has started" → "The tournament has started." (server messages are lower case). */
+export function sentence(text) {
+  const t = String(text || "").trim();
+  if (!t) return "";
+  return t.charAt(0).toUpperCase() + t.slice(1) + (/[.!?]$/.test(t) ? "" : ".");
+}
+
+/** Load a stylesheet of the client once (for pages that are not on every visit); resolves when
+ * it applies, so that nothing is drawn unstyled. */
+const styles = new Map();
+export function loadStyle(name) {
+  if (!styles.has(name)) {
+    styles.set(name, new Promise((resolve) => {
+      const link = h("link", { rel: "stylesheet", href: `/static/${name}` });
+      link.addEventListener("load", resolve);
+      link.addEventListener("error", resolve); // unstyled rather than not at all
+      document.head.append(link);
+    }));
+  }
+  return styles.get(name);
+}
+
 /** Go to `path` inside the app without a reload; `state` reaches the page's mount params. */
 export function navigate(path, state = null) {
   history.pushState(state, "", path);

@@ -53,9 +53,11 @@ export function liveStandings(model) {
     .map((id) => model.players.get(id))
     .filter(Boolean)
     .sort((a, b) => places.get(a.player) - places.get(b.player));
+  const hints = !!model.options?.hints || rows.some((p) => p.hints);
   return h("table.live-standings", {},
     h("caption.sr-only", {}, "Standings so far"),
-    h("thead", {}, h("tr", {}, ["Place", "Racer", "Cards home", "Moves", ""].map((t) => h("th", { scope: "col" }, t)))),
+    h("thead", {}, h("tr", {}, ["Place", "Racer", "Cards home", "Moves", hints ? "Hints" : null, ""]
+      .filter((t) => t !== null).map((t) => h("th", { scope: "col" }, t)))),
     h("tbody", {}, rows.map((p) => {
       const pr = p.progress || {};
       const status = p.finished || p.place ? formatTime(p.time_ms) : p.resigned ? "resigned"
@@ -65,6 +67,7 @@ export function liveStandings(model) {
         h("td", {}, p.name || p.player, p.bot ? botTag() : null, p.player === model.you ? h("span.muted", {}, " (you)") : null),
         h("td.num", {}, `${pr.foundation ?? 0} / ${pr.total ?? "?"}`),
         h("td.num", {}, pr.moves ?? 0),
+        hints ? h("td.num.hints", {}, p.hints ?? 0) : null,
         h("td", {}, status));
     })));
 }
@@ -88,7 +91,11 @@ export function nextActions(session, { watch = false } = {}) {
       }
     },
   }, "Rematch");
+  // A race of a tournament: no rematch; the way on is back to the tournament.
+  const back = h("a.button.primary.back-to-tournament", { href: "/", "data-link": true, hidden: true },
+    "Back to the tournament");
   const el = h("div.next-actions", {},
+    back,
     watch ? h("a.button.watch-live", { href: `/race/${encodeURIComponent(model.race)}/watch`, "data-link": true },
       "Watch live") : null,
     rematchBtn,
@@ -99,7 +106,13 @@ export function nextActions(session, { watch = false } = {}) {
     update() {
       const over = model.status === "finished";
       const racer = model.role === "racer" && !model.replaced;
-      rematchBtn.hidden = !racer;
+      const t = model.tournament;
+      back.hidden = !t;
+      if (t) {
+        back.href = `/tournament/${encodeURIComponent(t.tournament)}`;
+        back.title = t.name;
+      }
+      rematchBtn.hidden = !racer || !!t;
       rematchBtn.disabled = !over;
       rematchBtn.title = over ? "A new race with the same settings and a new deal" : "Once the race is over";
       rematchBtn.textContent = model.rematch ? "Join the rematch" : "Rematch";

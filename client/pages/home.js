@@ -1,11 +1,13 @@
-// Start page: create a race, join or watch one by link or code, and the races this browser knows.
+// Start page: create a race or a tournament, join or watch one by link or code, and the races and
+// tournaments this browser knows.
 
 import { GAME_TITLES, gameTitle } from "../cards.js";
 import { createRace } from "../net.js";
 import { RULES, rulesPanel } from "../rules.js";
 import { store } from "../storage.js";
 import { fetchJSON, h, navigate, replace } from "../ui.js";
-import { OpenRaces, YourRaces } from "./lobby.js";
+import { OpenRaces, YourRaces, yourTournaments } from "./lobby.js";
+import { tournamentForm } from "./tournament-form.js";
 
 const TIME_LIMITS = [
   [120, "2 minutes"],
@@ -42,8 +44,13 @@ export function mount(root) {
     TIME_LIMITS.map(([s, label]) => h("option", { value: s, selected: s === 600 }, label)));
   const undo = h("input#undo", { type: "checkbox", name: "undo", checked: true });
   const isPublic = h("input#public", { type: "checkbox", name: "public" });
+  const hints = h("input#hints", { type: "checkbox", name: "hints" });
+  const winnable = h("input#winnable", { type: "checkbox", name: "winnable" });
   const seed = h("input#seed", { type: "text", name: "seed", inputmode: "numeric", pattern: "[0-9]*",
     placeholder: "random", autocomplete: "off" });
+  winnable.addEventListener("change", () => {
+    seed.disabled = winnable.checked;
+  });
   const createMsg = h("p.form-msg", { role: "alert" });
   const createBtn = h("button.primary", { type: "submit" }, "Create race");
 
@@ -59,8 +66,11 @@ export function mount(root) {
         time_limit: Number(timeLimit.value),
         undo: undo.checked,
         public: isPublic.checked,
+        hints: hints.checked,
       };
-      if (seed.value.trim()) options.seed = seed.value.trim();
+      // A winnable deal is drawn by the server from its catalogue: no seed then.
+      if (winnable.checked) options.winnable = true;
+      else if (seed.value.trim()) options.seed = seed.value.trim();
       try {
         const created = await createRace(options);
         navigate(`/race/${encodeURIComponent(created.race)}`, { created: true });
@@ -78,10 +88,13 @@ export function mount(root) {
   h("div.field.check", {}, undo, h("label", { for: "undo" }, "Allow undo")),
   h("div.field.check", {}, isPublic, h("label", { for: "public" }, "Public: list it under open races")),
   h("p.hint.public-hint", {}, "A private race is reached only by its link."),
+  h("div.field.check", {}, hints, h("label", { for: "hints" }, "Hints allowed (counted in the standings)")),
+  h("div.field.check", {}, winnable, h("label", { for: "winnable" }, "Winnable deal (certified by the solver)")),
   h("details.more", {},
     h("summary", {}, "Choose the deal"),
     h("div.field", {}, h("label", { for: "seed" }, "Deal number (seed)"), seed),
-    h("p.hint", {}, "Leave empty for a secret random deal, revealed and verifiable when the race ends.")),
+    h("p.hint", {}, "Leave empty for a secret random deal, revealed and verifiable when the race ends. " +
+      "A winnable deal is always a secret one.")),
   createBtn,
   createMsg);
 
@@ -91,6 +104,11 @@ export function mount(root) {
     value: store.name(), autocomplete: "nickname" });
   const joinMsg = h("p.form-msg", { role: "alert" });
   const go = (suffix, state) => {
+    const tournament = /\/tournament\/([^/?#\s]+)/.exec(code.value);
+    if (tournament) {
+      navigate(`/tournament/${tournament[1]}`);
+      return;
+    }
     const race = raceFromInput(code.value);
     if (!race) {
       joinMsg.textContent = "Enter a race code or paste a race link.";
@@ -109,7 +127,7 @@ export function mount(root) {
     },
   },
   h("h2#join-title", {}, "Join or watch"),
-  h("div.field", {}, h("label", { for: "code" }, "Race"), code),
+  h("div.field", {}, h("label", { for: "code" }, "Race or tournament"), code),
   h("div.field", {}, h("label", { for: "join-name" }, "Name"), name),
   h("div.buttons", {},
     h("button.primary", { type: "submit" }, "Join"),
@@ -138,8 +156,10 @@ export function mount(root) {
         "friends and spectators watch live. Fair by construction: the deal is committed before the " +
         "start and verifiable afterwards.")),
     h("div.home-grid", {}, createForm, joinForm),
+    tournamentForm(),
     openRaces.el,
     yourRaces.el,
+    yourTournaments(store.tournaments()),
     rulesList);
   const gameLabel = gameSelect.parentElement.querySelector("label");
   const labelRow = h("div.label-row");

@@ -1,6 +1,6 @@
-// The home page's lists: open public races (GET /api/lobby, refreshed while the page is shown)
-// and this browser's own races (from localStorage) with their status and the player's place
-// (GET /api/races/{race}).
+// The home page's lists: open public races (GET /api/lobby, refreshed while the page is shown),
+// this browser's own races (from localStorage) with their status and the player's place
+// (GET /api/races/{race}), and the tournaments it created or entered.
 
 import { gameTitle } from "../cards.js";
 import { store } from "../storage.js";
@@ -62,6 +62,7 @@ export class OpenRaces {
         h("span.muted", {}, `${r.racers}/${o.players ?? "?"} racers · ${Math.round((o.time_limit || 0) / 60)} min` +
           `${o.undo === false ? " · no undo" : ""} · ${ago(r.created_at)}`),
         r.seed_chosen ? h("span.tag.chosen-tag", { title: "The host chose the deal and knows it" }, "deal chosen") : null,
+        optionTags(o),
         h("span.grow"),
         full ? null : h("button.small.primary", {
           type: "button",
@@ -71,6 +72,25 @@ export class OpenRaces {
     }));
     this.empty.hidden = races.length > 0;
   }
+}
+
+/** Tags for a race's solver options: a certified-winnable deal, hints allowed. */
+export function optionTags(options) {
+  return [
+    options?.winnable ? h("span.tag.option-tag.winnable-tag", { title: "The solver has won this deal" },
+      "certified-winnable deal") : null,
+    options?.hints ? h("span.tag.option-tag.hints-tag", { title: "Racers may ask for hints; each is counted" },
+      "hints allowed") : null,
+  ];
+}
+
+/** The tournaments this browser created (as host) or entered, newest first. */
+export function yourTournaments(list) {
+  return h("section.panel.recent.your-tournaments", { "aria-labelledby": "your-tournaments-title", hidden: !list.length },
+    h("h2#your-tournaments-title", {}, "Your tournaments"),
+    h("ul.race-list", {}, list.map((t) => h("li.race-row", { dataset: { tournament: t.tournament } },
+      h("a", { href: `/tournament/${encodeURIComponent(t.tournament)}`, "data-link": true }, t.name || t.tournament),
+      h("span.muted", {}, `${t.what === "entered" ? "entered" : "hosting"} ${ago(t.at)}`)))));
 }
 
 /** The races this browser created or raced, newest first, with status and the player's place. */

@@ -40,7 +40,8 @@ export class PlayerCard {
     this.bar.setAttribute("aria-valuemax", total || 1);
     this.bar.setAttribute("aria-label", `${name}: ${home} of ${total} cards home`);
     const moves = progress.moves ?? 0;
-    this.meta.textContent = `${moves} move${moves === 1 ? "" : "s"}`;
+    const hints = p.hints ?? 0;
+    this.meta.textContent = `${moves} move${moves === 1 ? "" : "s"}${hints ? ` · ${hints} hint${hints === 1 ? "" : "s"}` : ""}`;
     let badge = "";
     if (p.finished || p.place) badge = `${ordinal(p.place)} · ${formatTime(p.time_ms)}`;
     else if (p.resigned) badge = "resigned";

@@ -10,6 +10,8 @@ import { play } from "../sounds.js";
 import { store } from "../storage.js";
 import { announce, formatTime, h, ordinal, raceLink, replace } from "../ui.js";
 import { FinishMoment, liveStandings, nextActions } from "./finish.js";
+import { HintControl } from "./hint.js";
+import { optionTags } from "./lobby.js";
 import { lobbyList, PlayerCards, seedChosenNote } from "./parts.js";
 import { soundSwitch } from "./settings.js";
 import { hiddenCardsNote, mountShell } from "./shell.js";
@@ -74,11 +76,12 @@ function racePart(race, session, model, autojoin) {
   const lobbyIntro = h("div.lobby-intro");
   const lobbyActions = h("div.lobby-actions");
   const lobbyRules = h("div.lobby-rules");
+  const share = h("div.share", {}, h("label", {}, "Share this link with the other racers"), shareInput);
   const lobby = h("section.panel.lobby", { "aria-label": "Lobby" },
     lobbyIntro,
     lobbyActions,
     lobbyMsg,
-    h("div.share", {}, h("label", {}, "Share this link with the other racers"), shareInput),
+    share,
     lobbyPlayers,
     lobbyRules,
     commitmentBox);
@@ -140,18 +143,20 @@ function racePart(race, session, model, autojoin) {
       session.move(text);
     },
   }, moveInput, legalList, h("button", { type: "submit" }, "Play"));
-  const controls = h("div.controls", {}, undoBtn, resignBtn, soundSwitch(), moveForm);
+  const hint = new HintControl(session);
+  const controls = h("div.controls", {}, undoBtn, hint.button, resignBtn, soundSwitch(), moveForm);
   const raceRules = h("div.race-rules");
   const playPanel = h("div.play-panel", {},
     baseRank,
     boardWrap,
     controls,
+    hint.line,
     actionLine,
     message,
     h("p.hint", {}, "Click a card, then a highlighted pile; or drag it. Double-click sends a card home. " +
       "While a move is on its way you can already pick the next one (a premove). " +
       "Keys: Tab to the board, arrows between piles, Enter to pick and drop, type pile names (t3 then f1), " +
-      "U to undo, Esc to cancel."),
+      "U to undo, H for a hint (when the race allows them), Esc to cancel."),
     raceRules);
 
   // After the racer is done (finished or resigned) while others still race.
@@ -221,7 +226,10 @@ function racePart(race, session, model, autojoin) {
       replace(raceRules, rulesPanel(model.game, { id: "race-rules" }));
     }
 
-    // Lobby contents
+    // Lobby contents. A race of a tournament seats its entrants: they need not say ready, and
+    // nobody else can join it.
+    const tour = model.tournament;
+    share.hidden = !!tour;
     replace(lobbyPlayers, lobbyList(model));
     commitmentEl.textContent = model.commitment || "";
     const full = model.options && model.order.length >= model.options.players;
@@ -229,20 +237,29 @@ function racePart(race, session, model, autojoin) {
       const me = model.players.get(model.you);
       replace(lobbyIntro,
         h("h2", {}, `You're in, ${me?.name || "racer"}.`),
-        h("p.muted", {}, isHost ? "Start the race when everyone has joined, or wait until every racer is ready."
-          : "The race starts when the host starts it, or when every racer is ready."),
+        h("p.muted", {}, tour ? `Round ${tour.round} of ${tour.name}: the race starts as soon as every seated ` +
+          "entrant is here, or when the grace time runs out."
+          : isHost ? "Start the race when everyone has joined, or wait until every racer is ready."
+            : "The race starts when the host starts it, or when every racer is ready."),
+        optionTags(model.options),
         seedChosenNote(model));
       readyBtn.disabled = !!me?.ready;
       readyBtn.textContent = me?.ready ? "Ready ✓" : "I'm ready";
-      setChildren(lobbyActions, [readyBtn, isHost ? startBtn : null]);
+      setChildren(lobbyActions, tour ? [] : [readyBtn, isHost ? startBtn : null]);
     } else if (!running) {
       replace(lobbyIntro,
         h("h2", {}, `${gameTitle(model.game)} race`),
-        h("p.muted", {}, model.status === "countdown" ? "Starting now — join quickly!" : optionsText(model.options)),
+        h("p.muted", {}, model.status === "countdown" && !tour ? "Starting now — join quickly!" : optionsText(model.options)),
+        optionTags(model.options),
         seedChosenNote(model));
-      setChildren(lobbyActions, [full ? h("p", {}, "This race is full. ", watchLink(race)) : joinForm,
-        isHost && model.status === "lobby" ? startBtn : null]);
-      if (autojoin && !autojoinDone && !full) {
+      if (tour) {
+        setChildren(lobbyActions, [h("p.seated-note", {}, `This race seats the entrants of ${tour.name} (round ${tour.round}). `,
+          watchLink(race))]);
+      } else {
+        setChildren(lobbyActions, [full ? h("p", {}, "This race is full. ", watchLink(race)) : joinForm,
+          isHost && model.status === "lobby" ? startBtn : null]);
+      }
+      if (autojoin && !autojoinDone && !full && !tour) {
         autojoinDone = true;
         join(autojoin);
       }
@@ -259,6 +276,7 @@ function racePart(race, session, model, autojoin) {
     const done = !!(me.finished || me.resigned);
     const live = running && !done && !model.replaced;
     const inflight = session.inflight;
+    hint.update(model, live && model.connection === "open"); // first: a spent hint leaves the board
     ownView.set({
       board: running || own?.seq ? own?.board ?? null : null,
       legal: own?.legal || [],
@@ -266,6 +284,7 @@ function racePart(race, session, model, autojoin) {
       premove: !!inflight,
       pending: inflight?.msg.type === "move" ? inflight.msg.move : null,
       queued: session.queued?.kind === "move" ? session.queued.move : null,
+      hint: live ? hint.move : null,
     });
     ownView.schedule.flush(); // this render is already in a frame: draw the board in it too
     const base = model.game === "quadruple-canfield" ? ownView.baseRank : null;
@@ -351,13 +370,20 @@ function racePart(race, session, model, autojoin) {
 
   // Keys anywhere on the page (outside text fields) drive the board.
   function keydown(e) {
-    if (e.target.closest?.("input, textarea, select, summary, [data-board]")) return; // typing, or the board's own keys
+    if (e.target.closest?.("input, textarea, select, summary")) return; // typing
     if (e.ctrlKey || e.metaKey || e.altKey || raceLayout.hidden) return;
+    // U and H work on the board too: no pile's name starts with either.
     if ((e.key === "u" || e.key === "U") && model.options?.undo && !undoBtn.disabled) {
       e.preventDefault();
       session.undo();
       return;
     }
+    if ((e.key === "h" || e.key === "H") && model.options?.hints && !hint.button.hidden) {
+      e.preventDefault();
+      hint.ask();
+      return;
+    }
+    if (e.target.closest?.("[data-board]")) return; // the board's own keys
     ownView.handleKey(e);
   }
 

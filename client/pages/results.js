@@ -1,5 +1,7 @@
-// Results of a finished race: standings, the revealed deal with an in-browser check of the
-// commitment, and a side-by-side replay of any two racers (boards come from the server's replay API).
+// Results of a finished race: standings with the deal's par, the revealed deal with an in-browser
+// check of the commitment, and a side-by-side replay of any two racers (boards come from the
+// server's replay API). A race of a tournament round that ends before the others gets its deal
+// revealed later (`reveal`): the check and the replay wait for it.
 
 import { gameTitle } from "../cards.js";
 import { overReason } from "../session.js";
@@ -20,6 +22,14 @@ function seenCommitment(race) {
   return localStorage.getItem(`solrace:commit:${race}`);
 }
 
+/** The par line: what the solver says of the deal. */
+export function parText(par, revealed) {
+  if (par?.verdict === "won") return `Par: ${par.moves} moves (the solver's winning line).`;
+  if (par?.verdict === "lost") return "Par: unwinnable (proved by the solver).";
+  if (par?.verdict === "unknown") return "Par: not found by the solver.";
+  return revealed ? "Par: the solver is working on it…" : "";
+}
+
 const REASONS = {
   abandoned: "The race ended early: every racer still racing had been offline for two minutes. " +
     "The standings are as they stood then.",
@@ -33,6 +43,7 @@ export function mountResults(el, session) {
   const verifyEl = h("div.verify", { "aria-live": "polite" });
   const replayEl = h("section.panel.replay", { "aria-labelledby": "replay-title" });
   const reasonEl = h("p.over-reason");
+  const parEl = h("p.par-line", { "aria-live": "polite" });
   const actions = nextActions(session);
   const offer = rematchOffer(session);
   replace(el,
@@ -41,7 +52,8 @@ export function mountResults(el, session) {
       h("section.panel.results-main", { "aria-labelledby": "results-title" },
         h("div.results-head", {}, h("h2#results-title", {}, "Results"), actions.el),
         reasonEl,
-        standingsEl),
+        standingsEl,
+        parEl),
       h("section.panel.deal", { "aria-labelledby": "deal-title" },
         h("h2#deal-title", {}, "The deal"),
         seedChosenNote(model),
@@ -57,6 +69,10 @@ export function mountResults(el, session) {
     const reason = overReason(model);
     reasonEl.textContent = REASONS[reason] || "";
     reasonEl.hidden = !reasonEl.textContent;
+    const par = model.par?.verdict === "won" ? model.par.moves : null;
+    const hints = !!model.options?.hints || (model.standings || []).some((s) => s.hints);
+    parEl.textContent = parText(model.par, model.seed !== null && model.seed !== undefined);
+    parEl.hidden = !parEl.textContent;
     const rows = (model.standings || []).map((s) => {
       const p = s.progress || {};
       const status = s.time_ms !== null && s.time_ms !== undefined ? "finished" : s.resigned ? "resigned"
@@ -66,18 +82,25 @@ export function mountResults(el, session) {
         h("td", {}, s.name, s.bot ? botTag() : null, s.player === me ? h("span.muted", {}, " (you)") : null),
         h("td.num", {}, s.time_ms !== null && s.time_ms !== undefined ? formatTime(s.time_ms) : "–"),
         h("td.num", {}, `${p.foundation ?? 0} / ${p.total ?? "?"}`),
-        h("td.num", {}, p.moves ?? 0),
+        h("td.num.moves", {}, p.moves ?? 0, par !== null ? h("span.par-note", {}, ` / par ${par}`) : null),
+        hints ? h("td.num.hints", {}, s.hints ?? 0) : null,
         h("td", {}, status));
     });
     replace(standingsEl,
       h("table.standings-table", {},
         h("caption.sr-only", {}, "Standings"),
         h("thead", {}, h("tr", {},
-          ["Place", "Racer", "Time", "Cards home", "Moves", ""].map((t) => h("th", { scope: "col" }, t)))),
+          ["Place", "Racer", "Time", "Cards home", "Moves", hints ? "Hints" : null, ""]
+            .filter((t) => t !== null).map((t) => h("th", { scope: "col" }, t)))),
         h("tbody", {}, rows)));
   }
 
   async function renderVerify() {
+    if ((model.seed === null || model.seed === undefined) && model.tournament) {
+      replace(verifyEl, h("p.muted.reveal-wait", {}, `Every race of round ${model.tournament.round} plays this deal: ` +
+        "seed and salt are revealed, and checked here, when the last of them ends."));
+      return;
+    }
     const seen = seenCommitment(race);
     const commitment = seen || model.commitment || summary?.commitment;
     const facts = h("dl.facts", {},
@@ -120,6 +143,11 @@ export function mountResults(el, session) {
   }
 
   function renderReplay() {
+    if (model.seed === null || model.seed === undefined) {
+      replace(replayEl, h("h2#replay-title", {}, "Replay"),
+        h("p.muted", {}, "Replays open when every race of the round has ended."));
+      return;
+    }
     const players = (model.standings || []).map((s) => ({ player: s.player, name: s.name }));
     if (!players.length) {
       replace(replayEl, h("h2#replay-title", {}, "Replay"), h("p.muted", {}, "Nobody raced."));
@@ -129,16 +157,20 @@ export function mountResults(el, session) {
     replay = new Replay(replayEl, race, players, model.you);
   }
 
+  let shownSeed;
   function update() {
     renderStandings();
     actions.update();
     offer.update();
+    if (model.seed !== shownSeed) { // the first time, and when a tournament round reveals its deal
+      shownSeed = model.seed;
+      renderVerify();
+      loadSummary();
+    }
   }
 
   rememberCommitment(model);
   update();
-  renderVerify();
-  loadSummary();
 
   return {
     update,

@@ -1,6 +1,6 @@
 // The shell shared by the race page and the spectator page: one RaceSession, the header with
-// status and clock, "race not found", the results once the race is over, the clock tick, the
-// finisher toasts and the progress announcer. A page gives it its middle part:
+// status and clock, the tournament bar of a tournament's race, "race not found", the results once
+// the race is over, the clock tick, the finisher toasts and the progress announcer. A page gives it its middle part:
 //
 //   mountShell(root, { race, spectator, title, className, middle(ctx) -> part })
 //
@@ -8,7 +8,7 @@
 // is {session, model}. The shell redraws from the model, once per animation frame.
 
 import { RaceSession } from "../session.js";
-import { frameScheduler, h, replace, setConnectionState, setServiceState, toast } from "../ui.js";
+import { frameScheduler, h, loadStyle, replace, setConnectionState, setServiceState, toast } from "../ui.js";
 import { announceFinisher, ProgressAnnouncer, RaceHeader } from "./parts.js";
 import { mountResults, rememberCommitment } from "./results.js";
 
@@ -19,17 +19,19 @@ export function mountShell(root, { race, spectator = false, title, className = "
   const model = session.model;
   const header = new RaceHeader(race, { watching: spectator });
   const announcer = new ProgressAnnouncer();
+  const bar = tournamentBar({ spectator });
   const resultsHost = h("div.results-host");
   const notFound = h("section.panel.narrow", { hidden: true },
     h("h2", {}, "Race not found"),
     h("p", {}, "Check the code or the link. ", h("a", { href: "/", "data-link": true }, "Start a new race.")));
   const part = middle({ session, model });
-  replace(root, h(`div.race-page${className}`, {}, header.el, notFound, ...part.nodes, resultsHost));
+  replace(root, h(`div.race-page${className}`, {}, header.el, bar.el, notFound, ...part.nodes, resultsHost));
 
   let results = null;
 
   function clock() {
     part.clock?.(header.update(model, session.now()));
+    bar.tick();
   }
 
   function render() {
@@ -42,6 +44,7 @@ export function mountShell(root, { race, spectator = false, title, className = "
       return;
     }
     rememberCommitment(model);
+    bar.update(model, schedule);
     if (model.status === "finished") {
       part.hide();
       if (!results) results = mountResults(resultsHost, session);
@@ -58,6 +61,7 @@ export function mountShell(root, { race, spectator = false, title, className = "
   if (!spectator) session.addEventListener("over", () => toast("Race over", "info", 3000));
   const tick = setInterval(() => {
     if (model.status === "countdown" || model.status === "running") clock();
+    else bar.tick(); // the next round's countdown, after the race
   }, 100);
   const onKey = part.keydown ? (e) => part.keydown(e) : null;
   if (onKey) document.addEventListener("keydown", onKey);
@@ -69,8 +73,38 @@ export function mountShell(root, { race, spectator = false, title, className = "
     setServiceState("ok");
     if (onKey) document.removeEventListener("keydown", onKey);
     session.close();
+    bar.destroy();
     part.destroy?.();
     results?.destroy();
+  };
+}
+
+/** The tournament bar (pages/tournament-bar.js) of a race of a tournament, loaded with its
+ * stylesheet once the race's snapshot says it is one: most races are not. */
+function tournamentBar({ spectator }) {
+  const el = h("div.tournament-bar-host");
+  let bar = null;
+  let loading = false;
+  let closed = false;
+  return {
+    el,
+    update(model, redraw) {
+      if (bar) bar.update(model);
+      else if (model.tournament && !loading) {
+        loading = true;
+        Promise.all([import("./tournament-bar.js"), loadStyle("tournament.css")]).then(([{ TournamentBar }]) => {
+          if (closed) return;
+          bar = new TournamentBar({ spectator });
+          el.append(bar.el);
+          redraw();
+        });
+      }
+    },
+    tick: () => bar?.tick(),
+    destroy() {
+      closed = true;
+      bar?.destroy();
+    },
   };
 }
 

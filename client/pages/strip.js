@@ -17,10 +17,11 @@ export class YourStrip {
       const name = h("span.chip-name");
       const count = h("span.chip-count");
       const moves = h("span.chip-moves");
+      const hints = h("span.chip-hints", { title: "Hints asked" });
       const fill = h("span.chip-fill");
       const el = h("div.chip", { role: "listitem", dataset: { chip: id } },
-        place, name, count, moves, h("span.chip-bar", { "aria-hidden": "true" }, fill));
-      this.chips.set(id, { el, place, name, count, moves, fill });
+        place, name, count, hints, moves, h("span.chip-bar", { "aria-hidden": "true" }, fill));
+      this.chips.set(id, { el, place, name, count, hints, moves, fill });
     }
     return this.chips.get(id);
   }
@@ -47,9 +48,12 @@ export class YourStrip {
       setText(c.count, total ? `${home}/${total}${you ? " home" : ""}` : "–");
       const moves = pr.moves ?? 0;
       setText(c.moves, you ? `${moves} move${moves === 1 ? "" : "s"}` : "");
+      const hints = p.hints ?? 0;
+      setText(c.hints, hints ? `${hints} hint${hints === 1 ? "" : "s"}` : "");
       c.fill.style.setProperty("width", `${total ? Math.round((home / total) * 100) : 0}%`);
       c.el.setAttribute("aria-label", `${you ? "You" : p.name}: ${p.resigned ? "resigned" : ordinal(place)}, ` +
-        `${home} of ${total} cards home, ${moves} moves${p.connected === false ? ", offline" : ""}`);
+        `${home} of ${total} cards home, ${moves} moves${hints ? `, ${hints} hint${hints === 1 ? "" : "s"}` : ""}` +
+        `${p.connected === false ? ", offline" : ""}`);
       want.push(c.el);
     }
     if (want.length !== this.el.children.length || want.some((el, i) => this.el.children[i] !== el)) {

@@ -34,8 +34,10 @@ def start_server(db: Path, *extra: str, prelude: str | None = None) -> Iterator[
     """Run ``solrace serve`` on ``db`` (this checkout's server and ``client/``) until the
     generator is closed; yields its base URL. ``prelude``: Python run before the command line
     (to shorten a server constant for a test)."""
+    # --http-rate: the HTTP rate is per client address, and every browser of a test comes from
+    # 127.0.0.1; a page load of the client alone is about 30 requests (its modules).
     args = ["serve", "--port", "0", "--db", str(db), "--countdown", "1", "--rate-limit", "0",
-            "--client-dir", str(REPO / "client"), *extra]  # fmt: skip
+            "--http-rate", "200", "--client-dir", str(REPO / "client"), *extra]  # fmt: skip
     if prelude:
         command = [sys.executable, "-c",
                    f"import sys; {prelude}; from solrace.cli import main; sys.exit(main())", *args]

@@ -252,10 +252,12 @@ def race_with_bot(pages: Pages, bot: Bot, viewport: dict[str, int] | None = None
     return page, race
 
 
-def both_widths(page: Any, name: str, full_page: bool = False) -> None:
-    """Screenshots ``{name}-1280`` and ``{name}-390`` of the page as it is now."""
+def both_widths(page: Any, name: str, full_page: bool = False,
+                phone: dict[str, int] = PHONE) -> None:
+    """Screenshots ``{name}-1280`` and ``{name}-390`` (the ``phone`` width) of the page as it
+    is now."""
     before = page.viewport_size
-    for label, size in (("1280", DESKTOP), ("390", PHONE)):
+    for label, size in (("1280", DESKTOP), (str(phone["width"]), phone)):
         page.set_viewport_size(size)
         settle(page)
         screenshot(page, f"{name}-{label}", full_page=full_page)

@@ -1,0 +1,139 @@
+"""The solver in race pages: a race created with hints from the home page, the Hint button (and
+the H key) marking a legal move on the board while saying it thinks, hint counts for everyone,
+par on the results; a certified-winnable deal has its par at once."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.client.helpers import (
+    REPO,
+    WAIT_MS,
+    Bot,
+    Pages,
+    both_widths,
+    join_as,
+    own_legal,
+    own_seq,
+    scotch_seed_with_foundation_moves,
+    wait_seq,
+)
+
+NewBot = Callable[[], Bot]
+
+HINTED_MOVE = """() => {
+  const cards = [...document.querySelectorAll('[data-board="own"] .card.hinted')];
+  const target = document.querySelector('[data-board="own"] .pile.hint-target');
+  if (!cards.length || !target) return null;
+  const from = cards[0].closest('[data-pile]').dataset.pile;
+  const to = target.dataset.pile;
+  return cards.length > 1 ? `${from}>${to}/${cards.length}` : `${from}>${to}`;
+}"""
+
+# Records every text the Hint button shows, so that a quick answer cannot hide "Thinking…".
+WATCH_BUTTON = """() => {
+  const b = document.querySelector('#hint');
+  window.hintTexts = [b.textContent];
+  new MutationObserver(() => window.hintTexts.push(b.textContent))
+    .observe(b, {childList: true, characterData: true, subtree: true});
+}"""
+
+
+def create_from_home(pages: Pages, **checks: Any) -> tuple[Any, str]:
+    """Create a two-racer race from the home page's form, ticking the ``checks`` boxes (by id)
+    and typing a ``seed`` if given; the page (the race's lobby, as host) and the race id."""
+    page = pages.open("/")
+    seed = checks.pop("seed", None)
+    for box in checks:
+        page.check(f"#{box}")
+    if seed is not None:
+        page.click("summary >> text=Choose the deal")
+        page.fill("#seed", str(seed))
+    page.click("text=Create race")
+    page.wait_for_selector("#start")
+    return page, page.url.rstrip("/").rsplit("/", 1)[1]
+
+
+def start_with_bot(page: Any, bot: Bot, race: str) -> None:
+    join_as(page, "Ann")
+    bot.request({"type": "join", "race": race, "name": "Robo", "bot": True})
+    page.click("#start")
+    page.wait_for_selector('[data-board="own"] [data-card]', timeout=WAIT_MS)
+    page.wait_for_function("window.solrace.session.model.own?.legal.length > 0")
+
+
+def ask_hint(page: Any, how: str = "click") -> str:
+    """Ask for a hint and return the move marked on the board (and said in the hint line)."""
+    page.evaluate(WATCH_BUTTON)
+    if how == "click":
+        page.click("#hint")
+    else:
+        page.locator('[data-board="own"] [data-pile][tabindex="0"]').focus()
+        page.keyboard.press("h")
+    page.wait_for_selector('.hint-line[data-kind="move"]', timeout=WAIT_MS * 2)
+    assert "Thinking…" in page.evaluate("window.hintTexts")  # it said so while it thought
+    page.wait_for_selector('[data-board="own"] .pile.hint-target')  # drawn in the next frame
+    move = page.evaluate(HINTED_MOVE)
+    said = re.search(r"\(([^()]+)\)\.?$", page.inner_text(".hint-line"))
+    assert said and said.group(1) == move, page.inner_text(".hint-line")
+    return move
+
+
+def test_hint_marks_a_legal_move_and_is_counted(pages: Pages, new_bot: NewBot) -> None:
+    page, race = create_from_home(pages, hints=True, seed=scotch_seed_with_foundation_moves())
+    page.wait_for_selector(".lobby .hints-tag >> text=hints allowed")
+    bot = new_bot()
+    start_with_bot(page, bot, race)
+    watcher = pages.open(f"/race/{race}/watch")
+    watcher.wait_for_selector('[data-board="p1"] [data-card]')
+
+    move = ask_hint(page)
+    assert move in own_legal(page)  # the suggestion is a legal move here...
+    page.wait_for_selector(".chip.is-you .chip-hints >> text=1 hint")
+    watcher.wait_for_selector('[data-player="p1"] .player-meta >> text=/1 hint$/')
+    both_widths(page, "solver-hint")
+    seq = own_seq(page)
+    page.evaluate("(m) => window.solrace.session.move(m)", move)  # ...and the server takes it
+    wait_seq(page, seq + 1)
+    assert page.locator('[data-board="own"] .card.hinted').count() == 0  # the hint is spent
+    assert page.locator(".hint-line").is_hidden()
+
+    # The same again from the keyboard (H), at the new position: a second hint is counted.
+    second = ask_hint(page, how="key")
+    assert second in own_legal(page)
+    page.wait_for_selector(".chip.is-you .chip-hints >> text=2 hints")
+
+    # Over: the results count the hints and give the deal's par, next to the moves.
+    bot.request({"type": "resign", "race": race})
+    page.click("#resign")
+    page.click("#resign")
+    page.wait_for_selector(".standings-table td.hints")
+    row = page.locator('.standings-table tr[data-player="p1"]')
+    assert row.locator("td.hints").inner_text() == "2"
+    page.wait_for_selector(".par-line >> text=/^Par: (\\d+ moves|unwinnable|not found)/",
+                           timeout=WAIT_MS * 4)
+    par = page.inner_text(".par-line")
+    if par.startswith("Par: ") and "moves" in par:
+        moves = re.search(r"\d+", par).group(0)
+        assert row.locator(".par-note").inner_text().strip() == f"/ par {moves}"
+    both_widths(page, "solver-results-par", full_page=True)
+
+
+def test_winnable_deal_has_its_par_at_once(pages: Pages, new_bot: NewBot) -> None:
+    if not (REPO / "seeds" / "catalogue" / "scotch.jsonl").exists():
+        pytest.skip("no seeds/catalogue/scotch.jsonl in this checkout: winnable deals need the "
+                    "catalogue (being built on another branch)")
+    page, race = create_from_home(pages, winnable=True)
+    page.wait_for_selector(".lobby .winnable-tag >> text=certified-winnable deal")
+    bot = new_bot()
+    start_with_bot(page, bot, race)
+    assert page.locator("#hint").is_hidden()  # this race has no hints
+    bot.request({"type": "resign", "race": race})
+    page.click("#resign")
+    page.click("#resign")
+    # The catalogue knows the par: it comes with race_over, no solving after the reveal.
+    page.wait_for_selector(".par-line >> text=/^Par: \\d+ moves/", timeout=WAIT_MS)
