@@ -31,7 +31,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from . import messages
-from .limits import HTTP_CLIENTS, HTTP_RATE, REPLAY_CACHE_BYTES
+from .limits import HTTP_CLIENTS, HTTP_RATE, REPLAY_CACHE_BYTES, STATIC_COST
 from .room import Race
 
 if TYPE_CHECKING:
@@ -241,11 +241,13 @@ class Routes:
             if not self.origin_ok(request):
                 return text_response(403, "this page may not open a socket here")
             return None
-        cost = 5.0 if "/replay/" in path else 1.0
+        # A page load fetches some thirty client files: they cost little (a 304 or a small
+        # file) and must not use up the rate of the API calls around them.
+        cost = STATIC_COST if path.startswith("/static/") else 5.0 if "/replay/" in path else 1.0
         if not self.rates.allow(self.address(conn, request), cost):
             return json_response(429, {"error": "rate_limited"}, [("Retry-After", "1")])
         try:
-            answer = await self.route(path)
+            answer = await self.route(path, request.headers.get("If-None-Match"))
         except Exception:
             log.exception("HTTP %s failed", path[:200])
             answer = json_response(500, {"error": "internal"})
@@ -253,7 +255,7 @@ class Routes:
             answer = dataclasses.replace(answer, body=b"")
         return answer
 
-    async def route(self, path: str) -> Response:
+    async def route(self, path: str, etag: str | None = None) -> Response:
         if path == "/healthz":
             if not self.hub.store.healthy:
                 return text_response(503, "store unavailable")
@@ -261,11 +263,13 @@ class Routes:
         if path == "/api/lobby":
             return json_response(200, [messages.listing(r) for r in self.hub.open_races()[:100]])
         if path == "/api/games":
-            games = [{"game": g, "title": solrules.TITLES.get(g, g)} for g in solrules.GAMES]
+            deals = self.hub.assist.deals
+            games = [{"game": g, "title": solrules.TITLES.get(g, g),
+                      "winnable": deals.winnable(g)} for g in solrules.GAMES]
             return json_response(200, games)
         parts = [p for p in path.split("/") if p]
         if path == "/" or (parts and parts[0] in ("race", "tournament") and len(parts) <= 3):
-            return self.static("index.html")
+            return self.static("index.html", etag)
         if len(parts) in (3, 4) and parts[:2] == ["api", "tournaments"]:
             t = await self.hub.load_tournament(parts[2])
             if t is None:
@@ -279,7 +283,7 @@ class Routes:
                                   f'attachment; filename="{t.tid}-standings.csv"')])
             return json_response(404, {"error": "not_found"})
         if parts and parts[0] == "static" and len(parts) > 1:
-            return self.static("/".join(parts[1:]))
+            return self.static("/".join(parts[1:]), etag)
         if len(parts) == 3 and parts[:2] == ["api", "races"]:
             race = await self.hub.load(parts[2])
             if race is None:
@@ -303,7 +307,9 @@ class Routes:
             self.replays.put(key, body)
         return response(200, body, "application/json")
 
-    def static(self, rel: str) -> Response:
+    def static(self, rel: str, etag: str | None = None) -> Response:
+        """A file of the client, with an ``ETag`` (its size and time): a browser that has it
+        asks again with ``If-None-Match`` and gets ``304 Not Modified`` without the body."""
         root = self.client.resolve()
         try:
             target = (root / rel).resolve()
@@ -314,4 +320,8 @@ class Routes:
         ctype = CONTENT_TYPES.get(target.suffix.lower())
         if ctype is None:
             return json_response(404, {"error": "not_found"})
-        return response(200, target.read_bytes(), ctype)
+        info = target.stat()
+        tag = f'"{info.st_size:x}-{info.st_mtime_ns:x}"'
+        if etag is not None and tag in (t.strip() for t in etag.split(",")):
+            return response(304, b"", ctype, [("ETag", tag)])
+        return response(200, target.read_bytes(), ctype, [("ETag", tag)])

@@ -318,7 +318,10 @@ class Hub:
         self.unbind(session, race_id)
         older = self.bound.get((race_id, player))
         if older is not None:
-            older.send({"type": "replaced", "race": race_id, "player": player})
+            msg = {"type": "replaced", "race": race_id, "player": player}
+            if race_id in self.organizer.tournaments:  # an entrant taken over
+                msg = {"type": "replaced", "tournament": race_id, "entrant": player, **msg}
+            older.send(msg)
             self.unbind(older, race_id)
         session.attach(race_id, player)
         self.bound[race_id, player] = session

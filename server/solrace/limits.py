@@ -63,6 +63,9 @@ MAX_TOURNAMENTS = 100
 # ---------------------------------------------------------------------------------- HTTP
 #: HTTP requests per second per client address (bursts of twice that); 0: off.
 HTTP_RATE = 20.0
+#: What one request for a client file (``/static/``) costs of that rate: a page load fetches
+#: some thirty of them.
+STATIC_COST = 0.2
 #: Client addresses whose HTTP rate is tracked at once (the least recent are forgotten).
 HTTP_CLIENTS = 10_000
 #: Bytes of built replays kept for the next request of the same replay.

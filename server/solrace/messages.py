@@ -78,6 +78,7 @@ def header(race: Race) -> Message:
         "started_at": race.started_at,
         "ends_at": race.ends_at,
         "tournament": race.tournament,
+        "seated_until": race.seated_until,
         "reason": race.reason,
         "rematch": race.rematch,
     }
@@ -239,7 +240,8 @@ def tournament_view(t: Tournament, you: str | None = None, rid: Any = None) -> M
                           "status": "over" if rnd.over else "running",
                           "results": {race: [r.entrant for r in sorted(
                               res, key=lambda r: r.key(t.entrants[r.entrant].order))]
-                              for race, res in rnd.results.items()}}
+                              for race, res in rnd.results.items()},
+                          "seats": {race: list(rnd.seats.get(race, [])) for race in rnd.races}}
         if rnd.void:
             entry["void"] = list(rnd.void)
         rounds.append(entry)
@@ -273,10 +275,16 @@ def tournament_view(t: Tournament, you: str | None = None, rid: Any = None) -> M
 def tournament_event(t: Tournament, ev: TEvent) -> Message:
     if ev.kind == "standings":
         cur = t.current()
-        return {"type": "standings", "tournament": t.tid, "v": ev.v,
-                "round": cur.number if cur else 0, "standings": t.standings(),
-                "round_over": bool(cur and cur.over), "status": t.status,
-                "next_at": t.next_deadline()}
+        msg = {"type": "standings", "tournament": t.tid, "v": ev.v,
+               "round": cur.number if cur else 0, "standings": t.standings(),
+               "round_over": bool(cur and cur.over), "status": t.status,
+               "next_at": t.next_deadline()}
+        if ev.race is not None and cur is not None and ev.race in cur.results:
+            # The race that just ended and its order, for pages that list the rounds' races.
+            msg["race"] = ev.race
+            msg["results"] = [r.entrant for r in sorted(
+                cur.results[ev.race], key=lambda r: r.key(t.entrants[r.entrant].order))]
+        return msg
     if ev.kind == "tournament_over":
         return {"type": "tournament_over", "tournament": t.tid, "v": ev.v,
                 "standings": t.standings()}

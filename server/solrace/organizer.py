@@ -80,7 +80,8 @@ class Organizer:
         self.hub.store.append(log_entries)
         self.hub.races[race.race] = race
         self.seats[race.race] = (t.tid, plan.round, seats)
-        race.tournament = {"tournament": t.tid, "name": t.settings.name, "round": plan.round}
+        race.tournament = {"tournament": t.tid, "name": t.settings.name, "round": plan.round,
+                           "rounds": t.total_rounds}
         return race
 
     def _group(self, t: Tournament, races: list[Race]) -> None:

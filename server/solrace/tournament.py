@@ -69,9 +69,9 @@ class Tournament:
         self.finished_at: int | None = None
 
     # --------------------------------------------------------------- helpers
-    def _event(self, kind: str = "tournament") -> TEvent:
+    def _event(self, kind: str = "tournament", race: str | None = None) -> TEvent:
         self.v += 1
-        return TEvent(self.v, kind)
+        return TEvent(self.v, kind, race)
 
     def _log(self, at: int, kind: str, data: Any = None) -> TLogEntry:
         return TLogEntry(self.tid, at, kind, data)
@@ -290,7 +290,7 @@ class Tournament:
         cur = self.current()
         assert cur is not None
         cur.results[race] = results
-        out = TOutcome(events=[self._event("standings")])
+        out = TOutcome(events=[self._event("standings", race)])
         if self.settings.format == "knockout":
             out.extend(self._knockout_result(race, results, now))
         elif all(r in cur.results for r in cur.races):

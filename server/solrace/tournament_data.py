@@ -139,6 +139,7 @@ class TEvent(NamedTuple):
 
     v: int
     kind: str
+    race: str | None = None  # for ``standings``: the race whose result it takes in
 
 
 @dataclass

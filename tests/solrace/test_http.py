@@ -112,6 +112,31 @@ async def test_http_rate_per_address(server: Server) -> None:
     assert status == 200
 
 
+async def test_client_files_are_cheap_and_revalidated(server: Server) -> None:
+    port = port_of(server)
+    server.app.routes.rates = AddressRates(5)  # bursts of 10 requests
+    # A page load's thirty client files fit in the budget of a few API calls...
+    for _ in range(30):
+        status, headers, body = await get(port, "/static/app.js")
+        assert status == 200 and body == b"export {};"
+    tag = headers["etag"]
+    assert (await get(port, "/api/games"))[0] == 200
+    # ... and a browser that has a file gets 304 without it, until the file changes.
+    status, _, body = await get(port, "/static/app.js", extra=f"If-None-Match: {tag}\r\n")
+    assert status == 304 and body == b""
+    (server.app.routes.client / "app.js").write_text("export const x = 1;")
+    status, headers, body = await get(port, "/static/app.js", extra=f"If-None-Match: {tag}\r\n")
+    assert status == 200 and body == b"export const x = 1;" and headers["etag"] != tag
+
+
+async def test_games_say_how_many_winnable_deals_there_are(server: Server) -> None:
+    _, _, body = await get(port_of(server), "/api/games")
+    games = {g["game"]: g for g in json.loads(body)}
+    assert set(games) == set(solrules.GAMES)
+    for game, entry in games.items():
+        assert entry["winnable"] == server.app.hub.assist.deals.winnable(game)
+
+
 async def test_health_says_when_the_store_cannot_write(server: Server) -> None:
     port = port_of(server)
     assert (await get(port, "/healthz"))[0] == 200

@@ -87,7 +87,8 @@ async def test_a_rounds_tournament_end_to_end(server: Server) -> None:
             await e.client.wait_state(s["race"], T)
             snap = await e.client.watch(s["race"])
             assert snap["tournament"]["name"] == "Spring Cup"
-            assert snap["tournament"]["round"] == number
+            assert snap["tournament"]["round"] == number and snap["tournament"]["rounds"] == 2
+            assert snap["seated_until"] is not None
         # Races end one after the other: the first ones reveal nothing until the last.
         overs = []
         for r in races:
@@ -100,6 +101,9 @@ async def test_a_rounds_tournament_end_to_end(server: Server) -> None:
             overs.append(await owner.client.next_event("race_over", timeout=T))
             standings = await watcher.next_event("standings", timeout=T)
             assert standings["round"] == number
+            # Which race ended, and its order: first the racer who moved, then by entry.
+            movers = [e.entrant for e, s in zip(entrants, seats, strict=True) if s["race"] == r]
+            assert standings["race"] == r and sorted(standings["results"]) == sorted(movers)
         # The last standings of the round say it is over (and, with gap 0, that nothing
         # starts by itself).
         assert standings["round_over"] is True and standings["next_at"] is None
@@ -116,6 +120,9 @@ async def test_a_rounds_tournament_end_to_end(server: Server) -> None:
         if number == 1:
             view = await watcher.request({"type": "tournament_watch", "tournament": tid})
             assert view["rounds"][0]["status"] == "over"
+            assert view["rounds"][0]["seats"] == {
+                r: [e.entrant for e, s in zip(entrants, seats, strict=True) if s["race"] == r]
+                for r in races}
             await host_request(host, "next", tid, htoken)
     assert seeds_by_round[0] != seeds_by_round[1]
     over = await watcher.next_event("tournament_over", timeout=T)
@@ -174,7 +181,9 @@ async def test_entry_rules_and_host_tools(server: Server) -> None:
     await host_request(host, "entry", tid, htoken, open=False)
     await host_request(host, "start", tid, htoken)
     # e1 came back on another connection, which now speaks for him: his seat goes there.
-    assert (await a.client.next_event("replaced", timeout=T))["player"] == "e1"
+    replaced = await a.client.next_event("replaced", timeout=T)
+    assert replaced["player"] == replaced["entrant"] == "e1"
+    assert replaced["tournament"] == replaced["race"] == tid
     seat = await again.next_event("round", timeout=T)
     assert seat["round"] == 1  # e1 against e2 (e3 was taken out: a two-entrant bracket)
     view = await again.request({"type": "tournament_watch", "tournament": tid})
