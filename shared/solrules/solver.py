@@ -26,15 +26,19 @@ of a position treats interchangeable piles as a multiset (tableau piles, foundat
 group) and interchangeable cards as equal (in Scotch the suit never matters, only rank and
 colour; in Quadruple Canfield the four copies of a card), so permuted positions collide. The
 search is a reachability search on the graph of positions: a position is expanded once, the
-first time it is met, whatever the path; a move that leads back to an expanded position (the
+first time it is met, whatever the path; a move that leads back to a position already met (the
 undo of the previous move, a cycle through the stock of Quadruple Canfield, a card given back
 and played again) is cut. The verdict is therefore exact on graphs with cycles: a position is
-proved lost when every position reachable from it has been expanded.
+proved lost when every position reachable from it has been expanded. Scotch and Yukon are
+searched best-first (the waiting position with the best score — cards home, cards in order,
+cards uncovered — is expanded next), Quadruple Canfield and other games depth-first with the
+moves ordered best first; both orders expand every reachable position before saying "lost".
 
 Moves are pruned only by *proven dominance*: a position reached by a safe foundation move is at
 least as good as the one before it (every win from before can be replayed from after, shorter by
-at least that move), so when such a move exists it is the only one tried; and a few moves whose
-result is dominated by the position before them are never tried (each engine documents its own).
+at least that move), so when such a move exists it is the only one tried; and moves that some
+shortest winning line can always do without are never tried (each engine documents its own,
+with the argument).
 
 **Determinism.** Moves are generated and ordered from lists only (never by iterating over a set
 or a dict of unordered keys), so the same call gives the same verdict, line and node count every

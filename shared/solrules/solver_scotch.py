@@ -81,13 +81,27 @@ class ScotchEngine:
         self.home = home  # type: ignore[assignment]
 
     def score(self) -> int:
-        """Higher is closer to a win: cards home, few cards out of order on the fans."""
+        """Higher is closer to a win: cards home, few cards out of order on the fans, and the
+        cards the foundations want next near the top of their fans."""
+        depth = [99] * 26  # cards above the least buried card of each type
         loose = 0
         for fan in self.fans:
-            for i in range(1, len(fan)):
-                if fan[i - 1] >> 1 != (fan[i] >> 1) + 1:
+            n = len(fan)
+            for i in range(n):
+                t = fan[i]
+                if i and fan[i - 1] >> 1 != (t >> 1) + 1:
                     loose += 1
-        return 3 * self.home - 4 * loose
+                if n - 1 - i < depth[t]:
+                    depth[t] = n - 1 - i
+        buried = 0
+        h, ac = self.h, self.ac
+        for f in range(self.nf):
+            hf = h[f]
+            if hf == 0:
+                buried += min(depth[0], depth[1]) % 99
+            elif hf < 13:
+                buried += depth[hf * 2 + (ac[f] ^ (hf & 1))] % 99
+        return 4 * self.home - 3 * loose - 6 * buried
 
     def key(self) -> bytes:
         h, ac = self.h, self.ac

@@ -295,10 +295,10 @@ def test_canfield_lost_position() -> None:
 
 # -- whole deals --------------------------------------------------------------------------------
 
-WON = {  # seeds whose deal the solver wins quickly (checked below)
-    "scotch": [1, 5, 617, 100001, 100009],
-    "yukon": [617, 100002, 300000, 300003, 300005],
-    "quadruple-canfield": [617, 100000, 100004, 300029],
+WON = {  # seeds whose deal the solver wins in a few thousand nodes
+    "scotch": [1, 3, 4, 5, 12],
+    "yukon": [3, 4, 6, 11, 13],
+    "quadruple-canfield": [1, 2, 3, 100000],
 }
 
 
@@ -313,7 +313,7 @@ def test_won_line_replays(game: str, seed: int) -> None:
 
 
 def test_solve_from_a_position_in_progress() -> None:
-    g = solrules.new_game("yukon", 617)
+    g = solrules.new_game("yukon", 13)
     first = solve(g, Budget(nodes=50_000))
     for text in first.line[:20]:
         g.push_text(text)
@@ -322,7 +322,7 @@ def test_solve_from_a_position_in_progress() -> None:
 
 
 def test_won_position_and_node_budget() -> None:
-    g = solrules.new_game("scotch", 617)
+    g = solrules.new_game("scotch", 12)
     result = solve(g, Budget(nodes=3))
     assert result.verdict == "unknown" and result.nodes == 3 and result.line == ()
     line = solve(g, Budget(nodes=50_000)).line
@@ -371,7 +371,7 @@ def test_generic_engine_agrees(game: str) -> None:
 SOLVE_SCRIPT = """
 import json, sys, solrules
 out = []
-for game, seed in [("scotch", 617), ("scotch", 200048), ("yukon", 300008),
+for game, seed in [("scotch", 4), ("scotch", 200048), ("yukon", 13), ("yukon", 300008),
                    ("quadruple-canfield", 100003)]:
     r = solrules.solve(solrules.new_game(game, seed), solrules.Budget(nodes=3000))
     out.append([r.verdict, list(r.line), r.nodes, r.max_depth])
