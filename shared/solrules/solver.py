@@ -1,12 +1,17 @@
 """An exact solver for the launch games, and the foundation moves that are safe to auto-play.
 
 >>> import solrules
->>> result = solrules.solve(solrules.new_game("scotch", 617), solrules.Budget(nodes=200_000))
->>> result.verdict in ("won", "lost", "unknown")
+>>> game = solrules.new_game("scotch", 12)
+>>> result = solrules.solve(game, solrules.Budget(nodes=20_000))
+>>> result.verdict, len(result.line)
+('won', 71)
+>>> for text in result.line:
+...     _ = game.push_text(text)
+>>> game.is_won()
 True
 
-:func:`solve` searches depth-first from any position of any game, with a transposition table of
-every position it has expanded, and returns a :class:`SolveResult`:
+:func:`solve` searches from any position of any game, with a transposition table of every
+position it has met, and returns a :class:`SolveResult`:
 
 - ``"won"``: :attr:`SolveResult.line` is a list of move texts that :meth:`Game.push_text`
   accepts in order from the given position and that ends in a won position;
