@@ -74,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.jobs > 1:
             import multiprocessing
 
-            with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+            method = "fork" if sys.platform != "win32" else "spawn"
+            with multiprocessing.get_context(method).Pool(args.jobs) as pool:
                 results = pool.map(solve_one, tasks)
         else:
             results = [solve_one(t) for t in tasks]

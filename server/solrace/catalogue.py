@@ -1,4 +1,4 @@
-"""Catalogues of certified-winnable deals: ``solrace seeds build`` and :func:`load_catalogue`.
+"""Catalogues of certified-winnable deals: ``solrace seeds build|report``, :func:`load_catalogue`.
 
 ``solrace seeds build GAME --count N`` solves the first N seeds of the game's seed sequence (see
 :func:`seed_sequence`) with :func:`solrules.solve` in ``--jobs`` worker processes and appends one
@@ -243,16 +243,87 @@ def _ends_with_newline(path: Path) -> bool:
         return f.read(1) == b"\n"
 
 
+def _context() -> Any:
+    """Worker processes by fork where there is one: the parent may be ``python -m solrace``,
+    whose ``__main__`` a spawned worker would run again."""
+    import multiprocessing
+
+    return multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
+
+
 def _run(tasks: Sequence[tuple[str, int, int, int | None, float | None]],
          jobs: int) -> Iterator[dict[str, Any]]:
     if jobs <= 1 or len(tasks) <= 1:
         for task in tasks:
             yield _work(task)
         return
-    import multiprocessing
-
-    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+    with _context().Pool(jobs) as pool:
         yield from pool.imap_unordered(_work, tasks)
+
+
+# -- win rates --------------------------------------------------------------------------------
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval (95 % by default) for ``k`` successes in ``n`` trials."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z / denom * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _quantile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * q
+    lo = int(k)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def report(game: str, results: Sequence[dict[str, Any]]) -> str:
+    """Markdown: shares won / lost / unknown with Wilson intervals, solution lengths, effort."""
+    n = len(results)
+    out = [f"{solrules.TITLES[game]}: {n} deals"]
+    out.append("")
+    out.append("| verdict | deals | share | Wilson 95 % interval |")
+    out.append("|---|---|---|---|")
+    for verdict in ("won", "lost", "unknown"):
+        k = sum(r["verdict"] == verdict for r in results)
+        lo, hi = wilson(k, n)
+        out.append(f"| {verdict} | {k} | {k / n:.2%} | {lo:.2%} – {hi:.2%} |")
+    lengths = [r["length"] for r in results if r["verdict"] == "won"]
+    if lengths:
+        qs = [_quantile(lengths, q) for q in (0, 0.25, 0.5, 0.75, 1)]
+        out.append("")
+        out.append("Winning line length (moves): min {:.0f}, quartiles {:.0f} / {:.0f} / {:.0f}, "
+                   "max {:.0f}.".format(*qs))
+        out.append("")
+        out.append("```")
+        # Ten bins up to the 95th percentile, then one for the longest lines.
+        p95 = _quantile(lengths, 0.95)
+        width = max(1, -(-(int(p95) - int(qs[0]) + 1) // 10))
+        edges = [int(qs[0]) + k * width for k in range(11)]
+        counts = [sum(edges[k] <= x < edges[k + 1] for x in lengths) for k in range(10)]
+        counts.append(sum(x >= edges[10] for x in lengths))
+        labels = [f"{edges[k]}–{edges[k + 1] - 1}" for k in range(10)] + [f"≥ {edges[10]}"]
+        top = max(counts)
+        for label, count in zip(labels, counts, strict=True):
+            bar = "#" * (max(1, round(40 * count / top)) if count else 0)
+            out.append(f"{label:>11} {count:>5} {bar}")
+        out.append("```")
+    for verdict in ("won", "lost", "unknown"):
+        sub = [r for r in results if r["verdict"] == verdict]
+        if not sub:
+            continue
+        nodes = [r["nodes"] for r in sub]
+        secs = [r["seconds"] for r in sub]
+        out.append("")
+        out.append(f"Effort, {verdict} ({len(sub)}): nodes median {_quantile(nodes, 0.5):,.0f}, "
+                   f"p95 {_quantile(nodes, 0.95):,.0f}; seconds median "
+                   f"{_quantile(secs, 0.5):.2f}, p95 {_quantile(secs, 0.95):.2f}.")
+    return "\n".join(out)
 
 
 # -- command line -----------------------------------------------------------------------------
@@ -281,7 +352,8 @@ def _count(text: str) -> int:
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``seeds build GAME --count N ...`` on an ``add_subparsers()`` object."""
-    seeds = subparsers.add_parser("seeds", help="catalogues of certified-winnable deals")
+    seeds: argparse.ArgumentParser = subparsers.add_parser(
+        "seeds", help="catalogues of certified-winnable deals")
     actions = seeds.add_subparsers(dest="action", required=True)
     b = actions.add_parser("build", help="solve seeds and append the results to a catalogue",
                            description=__doc__.split("\n\n")[1] if __doc__ else None)
@@ -297,7 +369,25 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="consecutive seeds from here instead of the random sequence")
     b.add_argument("--log-level", default="WARNING")
     b.set_defaults(func=_seeds_build_default)
+    r = actions.add_parser("report", help="win rates and solution lengths of a catalogue file")
+    r.add_argument("game", choices=solrules.GAMES)
+    r.add_argument("--file", default=None, help="file (default seeds/catalogue/GAME.jsonl)")
+    r.add_argument("--count", type=_count, default=None, help="only the first N of the sequence")
+    r.add_argument("--log-level", default="WARNING")
+    r.set_defaults(func=_seeds_report)
     return seeds
+
+
+def _seeds_report(args: argparse.Namespace) -> int:
+    path = Path(args.file) if args.file else Path("seeds") / "catalogue" / f"{args.game}.jsonl"
+    results = sorted(read_results(path), key=lambda r: r.get("i", 0))
+    if args.count is not None:
+        results = [r for r in results if r.get("i", 0) < args.count]
+    if not results:
+        print(f"no results in {path}", file=sys.stderr)
+        return 1
+    print(report(args.game, results))
+    return 0
 
 
 def _seeds_build_default(args: argparse.Namespace) -> int:

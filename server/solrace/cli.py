@@ -1,4 +1,5 @@
-"""Command line: ``solrace serve`` (the race server) and ``solrace bot`` (a bot racer)."""
+"""Command line: ``solrace serve`` (the race server), ``solrace bot`` (a bot racer) and
+``solrace seeds`` (catalogues of winnable deals)."""
 
 from __future__ import annotations
 
@@ -233,6 +234,9 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--max-moves", type=int, default=2000)
     b.add_argument("--log-level", default="WARNING")
     b.set_defaults(func=_bot)
+    from .catalogue import add_parser as add_seeds  # ``solrace seeds build|report``
+
+    add_seeds(sub)
     return p
 
 

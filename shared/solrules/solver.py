@@ -1,12 +1,17 @@
 """An exact solver for the launch games, and the foundation moves that are safe to auto-play.
 
 >>> import solrules
->>> result = solrules.solve(solrules.new_game("scotch", 617), solrules.Budget(nodes=200_000))
->>> result.verdict in ("won", "lost", "unknown")
+>>> game = solrules.new_game("scotch", 12)
+>>> result = solrules.solve(game, solrules.Budget(nodes=20_000))
+>>> result.verdict, len(result.line)
+('won', 71)
+>>> for text in result.line:
+...     _ = game.push_text(text)
+>>> game.is_won()
 True
 
-:func:`solve` searches depth-first from any position of any game, with a transposition table of
-every position it has expanded, and returns a :class:`SolveResult`:
+:func:`solve` searches from any position of any game, with a transposition table of every
+position it has met, and returns a :class:`SolveResult`:
 
 - ``"won"``: :attr:`SolveResult.line` is a list of move texts that :meth:`Game.push_text`
   accepts in order from the given position and that ends in a won position;
@@ -26,15 +31,21 @@ of a position treats interchangeable piles as a multiset (tableau piles, foundat
 group) and interchangeable cards as equal (in Scotch the suit never matters, only rank and
 colour; in Quadruple Canfield the four copies of a card), so permuted positions collide. The
 search is a reachability search on the graph of positions: a position is expanded once, the
-first time it is met, whatever the path; a move that leads back to an expanded position (the
+first time it is met, whatever the path; a move that leads back to a position already met (the
 undo of the previous move, a cycle through the stock of Quadruple Canfield, a card given back
 and played again) is cut. The verdict is therefore exact on graphs with cycles: a position is
-proved lost when every position reachable from it has been expanded.
+proved lost when every position reachable from it has been expanded. Quadruple Canfield and
+other games are searched depth-first, the moves ordered best first. Scotch and Yukon get a
+portfolio: depth-first with 30 % of the budget, then, if undecided, a fresh best-first search
+(the waiting position with the best score — cards home, cards in order, the cards the
+foundations want next uncovered — is expanded next) with the rest. Each finds wins the other
+misses; both expand every reachable position before saying "lost".
 
 Moves are pruned only by *proven dominance*: a position reached by a safe foundation move is at
 least as good as the one before it (every win from before can be replayed from after, shorter by
-at least that move), so when such a move exists it is the only one tried; and a few moves whose
-result is dominated by the position before them are never tried (each engine documents its own).
+at least that move), so when such a move exists it is the only one tried; and moves that some
+shortest winning line can always do without are never tried (each engine documents its own,
+with the argument).
 
 **Determinism.** Moves are generated and ordered from lists only (never by iterating over a set
 or a dict of unordered keys), so the same call gives the same verdict, line and node count every
@@ -58,6 +69,7 @@ __all__ = [
     "Verdict",
     "best_guess",
     "safe_moves",
+    "shorten",
     "solve",
 ]
 
@@ -154,13 +166,99 @@ def solve(game: Game, budget: Budget | None = None, *,
     returning seconds (``time.perf_counter``); it enables ``budget.seconds`` and the
     ``seconds`` figures. ``progress`` is called every :data:`CHECK_EVERY` expanded positions.
     The result depends only on the position and the node budget (and, with a time budget, on
-    where the clock stops it).
+    where the clock stops it). A winning line is made shorter by :func:`shorten` before it is
+    returned (``max_depth`` is that of the search).
     """
     budget = Budget() if budget is None else budget
+    begin = clock() if clock is not None else 0.0
     engine = _engine(game)
     if hasattr(engine, "score"):
-        return _best_first(engine, budget, clock, progress)
-    return _search(engine, budget, clock, progress)
+        result = _portfolio(game, engine, budget, clock, progress)
+    else:
+        result = _search(engine, budget, clock, progress)
+    if result.verdict != "won" or not result.line:
+        return result
+    line = shorten(game, result.line)
+    seconds = None if clock is None else clock() - begin
+    return SolveResult("won", line, result.nodes, result.max_depth, seconds)
+
+
+#: Share of the budget of the depth-first phase before the best-first one (see _portfolio).
+DEPTH_FIRST_SHARE = 0.3
+
+
+def _portfolio(game: Game, engine: Any, budget: Budget, clock: Callable[[], float] | None,
+               progress: Callable[[SearchProgress], None] | None) -> SolveResult:
+    """Depth-first with a share of the budget, then best-first with the rest.
+
+    Each finds wins the other misses (depth-first follows one plan through; best-first does
+    not stay below a bad early choice); either proves a loss by itself.
+    """
+    share = DEPTH_FIRST_SHARE
+    first = Budget(None if budget.nodes is None else max(1, int(budget.nodes * share)),
+                   None if budget.seconds is None else budget.seconds * share)
+    a = _search(engine, first, clock, progress)
+    if a.verdict != "unknown":
+        return a
+    rest = Budget(None if budget.nodes is None else max(1, budget.nodes - a.nodes),
+                  None if budget.seconds is None or a.seconds is None
+                  else max(0.0, budget.seconds - a.seconds))
+    shifted = None
+    if progress is not None:
+        report = progress
+
+        def shifted(p: SearchProgress) -> None:
+            seconds = None if p.seconds is None or a.seconds is None else p.seconds + a.seconds
+            report(SearchProgress(p.nodes + a.nodes, p.depth, max(p.max_depth, a.max_depth),
+                                  seconds))
+
+    b = _best_first(_engine(game), rest, clock, shifted)
+    seconds = None if a.seconds is None or b.seconds is None else a.seconds + b.seconds
+    return SolveResult(b.verdict, b.line, a.nodes + b.nodes, max(a.max_depth, b.max_depth),
+                       seconds)
+
+
+def shorten(game: Game, line: tuple[str, ...], passes: int = 3) -> tuple[str, ...]:
+    """A winning line made shorter by shortcuts: from each position of the line, the move that
+    reaches the latest position of the line (exactly the same piles) in one step.
+
+    A search's line wanders (a run moved back and forth, the stock dealt around) between
+    positions that differ only in a way the search's key ignores or that the search met in
+    another order; this keeps the line legal and winning, and typically removes the wandering.
+    """
+    for _ in range(passes):
+        shorter = _shortcut(game, line)
+        if len(shorter) == len(line):
+            break
+        line = shorter
+    return line
+
+
+def _fingerprint(g: Game) -> tuple[tuple[int, ...], ...]:
+    return (*(tuple(p) for p in g._piles), tuple(g._down))
+
+
+def _shortcut(game: Game, line: tuple[str, ...]) -> tuple[str, ...]:
+    g = game.copy()
+    latest = {_fingerprint(g): 0}
+    for i, text in enumerate(line, 1):
+        g.push_text(text)
+        latest[_fingerprint(g)] = i
+    g = game.copy()
+    out: list[str] = []
+    i = 0
+    while i < len(line):
+        best, reach = line[i], i + 1
+        for text, move in list(g.legal_by_text().items()):
+            g.push(move)
+            j = latest.get(_fingerprint(g), -1)
+            if j > reach:
+                best, reach = text, j
+            g.pop()
+        g.push_text(best)
+        out.append(best)
+        i = reach
+    return tuple(out)
 
 
 def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
@@ -192,6 +290,9 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
     nodes = 1
     frames_moves.append(moves_of())
     frames_next.append(0)
+    if 0 <= max_nodes <= nodes:
+        frames_moves.clear()
+        verdict = "unknown"
     while frames_moves:
         i = frames_next[-1]
         options = frames_moves[-1]
@@ -227,7 +328,7 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
             if deadline is not None and clock is not None and clock() >= deadline:
                 verdict = "unknown"
                 break
-        if nodes == max_nodes:
+        if 0 <= max_nodes <= nodes:
             verdict = "unknown"
             break
     return SolveResult(verdict, (), nodes, max_depth, elapsed())
@@ -292,7 +393,7 @@ def _best_first(engine: Any, budget: Budget, clock: Callable[[], float] | None,
                 progress(SearchProgress(nodes, d, max_depth, elapsed()))
             if deadline is not None and clock is not None and clock() >= deadline:
                 return SolveResult("unknown", (), nodes, max_depth, elapsed())
-        if nodes == max_nodes:
+        if 0 <= max_nodes <= nodes:
             return SolveResult("unknown", (), nodes, max_depth, elapsed())
         if not heap:
             return SolveResult("lost", (), nodes, max_depth, elapsed())

@@ -8,10 +8,18 @@ neither dealing nor turning the waste over changes it), plus how many of its car
 waste. Cycles (through the stock, or a card given back and played again) lead to positions
 already expanded and are cut by the transposition table.
 
-Dominance: only the foundation moves of :func:`canfield_safe_moves` (see
-:func:`solrules.solver.safe_moves`), which are rare before the end of a game; a base-rank card
-into an empty foundation, and a card onto any of several equal foundations or empty tableau
-piles, is tried once.
+Pruning, each proven (see :func:`solrules.solve`):
+
+- **safe home**: the foundation moves of :func:`canfield_safe_moves` (see
+  :func:`solrules.solver.safe_moves`) are played alone; they are rare before the end of a game.
+- a card onto any of several equal foundations (same suit, same height), or into any of several
+  empty tableau piles, is tried once.
+- **dealing waits for the waste**: dealing (``s>w``) and turning the waste over (``w>s``) only
+  change the stock and the waste, so they commute with every move that does not touch the waste.
+  In a shortest winning line, move each of them later past such moves as long as one follows:
+  the line stays legal and as short. Then every deal or turn is followed by another one or by a
+  play from the waste. The search only tries such lines: after a deal or a turn (a flag in the
+  position's key) it allows only another one or a play from the waste.
 """
 
 from __future__ import annotations
@@ -20,12 +28,11 @@ from typing import Any
 
 from .cards import RANK_OF, RED_OF, SUIT_OF
 from .core import Game
-from .solver_base import DeferringEngine
 
 _RED = tuple(1 if t >= 26 else 0 for t in range(52))
 
 
-class CanfieldEngine(DeferringEngine):
+class CanfieldEngine:
     """Search representation of a Quadruple Canfield position (see the module docstring)."""
 
     def __init__(self, game: Game) -> None:
@@ -47,6 +54,8 @@ class CanfieldEngine(DeferringEngine):
         self.home = sum(self.fh)
         self.total = 52 * game.decks
         self.ids = game.pile_ids
+        # Dealt or turned the stock since the last play from the waste (see the docstring).
+        self.dealt = False
         # Tableau fit: card x goes on top t when ckey[x] == wkey[t] (down, alternate, wrapping).
         self._ckey = [RANK_OF[t] * 2 + RED_OF[t] for t in range(52)]
         self._wkey = [((RANK_OF[t] - 1) % 13) * 2 + 1 - RED_OF[t] for t in range(52)]
@@ -70,29 +79,27 @@ class CanfieldEngine(DeferringEngine):
         ids = self.ids
         return f"{ids[a]}>{ids[b]}" if n == 1 else f"{ids[a]}>{ids[b]}/{n}"
 
-    def _code(self, pile: int) -> bytes:
-        if pile >= self.t0:
-            return self.seg[pile - self.t0]
-        if pile < self.nf:
-            return bytes((254, pile // self.per, self.fh[pile]))
-        return bytes((253, pile))
+    def apply(self, move: int) -> tuple[tuple[int, int, int], bool]:
+        before = self.dealt
+        a, b = move >> 16, move & 0xFF
+        if a == self.s or b == self.s:
+            self.dealt = True
+        elif a == self.w:
+            self.dealt = False
+        return self._apply(move), before
 
-    def _touch(self, move: int) -> tuple[int, ...]:
-        a, n, b = move >> 16, (move >> 8) & 0xFF, move & 0xFF
-        if a >= self.t0 and self.res and len(self.tab[a - self.t0]) == n:
-            return a, b, self.r  # the reserve refills the pile
-        return a, b
+    def undo(self, record: tuple[tuple[int, int, int], bool]) -> None:
+        raw, self.dealt = record
+        self._undo(raw)
 
-    def _deferrable(self, move: int) -> bool:
-        """Dealing or turning the stock: it only matters to the next card played from the
-        waste, so it waits for it."""
-        return move >> 16 == self.s or move & 0xFF == self.s
+    def key(self) -> bytes:
+        return self._key() + (b"\x01" if self.dealt else b"")
 
-    def _repeats(self, last: int, move: int) -> bool:
-        s = self.s
-        if last >> 16 == s or last & 0xFF == s:
-            return False
-        return move >> 16 == last & 0xFF and (move >> 8) & 0xFF == (last >> 8) & 0xFF
+    def moves(self) -> list[int]:
+        if not self.dealt:
+            return self._moves(True)
+        s, w = self.s, self.w
+        return [m for m in self._moves(False) if m >> 16 in (s, w)]
 
     # -- playing ---------------------------------------------------------------------------------
 

@@ -54,6 +54,9 @@ class ScotchEngine:
         self.ac: list[int] = [RED_OF[piles[f][0]] if piles[f] else 0 for f in range(nf)]
         self.home = sum(self.h)
         self.total = 52 * game.decks
+        # Cards on the fans not lying on a card one rank higher (kept up to date by _move).
+        self.loose = sum(1 for fan in self.fans for i in range(1, len(fan))
+                         if fan[i - 1] >> 1 != (fan[i] >> 1) + 1)
         ids = game.pile_ids
         self._text = {a << 8 | b: f"{ids[a]}>{ids[b]}"
                       for a in range(len(ids)) for b in range(len(ids))}
@@ -70,10 +73,11 @@ class ScotchEngine:
 
     def snapshot(self) -> tuple[object, ...]:
         return (tuple(tuple(f) for f in self.fans), tuple(self.seg), tuple(self.h),
-                tuple(self.ac), self.home)
+                tuple(self.ac), self.home, self.loose)
 
     def restore(self, snap: tuple[object, ...]) -> None:
-        fans, seg, h, ac, home = snap
+        fans, seg, h, ac, home, loose = snap
+        self.loose = loose  # type: ignore[assignment]
         self.fans = [list(f) for f in fans]  # type: ignore[attr-defined]
         self.seg = list(seg)  # type: ignore[call-overload]
         self.h = list(h)  # type: ignore[call-overload]
@@ -81,13 +85,27 @@ class ScotchEngine:
         self.home = home  # type: ignore[assignment]
 
     def score(self) -> int:
-        """Higher is closer to a win: cards home, few cards out of order on the fans."""
-        loose = 0
+        """Higher is closer to a win: cards home, few cards out of order on the fans, and the
+        cards the foundations want next near the top of their fans."""
+        buried = 0
+        h, ac = self.h, self.ac
+        for f in range(self.nf):
+            hf = h[f]
+            if hf == 0:
+                buried += min(self._depth(0), self._depth(1)) % 99
+            elif hf < 13:
+                buried += self._depth(hf * 2 + (ac[f] ^ (hf & 1))) % 99
+        return 4 * self.home - 3 * self.loose - 6 * buried
+
+    def _depth(self, t: int) -> int:
+        """Cards above the least buried card of type ``t`` on the fans (99: none there)."""
+        best = 99
         for fan in self.fans:
-            for i in range(1, len(fan)):
-                if fan[i - 1] >> 1 != (fan[i] >> 1) + 1:
-                    loose += 1
-        return 3 * self.home - 4 * loose
+            if t in fan:
+                d = fan[::-1].index(t)
+                if d < best:
+                    best = d
+        return best
 
     def key(self) -> bytes:
         h, ac = self.h, self.ac
@@ -106,6 +124,8 @@ class ScotchEngine:
         if a >= nf:
             fan = self.fans[a - t0]
             t = fan.pop()
+            if fan and fan[-1] >> 1 != (t >> 1) + 1:
+                self.loose -= 1
             self.seg[a - t0] = bytes(fan)
         else:
             hf = self.h[a] = self.h[a] - 1
@@ -113,6 +133,8 @@ class ScotchEngine:
             t = hf * 2 + (self.ac[a] ^ (hf & 1))
         if b >= nf:
             fan = self.fans[b - t0]
+            if fan and fan[-1] >> 1 != (t >> 1) + 1:
+                self.loose += 1
             fan.append(t)
             self.seg[b - t0] = bytes(fan)
         else:

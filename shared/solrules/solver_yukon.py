@@ -69,6 +69,12 @@ class YukonEngine:
         self.home = sum(self.found)
         self.total = 52 * game.decks
         self.ids = game.pile_ids
+        # Face-up cards (but the lowest of a column) not on their natural place, and face-down
+        # cards: kept up to date by apply and undo, for the score.
+        self.loose = sum(1 for c, col in enumerate(self.cols)
+                         for i in range(self.down[c] + 1, len(col))
+                         if _PARENT_KEY[col[i - 1]] != _CARD_KEY[col[i]])
+        self.hidden = sum(self.down)
 
     def won(self) -> bool:
         return self.home == self.total
@@ -83,10 +89,13 @@ class YukonEngine:
 
     def snapshot(self) -> tuple[object, ...]:
         return (tuple(tuple(c) for c in self.cols), tuple(self.down), tuple(self.seg),
-                tuple(self.found), tuple(self.fof), tuple(self.free), self.home)
+                tuple(self.found), tuple(self.fof), tuple(self.free), self.home, self.loose,
+                self.hidden)
 
     def restore(self, snap: tuple[object, ...]) -> None:
-        cols, down, seg, found, fof, free, home = snap
+        cols, down, seg, found, fof, free, home, loose, hidden = snap
+        self.loose = loose  # type: ignore[assignment]
+        self.hidden = hidden  # type: ignore[assignment]
         self.cols = [list(c) for c in cols]  # type: ignore[attr-defined]
         self.down = list(down)  # type: ignore[call-overload]
         self.seg = list(seg)  # type: ignore[call-overload]
@@ -97,13 +106,7 @@ class YukonEngine:
 
     def score(self) -> int:
         """Higher is closer to a win: cards home, face-down cards turned, cards in order."""
-        down = self.down
-        loose = 0
-        for c, col in enumerate(self.cols):
-            for i in range(down[c] + 1, len(col)):
-                if _PARENT_KEY[col[i - 1]] != _CARD_KEY[col[i]]:
-                    loose += 1
-        return 4 * self.home - 12 * sum(down) - 3 * loose
+        return 4 * self.home - 12 * self.hidden - 3 * self.loose
 
     def apply(self, move: int) -> int:
         a, n, b = move >> 16, (move >> 8) & 0xFF, move & 0xFF
@@ -111,6 +114,10 @@ class YukonEngine:
         ca = a - t0
         col = self.cols[ca]
         record = move
+        i = len(col) - n
+        if i > self.down[ca] and _PARENT_KEY[col[i - 1]] != _CARD_KEY[col[i]]:
+            self.loose -= 1  # it leaves a card that is not its natural place
+            record |= 1 << 26
         if b < t0:
             card = col.pop()
             s = SUIT_OF[card]
@@ -127,6 +134,7 @@ class YukonEngine:
             self.seg[cb] = bytes([self.down[cb]]) + bytes(dest)
         if col and self.down[ca] == len(col):
             self.down[ca] -= 1
+            self.hidden -= 1
             record |= 1 << 24
         self.seg[ca] = bytes([self.down[ca]]) + bytes(col)
         return record
@@ -138,6 +146,9 @@ class YukonEngine:
         col = self.cols[ca]
         if record >> 24 & 1:
             self.down[ca] += 1
+            self.hidden += 1
+        if record >> 26 & 1:
+            self.loose += 1
         if b < t0:
             s = self.fof.index(b)
             self.found[s] -= 1

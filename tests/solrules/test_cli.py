@@ -130,3 +130,64 @@ def test_play_ends_cleanly_on_end_of_input() -> None:
     proc = run("play", "quadruple-canfield", "5", stdin="s>w\n")
     assert proc.returncode == 0
     no_traceback(proc)
+
+
+# -- solve ----------------------------------------------------------------------------------------
+
+def replay(game: str, seed: int, line: list[str]) -> bool:
+    g = solrules.new_game(game, seed)
+    for text in line:
+        g.push_text(text)
+    return g.is_won()
+
+
+def test_solve_prints_verdict_line_and_statistics() -> None:
+    proc = run("solve", "scotch", "12", "--budget-nodes", "20000")
+    assert proc.returncode == 0, proc.stderr
+    no_traceback(proc)
+    head, line, stats = proc.stdout.strip().splitlines()
+    assert head.startswith("Scotch Patience 12: won in ")
+    assert f"won in {len(line.split())} moves" in head
+    assert replay("scotch", 12, line.split())
+    assert "positions searched" in stats and " s" in stats
+
+
+def test_solve_json() -> None:
+    proc = run("solve", "yukon", "13", "--budget-nodes", "20000", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert (out["game"], out["seed"], out["verdict"]) == ("yukon", "13", "won")
+    assert isinstance(out["nodes"], int) and isinstance(out["max_depth"], int)
+    assert isinstance(out["seconds"], float)
+    assert replay("yukon", 13, out["line"])
+
+
+def test_solve_says_thoughtful_and_unknown() -> None:
+    proc = run("solve", "quadruple-canfield", "1", "--budget-nodes", "5")
+    assert proc.returncode == 0, proc.stderr
+    assert "unknown" in proc.stdout and "budget" in proc.stdout
+    proc = run("solve", "yukon", "13", "--budget-nodes", "20000")
+    assert "thoughtful" in proc.stdout
+
+
+def test_solve_progress_line_on_stderr() -> None:
+    proc = run("solve", "yukon", "16603661972629786250", "--budget-nodes", "3000",
+               "--progress-every", "0")
+    assert proc.returncode == 0, proc.stderr
+    assert "searching: " in proc.stderr and " nodes, depth " in proc.stderr
+    # Rewritten in place with "\r" (which text mode reads as a line end), then blanked.
+    assert proc.stderr.count("searching: ") >= 2
+    assert proc.stderr.splitlines()[-1].strip() == ""
+    assert "searching" not in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("solve", "klondike", "1"), ("solve", "scotch"), ("solve", "scotch", "1", "--budget-nodes",
+     "0"), ("solve", "scotch", "1", "--budget-seconds", "-1"), ("solve", "scotch", "x")],
+)
+def test_solve_bad_arguments(args: tuple[str, ...]) -> None:
+    proc = run(*args)
+    assert proc.returncode != 0
+    no_traceback(proc)
+    assert proc.stderr.strip()
