@@ -365,3 +365,20 @@ async def test_a_tournament_survives_the_kill_9_of_its_process(
     assert seat["tournament"] == tid
     for client in (host, h2, *(c for c, _ in again)):
         await client.close()
+
+
+async def test_a_hint_asked_on_another_process_is_worked_out_by_the_owner(
+    redis: RedisServer, procs: Any
+) -> None:
+    p1, p2 = await procs(redis.url), await procs(redis.url)
+    host = await RaceClient.connect(p1.url)
+    created = await host.create("scotch", players=2, seed=0, hints=True)
+    race = created["race"]
+    ann, bob = await racing(race, created["host_token"], host, p1.url, p2.url)
+    hint = await bob.request({"type": "hint", "race": race}, timeout=T * 6)  # on p2, run by p1
+    assert hint["source"] == "solver" and hint["move"] in bob.states[race]["legal"]
+    assert hint["hints"] == 1
+    hinted = await ann.next_event("hinted", timeout=T)
+    assert hinted["player"] == bob.players[race] and hinted["hints"] == 1
+    for client in (host, ann, bob):
+        await client.close()
