@@ -7,11 +7,13 @@ as compose.yaml ships it) and measures three things, each against a baseline in 
 
 1. **Across processes.** Two ``solrace serve --redis`` processes; racers (closed loop: a move
    or an undo, wait for the ``state``) connect to the first, spectators to the second, so every
-   progress event crosses Redis. Latency: from a racer sending a move to a spectator on the
-   other process receiving its ``progress`` event, p50/p99; baseline: a bare redis-py
+   progress event crosses Redis. Throughput: ``progress`` events delivered to the spectators
+   per second, racers in a closed loop. Latency: from a racer sending a move to a spectator on
+   the other process receiving its ``progress`` event, p50/p99, with the racers paced at
+   ``--paced`` moves per second in all (at saturation latency is only the closed loop's cycle;
+   it is printed too), and the racer's own round trip beside it; baseline: a bare redis-py
    ``publish`` from this process to a subscriber process that relays each message to this
-   process over one WebSocket (``--relay``), paced the same way. Throughput: ``progress``
-   events delivered to the spectators per second.
+   process over one WebSocket (``--relay``), at the same rate.
 2. **One process on Redis against the embedded default**: the same bots against ``solrace
    serve --redis`` and against ``solrace serve`` (SQLite), alternating phases as
    bench/race_bench.py does; the ratio of moves per second.
