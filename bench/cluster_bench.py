@@ -13,7 +13,8 @@ as compose.yaml ships it) and measures three things, each against a baseline in 
    ``--paced`` moves per second in all (at saturation latency is only the closed loop's cycle;
    it is printed too), and the racer's own round trip beside it; baseline: a bare redis-py
    ``publish`` from this process to a subscriber process that relays each message to this
-   process over one WebSocket (``--relay``), at the same rate.
+   process over one WebSocket (``--relay``), at the same rate. For scale, the same paced
+   racers and spectators all on one embedded process (no Redis) are measured too.
 2. **One process on Redis against the embedded default**: the same bots against ``solrace
    serve --redis`` and against ``solrace serve`` (SQLite), alternating phases as
    bench/race_bench.py does; the ratio of moves per second.
@@ -332,6 +333,21 @@ async def main(args: argparse.Namespace) -> None:
             emb, emb_addr = solrace(f"{tmp}/emb.db")
             red, red_addr = solrace(f"{tmp}/red.db", "--redis", url)
             procs += [emb, red]
+            # For scale: the same paced racers and spectators on one embedded process (no
+            # Redis, no second process): what any path through a solrace server costs.
+            alone = Across(emb_addr, emb_addr, args.races, args.racers, args.spectators)
+            await alone.setup()
+            lat_emb: list[float] = []
+            rtt_emb: list[float] = []
+            for _ in range(args.rounds):
+                lat, _ = await alone.run(args.seconds, pace=args.paced)
+                lat_emb += lat
+                rtt_emb += alone.rtts
+            await alone.close()
+            print(f"   for scale, all on one embedded process, paced at {args.paced:,.0f} moves/s: "
+                  f"move -> spectator p50 {pct(lat_emb, .5) * 1000:.2f} ms, p99 "
+                  f"{pct(lat_emb, .99) * 1000:.2f} ms; the racer's round trip p50 "
+                  f"{pct(rtt_emb, .5) * 1000:.2f} ms")
             print("\n2. one process on Redis against the embedded default (same bots):")
             for size in [int(x) for x in args.race_size.split(",")]:
                 base_load = RaceLoad(emb_addr, args.bots, size, emb.pid, False, "scotch", True,
