@@ -1,4 +1,5 @@
-"""The rules core: moves, errors, pile rules and the :class:`Game` every variant subclasses.
+"""The rules core: the :class:`Game` every variant subclasses (moves and errors come from
+:mod:`solrules.move`, the pile declarations from :mod:`solrules.piles`; both are re-exported here).
 
 A game is described by class attributes (how its foundations and tableau build, what moves, what
 fills a space) plus a :meth:`Game.deal` method; everything else — legal move generation, checking
@@ -10,13 +11,12 @@ from __future__ import annotations
 
 import enum
 import itertools
-import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from functools import cache
 from typing import Any, ClassVar
 
-from .cards import KING, RANK_NAMES, RANK_OF, RANKS, RED_OF, SUIT_NAMES, SUIT_OF, TEXT_OF
+from .cards import KING, RANK_NAMES, RANK_OF, RANKS, SUIT_NAMES, TEXT_OF
+from .move import IllegalMoveError, InvalidMoveError, InvalidPositionError, Move
+from .piles import Build, Fill, Foundations, Match, Moves, Tableau, card_key
 
 __all__ = [
     "Build",
@@ -31,176 +31,6 @@ __all__ = [
     "Moves",
     "Tableau",
 ]
-
-
-class InvalidMoveError(ValueError):
-    """A move text that does not parse (``"t3->f1"``, ``"t2>t5/1"``); needs no position to say."""
-
-
-class IllegalMoveError(ValueError):
-    """A well-formed move that the rules refuse in the current position; the message says why."""
-
-
-class InvalidPositionError(ValueError):
-    """A position text that does not describe a position of a known game."""
-
-
-_MOVE_RE = re.compile(r"([a-z]+[0-9]*)>([a-z]+[0-9]*)(?:/([0-9]+))?")
-
-
-@dataclass(frozen=True, slots=True)
-class Move:
-    """Move the top ``count`` cards of pile ``src`` onto pile ``dst`` as a unit.
-
-    Text notation: ``"t3>f1"`` (one card), ``"t2>t5/3"`` (three cards), ``"s>w"`` (deal from the
-    stock), ``"w>s"`` (turn the waste over). Parsing needs no position; legality does.
-    """
-
-    src: str
-    dst: str
-    count: int = 1
-    _text: str = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.src, str) or not isinstance(self.dst, str):
-            raise InvalidMoveError("a move's source and destination are pile ids such as 't3'")
-        if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 1:
-            raise InvalidMoveError(f"a move takes 1 card or more, not {self.count!r}")
-        text = f"{self.src}>{self.dst}" if self.count == 1 else (
-            f"{self.src}>{self.dst}/{self.count}")
-        # Frozen: the text is computed once here, since servers send it for every legal move.
-        object.__setattr__(self, "_text", text)
-
-    @classmethod
-    def from_text(cls, text: str) -> Move:
-        """Parse a move text; raises :exc:`InvalidMoveError` if it is not one."""
-        if not isinstance(text, str):
-            raise InvalidMoveError(f"a move is a text such as 't3>f1', not {type(text).__name__}")
-        m = _MOVE_RE.fullmatch(text.strip())
-        if m is None:
-            raise InvalidMoveError(
-                f"{text!r} is not a move: write SOURCE>DESTINATION, e.g. 't3>f1' or 't2>t5/3'"
-            )
-        src, dst, count = m.group(1), m.group(2), m.group(3)
-        if count is None:
-            return cls(src, dst, 1)
-        n = int(count)
-        if n < 2 or len(count) > 3:
-            raise InvalidMoveError(f"{text!r}: a card count after '/' must be 2 or more")
-        return cls(src, dst, n)
-
-    def text(self) -> str:
-        """The move text, e.g. ``"t2>t5/3"``."""
-        return self._text
-
-    def __str__(self) -> str:
-        return self._text
-
-    def __repr__(self) -> str:
-        return f"Move.from_text({self.text()!r})"
-
-
-class Match(enum.Enum):
-    """What a card must share with the card it is built on, besides the rank step."""
-
-    ANY = "any suit"
-    ALT_COLOUR = "alternate colour"
-    SUIT = "same suit"
-
-
-class Moves(enum.Enum):
-    """Which cards of a tableau pile may move together."""
-
-    ONE = "top card only"
-    RUN = "any run in sequence from the top"
-    FACE_UP = "any face-up card with everything above it"
-
-
-class Fill(enum.Enum):
-    """What an empty tableau pile accepts."""
-
-    NEVER = "never filled again"
-    KING = "only a King"
-    ANY = "any card or movable run"
-
-
-@dataclass(frozen=True)
-class Build:
-    """How cards build on a pile: ``step`` +1 (up) or -1 (down), a :class:`Match`, wrap-around."""
-
-    step: int
-    match: Match
-    wrap: bool = False
-
-    def tables(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """``(key, wanted)``: a card fits on ``top`` exactly when ``key[card] == wanted[top]``."""
-        return _build_tables(self)
-
-    def describe(self) -> str:
-        direction = "up" if self.step > 0 else "down"
-        wrap = ", wrapping" if self.wrap else ""
-        return f"{direction} by one in {self.match.value}{wrap}"
-
-
-def _card_key(match: Match, rank: int, suit: int, red: int) -> int:
-    if match is Match.ANY:
-        return rank
-    if match is Match.ALT_COLOUR:
-        return rank * 2 + red
-    return rank * 4 + suit
-
-
-@cache
-def _build_tables(build: Build) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    # Reducing "does card fit on top" to one integer comparison keeps legal_moves a dictionary
-    # lookup per source card instead of a test per (source, destination) pair.
-    keys: list[int] = []
-    wanted: list[int] = []
-    for c in range(len(RANK_OF)):
-        rank, suit, red = RANK_OF[c], SUIT_OF[c], RED_OF[c]
-        keys.append(_card_key(build.match, rank, suit, red))
-        nxt = rank + build.step
-        if build.wrap:
-            nxt %= 13
-        if not 0 <= nxt < 13:
-            wanted.append(-1)
-        else:
-            wanted.append(_card_key(build.match, nxt, suit, 1 - red))
-    return tuple(keys), tuple(wanted)
-
-
-@dataclass(frozen=True)
-class Foundations:
-    """The foundation piles ``f1``…: count, how they build, their base rank and what may leave them.
-
-    ``base`` is the rank an empty foundation takes (``None``: set by the deal, as in Canfield).
-    With ``suit_groups`` the foundations are split in four groups, clubs, spades, hearts, diamonds.
-    """
-
-    count: int
-    build: Build
-    base: int | None = 0
-    suit_groups: bool = False
-    give_back: bool = False
-    max_cards: int = 13
-
-
-@dataclass(frozen=True)
-class Tableau:
-    """The tableau piles ``t1``…: count, build, what moves, what fills a space, forced effects.
-
-    ``refill_from_reserve``: a pile emptied by a move is at once refilled with the reserve's top
-    card (part of that move). ``flip``: a face-down card that becomes the top turns face up.
-    ``noun`` names a pile to the player ("fan", "column").
-    """
-
-    count: int
-    build: Build
-    moves: Moves
-    fill: Fill
-    refill_from_reserve: bool = False
-    flip: bool = False
-    noun: str = "pile"
 
 
 class Kind(enum.IntEnum):
@@ -323,7 +153,7 @@ class Game:
         for f in range(fb.count):
             suits = [f // per_suit] if fb.suit_groups else [0, 1, 2, 3]
             empty.append(tuple(sorted({
-                _card_key(fb.build.match, self.base_rank, s, 1 if s >= 2 else 0) for s in suits
+                card_key(fb.build.match, self.base_rank, s, 1 if s >= 2 else 0) for s in suits
             })))
         self._f_empty_keys = tuple(empty)
 
