@@ -222,6 +222,9 @@ class RaceClient:
     async def resign(self, race: str) -> Message:
         return await self.request({"type": "resign", "race": race})
 
+    async def claim(self, race: str) -> Message:
+        return await self.request({"type": "claim", "race": race})
+
     async def hint(self, race: str) -> Message:
         return await self.request({"type": "hint", "race": race}, timeout=30.0)
 

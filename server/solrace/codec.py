@@ -110,6 +110,14 @@ class Hint:
 
 
 @dataclass(frozen=True)
+class Claim:
+    """End the race: every other racer still racing has been offline for a minute."""
+
+    race: str
+    rid: Any = None
+
+
+@dataclass(frozen=True)
 class Ping:
     rid: Any = None
 
@@ -137,7 +145,7 @@ class TournamentCmd:
 
 
 Command = (Create | Join | Watch | Leave | Start | Ready | MoveCmd | Undo | Resign | Rematch
-           | Hint | Ping | TournamentCmd)
+           | Hint | Claim | Ping | TournamentCmd)
 
 TOURNAMENT_ACTIONS = ("create", "join", "watch", "start", "next", "entry", "pause", "remove",
                       "redeal", "finish", "leave")
@@ -300,6 +308,8 @@ def parse_command(obj: dict[Any, Any]) -> Command:
         return Rematch(race, rid)
     if kind == "hint":
         return Hint(race, rid)
+    if kind == "claim":
+        return Claim(race, rid)
     raise ProtocolError("bad_message", f"unknown message type {kind[:40]!r}", rid)
 
 
@@ -366,7 +376,7 @@ def _tournament_settings(obj: dict[Any, Any], rid: Any) -> dict[str, Any]:
 TYPES: dict[type, str] = {
     Create: "create", Join: "join", Watch: "watch", Leave: "leave", Start: "start",
     Ready: "ready", MoveCmd: "move", Undo: "undo", Resign: "resign", Rematch: "rematch",
-    Hint: "hint", Ping: "ping",
+    Hint: "hint", Claim: "claim", Ping: "ping",
 }
 
 

@@ -163,7 +163,8 @@ class Effects:
 
 
 RaceCommand = (codec.Join | codec.Watch | codec.Leave | codec.Start | codec.Ready
-               | codec.MoveCmd | codec.Undo | codec.Resign | codec.Rematch | codec.Hint)
+               | codec.MoveCmd | codec.Undo | codec.Resign | codec.Rematch | codec.Hint
+               | codec.Claim)
 
 
 class Dispatcher:
@@ -248,6 +249,8 @@ class Dispatcher:
             fx.outcomes.append(race.start(cmd.token, now))
         elif isinstance(cmd, codec.Ready):
             fx.outcomes.append(race.ready(player, now))
+        elif isinstance(cmd, codec.Claim):
+            fx.outcomes.append(race.claim(player, now, self.hub.claim_after_ms))
         else:
             fx.outcomes.append(race.resign(player, now))
         fx.steps += [Reply(messages.ok(race_id, cmd.rid)), EMIT]

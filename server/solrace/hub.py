@@ -47,6 +47,7 @@ from .dispatch import (
 from .limits import (
     ABANDON_MS,
     BOARD_INTERVAL,
+    CLAIM_AFTER_MS,
     FINISHED_CACHE,
     MAX_LOBBIES,
     MAX_RACES,
@@ -107,6 +108,9 @@ class Hub:
         self.max_lobbies = max_lobbies
         #: How long a running race every racer still racing has left goes on (ms).
         self.abandon_ms = ABANDON_MS
+        #: How long every other racer still racing must have been offline for a racer to
+        #: claim the race (ms).
+        self.claim_after_ms = CLAIM_AFTER_MS
         #: Off only for benchmarks that measure what the views rule costs.
         self.masking = masking
         self.races: dict[str, Race] = {}  # unfinished races
@@ -258,9 +262,6 @@ class Hub:
         elif out.moved:
             for throttle in self.throttles.values():
                 throttle.mark(race.race, out.moved)
-        if out.finished:
-            for throttle in self.throttles.values():
-                throttle.flush(race.race)  # the final boards go before race_over
         bus, race_id = self.bus, race.race
         if out.wire is not None:  # published to the other processes with the commit already
             for event in out.wire:
@@ -269,6 +270,10 @@ class Hub:
             for event in self.wire(race, out):
                 bus.publish(race_id, event)
         if out.finished:
+            # The final boards go after race_over: once the deal is revealed they show every
+            # card, and nobody may see one before he is told the race is over.
+            for throttle in self.throttles.values():
+                throttle.flush(race.race)
             self._retire(race)
             self.organizer.race_over(race)
             if race.revealed:
@@ -349,7 +354,12 @@ class Hub:
             counts.pop(player, None)
             if not counts:
                 del self.online[race_id]
-        race.racers[player].connections = after
+        racer = race.racers[player]
+        racer.connections = after
+        if after:
+            racer.offline_since = None
+        elif before or racer.offline_since is None:
+            racer.offline_since = self.clock()
         if (after > 0) != (before > 0):
             self.bus.publish(race_id, Event(messages.presence(race, player)))
             self._check_deserted(race)
@@ -378,9 +388,12 @@ class Hub:
 
     def _adopt(self, race: Race) -> None:
         """Hold a race rebuilt from the store: live or cached, online counts restored."""
-        for player, count in self.online.get(race.race, {}).items():
-            if player in race.racers:
-                race.racers[player].connections = count
+        online = self.online.get(race.race, {})
+        now = self.clock()
+        for player, racer in race.racers.items():
+            racer.connections = online.get(player, 0)
+            # Nobody knows since when a racer rebuilt here has been away: from now.
+            racer.offline_since = None if racer.connections else now
         self.assist.known(race)
         if race.status == "finished":
             self._cache(race)
@@ -517,6 +530,8 @@ class Hub:
             self.watch_store()
         for race in self.store.load_unfinished():
             self.races[race.race] = race
+            for racer in race.racers.values():
+                racer.offline_since = now  # nobody is connected yet after a restart
             out = race.tick(now)
             if out.finished and race.finished_at is not None:
                 self.store.mark_finished(race.race, race.finished_at)

@@ -51,6 +51,13 @@ MAX_LOBBIES = 10
 MAX_ACTIONS = 10_000
 #: A running race every racer still racing has left (no connection) this long ends.
 ABANDON_MS = 120_000
+#: What one hint costs a racer in the standings: added to his time (a finisher) or to when
+#: he reached his count of cards home (everyone else). A hint is a move found by the
+#: solver: it must cost more than the seconds a good player takes to find one himself.
+HINT_PENALTY_MS = 30_000
+#: A racer may end the race (``claim``) once every other racer still racing has been
+#: offline this long.
+CLAIM_AFTER_MS = 60_000
 #: Finished races kept in memory for the API and late watchers.
 FINISHED_CACHE = 256
 
@@ -61,11 +68,19 @@ MAX_ENTRANTS = 512
 MAX_TOURNAMENTS = 100
 
 # ---------------------------------------------------------------------------------- HTTP
-#: HTTP requests per second per client address (bursts of twice that); 0: off.
-HTTP_RATE = 20.0
-#: What one request for a client file (``/static/``) costs of that rate: a page load fetches
-#: some thirty of them.
-STATIC_COST = 0.2
+#: API requests per second per client address; 0: off (``--http-rate``; the budgets below
+#: scale with it).
+HTTP_RATE = 25.0
+#: ... in bursts of up to this many. Sized for a room of 30 players behind one address (a
+#: club, a school) opening the results of one race of 8 together: 30 x (1 summary + 8
+#: cached replays) = 270, and building those 8 replays once costs 8 x REPLAY_COST more.
+HTTP_BURST = 320.0
+#: What building a replay costs of that budget (a cached one costs 1).
+REPLAY_COST = 5.0
+#: Client files (``/static/``) have their own budget: a page load fetches some thirty, and
+#: that room of 30 loads about a thousand at once; each is a 304 or a few KiB from memory.
+STATIC_RATE = 250.0
+STATIC_BURST = 1500.0
 #: Client addresses whose HTTP rate is tracked at once (the least recent are forgotten).
 HTTP_CLIENTS = 10_000
 #: Bytes of built replays kept for the next request of the same replay.

@@ -7,6 +7,8 @@ asks :mod:`solrace.views` which cards the receiver may see and :mod:`solrace.rev
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from typing import Any
 
 import solrules
@@ -96,7 +98,9 @@ def player_entry(race: Race, racer: Racer) -> Message:
         "time_ms": race.time_ms(racer),
         "resigned": racer.resigned,
         "hints": racer.hints,
+        "penalty_ms": racer.penalty_ms,
         "connected": racer.connections > 0,
+        "offline_since": racer.offline_since,
     }
 
 
@@ -144,7 +148,7 @@ def summary(race: Race, masking: bool = True) -> Message:
     players = []
     for racer in race.racers.values():
         entry = player_entry(race, racer)
-        del entry["connected"]
+        del entry["connected"], entry["offline_since"]
         if boards:
             entry["board"] = board_for(race, racer.player, None, masking)
         if revealed:
@@ -310,22 +314,36 @@ def reveal(race: Race) -> Message:
     return msg
 
 
+#: Characters that make a spreadsheet read a cell as a formula when they start it.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "|")
+#: A separator some spreadsheet may split on (";" in many locales, full-width ones too), then
+#: a formula start (full-width ones too): "x;=1+1" would put a formula in the next cell.
+FORMULA_INSIDE = re.compile(r"([;,\t|；，]\s*)([=+\-@＝＋－＠﹦﹢﹣])")
+
+
+def csv_cell(value: Any) -> Any:
+    """A cell a spreadsheet will show as text, whatever separator it splits on: a formula
+    start right after a separator inside it gets an apostrophe before it, and so does the
+    cell if it starts with one, as written or once its full-width and other compatibility
+    characters are folded (``＝`` is ``=``)."""
+    if not isinstance(value, str):
+        return value
+    value = FORMULA_INSIDE.sub(r"\1'\2", value)
+    if unicodedata.normalize("NFKC", value).startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
 def standings_csv(t: Tournament) -> str:
-    """The table as CSV: a header, then one row per entrant. A cell that a spreadsheet would
-    take for a formula (``=``, ``+``, ``-``, ``@``, a tab or a carriage return first) gets a
-    leading apostrophe."""
+    """The table as CSV: a header, then one row per entrant, every cell quoted and made safe
+    for spreadsheets (:func:`csv_cell`)."""
     import csv
     import io
 
-    def safe(value: Any) -> Any:
-        if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-            return "'" + value
-        return value
-
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
+    writer = csv.writer(out, lineterminator="\r\n", quoting=csv.QUOTE_ALL)
     writer.writerow(["place", "name", "points", "entrant", "bot"])
     for row in t.standings():
-        writer.writerow([row["place"], safe(row["name"]), row["points"], row["entrant"],
+        writer.writerow([row["place"], csv_cell(row["name"]), row["points"], row["entrant"],
                          "yes" if row["bot"] else "no"])
     return out.getvalue()

@@ -22,7 +22,7 @@ from typing import Any, Literal, NamedTuple
 
 import solrules
 
-from .limits import EMPTY_LOBBY_TTL_MS, LOBBY_TTL_MS, MAX_ACTIONS
+from .limits import CLAIM_AFTER_MS, EMPTY_LOBBY_TTL_MS, HINT_PENALTY_MS, LOBBY_TTL_MS, MAX_ACTIONS
 from .reveal import Deal
 
 Status = Literal["lobby", "countdown", "running", "finished"]
@@ -132,6 +132,9 @@ class Racer:
     hints: int = 0  # hints asked for (each position counts once)
     hint_seq: int = -1  # the seq of the position of the last hint
     connections: int = 0  # live connections bound to this racer (not durable)
+    #: Since when no connection speaks for this racer (unix ms; not durable: a race rebuilt
+    #: from the store counts from then).
+    offline_since: int | None = None
 
     @property
     def seq(self) -> int:
@@ -140,6 +143,11 @@ class Racer:
     @property
     def done(self) -> bool:
         return self.finished_at is not None or self.resigned
+
+    @property
+    def penalty_ms(self) -> int:
+        """What the racer's hints cost him in the standings (see :func:`Race.standings`)."""
+        return self.hints * HINT_PENALTY_MS
 
     def progress(self) -> Message:
         foundation, total = self.game.progress()
@@ -204,8 +212,10 @@ class Race:
         self.started_at: int | None = None
         self.ends_at: int | None = None
         self.finished_at: int | None = None
-        #: Why it ended: "done" (every racer finished or resigned), "time" (the time limit),
-        #: "abandoned" (every racer still racing left), "expired" (a lobby nobody started).
+        #: Why it ended: "done" (every racer finished or resigned), "humans_done" (every
+        #: human racer did: bots still racing stop), "time" (the time limit), "abandoned"
+        #: (every racer still racing left), "claimed" (a racer claimed it: every other racer
+        #: still racing had been offline for a minute), "expired" (a lobby nobody started).
         self.reason: str | None = None
         self._standings: list[Message] | None = None
         self.deal = Deal([self])
@@ -244,29 +254,42 @@ class Race:
         """May the deal (seed, salt, every card, the move lists) be shown to anyone now?"""
         return self.deal.revealed
 
+    def rank(self, racer: Racer) -> tuple[int, int, int]:
+        """The racer's result as a sort key (smaller is better); equal keys share a place.
+
+        Finishers first, by time plus the hints' penalty; then everyone else by cards home
+        (desc), then by when he reached that count, plus the same penalty (the contract:
+        docs/protocol.md, "Standings").
+        """
+        if racer.finished_at is not None:
+            return (0, (self.time_ms(racer) or 0) + racer.penalty_ms, 0)
+        return (1, -racer.game.progress()[0], racer.reached_at + racer.penalty_ms)
+
+    def places(self) -> dict[str, int]:
+        """Every racer's place as things stand: 1 + the number of racers with a better
+        result (so equal results share a place, and the next place is skipped)."""
+        ranks = {p: self.rank(r) for p, r in self.racers.items()}
+        return {p: 1 + sum(1 for other in ranks.values() if other < mine)
+                for p, mine in ranks.items()}
+
     def standings(self) -> list[Message]:
-        """Finishers by time, then everyone else by cards on foundations, ties broken by who
-        got there first, then by join order."""
+        """Every racer by place (see :meth:`rank`); equal places in join order."""
         if self._standings is not None:
             return self._standings
-        finishers = sorted(
-            (r for r in self.racers.values() if r.finished_at is not None),
-            key=lambda r: (r.place or 0),
-        )
+        places = self.places()
         order = list(self.racers)
-        others = sorted(
-            (r for r in self.racers.values() if r.finished_at is None),
-            key=lambda r: (-r.game.progress()[0], r.reached_at, order.index(r.player)),
-        )
+        ranked = sorted(self.racers.values(),
+                        key=lambda r: (places[r.player], order.index(r.player)))
         table = []
-        for place, racer in enumerate(finishers + others, start=1):
+        for racer in ranked:
             table.append(
                 {
                     "player": racer.player,
                     "name": racer.name,
-                    "place": place,
+                    "place": places[racer.player],
                     "progress": racer.progress(),
                     "time_ms": self.time_ms(racer),
+                    "penalty_ms": racer.penalty_ms,
                     "resigned": racer.resigned,
                     "bot": racer.bot,
                     "hints": racer.hints,
@@ -342,8 +365,16 @@ class Race:
         return Outcome(events=[event], finished=True, views=True)
 
     def _maybe_over(self, at: int) -> Outcome:
-        if self.status == "running" and all(r.done for r in self.racers.values()):
+        """End the race once every racer is done, or once every human racer is: bots
+        still racing then stop where they stand (nobody waits on a program)."""
+        if self.status != "running":
+            return Outcome()
+        racers = self.racers.values()
+        if all(r.done for r in racers):
             return self._finish(at, "done")
+        humans = [r for r in racers if not r.bot]
+        if humans and all(r.done for r in humans):
+            return self._finish(at, "humans_done")
         return Outcome()
 
     # --------------------------------------------------------------- commands
@@ -476,17 +507,20 @@ class Race:
         out.events.append(self._event("progress", player=racer.player, progress=racer.progress()))
         if racer.game.is_won():
             racer.finished_at = now
-            racer.place = 1 + sum(
-                1 for r in self.racers.values() if r.finished_at is not None and r is not racer
-            )
-            out.events.append(
-                self._event(
-                    "finished",
-                    player=racer.player,
-                    place=racer.place,
-                    time_ms=self.time_ms(racer),
-                )
-            )
+            places = self.places()
+            racer.place = places[racer.player]
+            finishers = {p: places[p] for p, r in self.racers.items()
+                         if r.finished_at is not None}
+            for p, place in finishers.items():
+                self.racers[p].place = place
+            fields: Message = {"player": racer.player, "place": racer.place,
+                               "time_ms": self.time_ms(racer)}
+            if self.options.hints:
+                # With penalties a later finisher may still pass him: places of every
+                # finisher so far, final only in ``race_over``.
+                fields["penalty_ms"] = racer.penalty_ms
+                fields["places"] = finishers
+            out.events.append(self._event("finished", **fields))
             out.views = True
         if racer.done:  # the race can only end when the racer who acted has finished
             out.extend(self._maybe_over(now))
@@ -549,6 +583,30 @@ class Race:
         out.extend(self._maybe_over(now))
         return out
 
+    def claim(self, player: str | None, now: int, after_ms: int = CLAIM_AFTER_MS,
+              check: bool = True) -> Outcome:
+        """A racer still racing ends the race when every other racer still racing has been
+        offline (no connection) for ``after_ms``: the standings are as they stand.
+        ``check`` is off when the claim is replayed from the log (presence is not durable:
+        the check was made when it was accepted)."""
+        racer = self.racer(player)
+        if self.status != "running":
+            raise RaceError("race_not_running", f"the race is {self.status}")
+        if racer.done:
+            raise RaceError("race_not_running", "you are no longer racing")
+        others = [r for r in self.still_racing() if r is not racer]
+        if check:
+            if not others:
+                raise RaceError("forbidden", "nobody else is racing")
+            waiting = [r for r in others if r.connections > 0 or r.offline_since is None
+                       or now - r.offline_since < after_ms]
+            if waiting:
+                raise RaceError("forbidden", f"{waiting[0].name} has not been offline for "
+                                f"{after_ms // 1000} s: the race goes on")
+        out = self._finish(now, "claimed")
+        out.log.append(self._log(now, "claim", racer.player))
+        return out
+
     # ----------------------------------------------------------------- replay
     def replay(self, entry: LogEntry) -> None:
         """Re-apply one durable log entry (at its recorded time) when loading a race."""
@@ -571,5 +629,7 @@ class Race:
             self.abandon(entry.at)
         elif kind == "hint":
             self.hint(player, entry.at)
+        elif kind == "claim":
+            self.claim(player, entry.at, check=False)
         else:
             raise ValueError(f"unknown log entry {kind!r}")

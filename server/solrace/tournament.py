@@ -42,11 +42,13 @@ from .tournament_data import (
     TournamentError,
     TOutcome,
     bracket_order,
+    shared_places,
     split,
 )
 
 __all__ = ["Draw", "Entrant", "Match", "RacePlan", "Result", "Round", "Settings", "TEvent",
-           "TLogEntry", "TOutcome", "Tournament", "TournamentError", "bracket_order", "split"]
+           "TLogEntry", "TOutcome", "Tournament", "TournamentError", "bracket_order",
+           "shared_places", "split"]
 
 
 class Tournament:
@@ -435,17 +437,20 @@ class Tournament:
         order = sorted(self.entrants.values(),
                        key=lambda e: (-points[e.entrant], -cards[e.entrant],
                                       time_ms[e.entrant], e.order))
-        return [{"entrant": e.entrant, "name": e.name, "bot": e.bot, "place": i + 1,
+        table_places = shared_places(
+            [(points[e.entrant], cards[e.entrant], time_ms[e.entrant]) for e in order])
+        return [{"entrant": e.entrant, "name": e.name, "bot": e.bot, "place": place,
                  "points": points[e.entrant], "cards": cards[e.entrant],
                  "time_ms": time_ms[e.entrant], "rounds": per_round[e.entrant],
                  "removed": e.removed}
-                for i, e in enumerate(order)]
+                for e, place in zip(order, table_places, strict=True)]
 
     def round_places(self, rnd: Round) -> dict[str, int]:
-        """Places over the whole field of a round (1 = best)."""
+        """Places over the whole field of a round (1 = best; equal results share one)."""
         results = [r for race in rnd.races for r in rnd.results.get(race, [])]
         results.sort(key=lambda r: r.key(self.entrants[r.entrant].order))
-        return {r.entrant: i + 1 for i, r in enumerate(results)}
+        places = shared_places([r.rank() for r in results])
+        return {r.entrant: place for r, place in zip(results, places, strict=True)}
 
     def _knockout_table(self) -> list[Message]:
         out_round: dict[str, int] = {}
@@ -470,10 +475,13 @@ class Tournament:
 
         order = sorted(self.entrants.values(),
                        key=lambda e: (-reached(e.entrant), -wins[e.entrant], e.order))
-        return [{"entrant": e.entrant, "name": e.name, "bot": e.bot, "place": i + 1,
+        # Out in the same bracket round: the same place (the losers of the semi-finals are
+        # both third), whatever games they won on the way.
+        places = shared_places([reached(e.entrant) for e in order])
+        return [{"entrant": e.entrant, "name": e.name, "bot": e.bot, "place": place,
                  "points": wins[e.entrant], "eliminated_in": out_round.get(e.entrant),
                  "removed": e.removed}
-                for i, e in enumerate(order)]
+                for e, place in zip(order, places, strict=True)]
 
     def bracket(self) -> Message | None:
         if self.settings.format != "knockout":

@@ -86,12 +86,26 @@ class Result:
     reached_ms: int
     resigned: bool
 
-    def key(self, order: int) -> tuple[int, int, int, int, int]:
-        """Sort key: finishers by time, the others by cards (desc), who got there first,
-        then entry order."""
+    def rank(self) -> tuple[int, int, int]:
+        """The result as a sort key, smaller is better: finishers by time, the others by
+        cards (desc), then by who got there first. Equal ranks share a place."""
         if self.finished:
-            return (0, self.time_ms or 0, 0, 0, order)
-        return (1, 0, -self.cards, self.reached_ms, order)
+            return (0, self.time_ms or 0, 0)
+        return (1, -self.cards, self.reached_ms)
+
+    def key(self, order: int) -> tuple[int, int, int, int]:
+        """:meth:`rank`, then entry order: the order of a listing (and who wins a knockout
+        game that ends in a tie: the better seed)."""
+        return (*self.rank(), order)
+
+
+def shared_places(ranks: list[Any]) -> list[int]:
+    """Places for values already sorted best first: equal values share a place and the next
+    place is skipped ([a, b, b, c] -> [1, 2, 2, 4])."""
+    places: list[int] = []
+    for i, value in enumerate(ranks):
+        places.append(places[-1] if i and value == ranks[i - 1] else i + 1)
+    return places
 
 
 @dataclass

@@ -95,8 +95,12 @@ async def test_a_rounds_tournament_end_to_end(server: Server) -> None:
             for e, s in zip(entrants, seats, strict=True):
                 if s["race"] == r:
                     state = e.client.states[r]
-                    await e.client.move(r, state["legal"][0])
-                    await e.client.resign(r)
+                    try:
+                        await e.client.move(r, state["legal"][0])
+                        await e.client.resign(r)
+                    except ServerError as exc:
+                        # Its humans are done: the race ended, the bot stops where it is.
+                        assert exc.code == "race_not_running" and e is entrants[6]
             owner = next(e for e, s in zip(entrants, seats, strict=True) if s["race"] == r)
             overs.append(await owner.client.next_event("race_over", timeout=T))
             standings = await watcher.next_event("standings", timeout=T)
@@ -126,7 +130,9 @@ async def test_a_rounds_tournament_end_to_end(server: Server) -> None:
             await host_request(host, "next", tid, htoken)
     assert seeds_by_round[0] != seeds_by_round[1]
     over = await watcher.next_event("tournament_over", timeout=T)
-    assert [row["place"] for row in over["standings"]] == list(range(1, 8))
+    # Nobody put a card home, every round: equal results, one shared place, equal points.
+    assert {row["place"] for row in over["standings"]} == {1}
+    assert len({row["points"] for row in over["standings"]}) == 1
     with __import__("pytest").raises(ServerError) as info:
         await host_request(host, "next", tid, htoken)
     assert info.value.code == "nothing_waiting"

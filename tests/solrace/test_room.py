@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 import solrules
 from solrace import messages
-from solrace.limits import LOBBY_TTL_MS
+from solrace.limits import CLAIM_AFTER_MS, HINT_PENALTY_MS, LOBBY_TTL_MS
 from solrace.room import LogEntry, Options, Race, RaceError, commitment
 
 T0 = 1_000_000
@@ -188,7 +188,8 @@ def test_finish_resign_and_standings() -> None:
     assert over["type"] == "race_over" and over["seed"] == "7" and over["salt"] == "salt"
     table = over["standings"]
     assert table[0]["player"] == "p2"
-    assert [s["place"] for s in table] == [1, 2, 3]
+    # p1 and p3 resigned with no card home, reached at the start: equal results, one place.
+    assert [s["place"] for s in table] == [1, 2, 2]
     assert table[1]["time_ms"] is None and table[1]["resigned"] is True
 
 
@@ -303,3 +304,74 @@ def test_a_racers_actions_are_capped() -> None:
     assert codes(lambda: race.move("p1", move, MAX_ACTIONS + 1, T0)) == "limit_reached"
     # A repeated seq is still answered (nothing is applied).
     assert race.move("p1", move, MAX_ACTIONS, T0).log == []
+
+
+def test_equal_results_share_a_place_and_the_first_to_resign_is_not_first() -> None:
+    race = running(2)
+    race.resign("p1", T0 + 2000)
+    out = race.resign("p2", T0 + 3000)
+    table = out.events[-1].fields["standings"]
+    assert [(s["player"], s["place"]) for s in table] == [("p1", 1), ("p2", 1)]
+    assert race.places() == {"p1": 1, "p2": 1}
+
+
+def test_hints_cost_time_in_the_standings() -> None:
+    race = Race("r1", "scotch", 7, "salt", Options(2, 600, True, hints=True), T0, "host", 1000)
+    race.join("ann", "t1", T0)
+    race.join("bob", "t2", T0)
+    race.start("host", T0)
+    race.tick(T0 + 1000)
+    race.hint("p1", T0 + 1500)  # ann asks for one hint: 30 s
+    assert race.racers["p1"].penalty_ms == HINT_PENALTY_MS
+    for p in ("p1", "p2"):
+        race.racers[p].game = FakeWinningGame(race.racers[p].game)  # type: ignore[assignment]
+    first = race.move("p1", first_legal(race, "p1"), 1, T0 + 11_000)  # 10 s + 30 s
+    fin = next(e.fields for e in first.events if e.kind == "finished")
+    assert fin["place"] == 1 and fin["penalty_ms"] == HINT_PENALTY_MS
+    second = race.move("p2", first_legal(race, "p2"), 1, T0 + 21_000)  # 20 s, no hint
+    fin = next(e.fields for e in second.events if e.kind == "finished")
+    assert fin["place"] == 1 and fin["places"] == {"p1": 2, "p2": 1}
+    table = second.events[-1].fields["standings"]
+    assert [(s["player"], s["place"], s["penalty_ms"]) for s in table] == [
+        ("p2", 1, 0), ("p1", 2, HINT_PENALTY_MS)]
+
+
+def test_a_race_ends_when_its_humans_are_done_even_if_bots_still_play() -> None:
+    race = new_race(players=3)
+    race.join("ann", "t1", T0)
+    race.join("bot1", "t2", T0, bot=True)
+    race.join("bot2", "t3", T0, bot=True)
+    race.start("host", T0)
+    race.tick(T0 + 1000)
+    race.move("p2", first_legal(race, "p2"), 1, T0 + 1500)
+    out = race.resign("p1", T0 + 2000)
+    assert out.finished and race.reason == "humans_done"
+    # The bots stop where they stand: not resigned, not finished, ranked by their cards.
+    assert not any(r.done for p, r in race.racers.items() if p != "p1")
+    assert codes(lambda: race.move("p2", first_legal(race, "p2"), 2, T0 + 2500)) == \
+        "race_not_running"
+    only_bots = new_race(players=2)
+    only_bots.join("b1", "t1", T0, bot=True)
+    only_bots.join("b2", "t2", T0, bot=True)
+    only_bots.start("host", T0)
+    only_bots.tick(T0 + 1000)
+    assert not only_bots.resign("p1", T0 + 2000).finished  # no human: bots race on
+
+
+def test_a_racer_claims_the_race_once_the_others_were_offline_for_a_minute() -> None:
+    race = running(3, time_limit=600)
+    ann, bob, cid = (race.racers[p] for p in ("p1", "p2", "p3"))
+    ann.connections = 1
+    bob.connections, bob.offline_since = 0, T0 + 2000
+    cid.connections, cid.offline_since = 1, None
+    assert codes(lambda: race.claim("p1", T0 + 70_000)) == "forbidden"  # cid is online
+    cid.connections, cid.offline_since = 0, T0 + 30_000
+    assert codes(lambda: race.claim("p1", T0 + 70_000)) == "forbidden"  # only 40 s
+    out = race.claim("p1", T0 + 30_000 + CLAIM_AFTER_MS)
+    assert out.finished and race.reason == "claimed"
+    assert [e.kind for e in out.log] == ["claim"]
+    again = Race("r1", "scotch", 7, "salt", Options(3, 600, True), T0, "host", 1000)
+    for entry in [LogEntry("r1", T0, "join", f"p{i}", {"name": f"racer{i}", "token": f"t{i}"})
+                  for i in range(3)] + [LogEntry("r1", T0, "start"), *out.log]:
+        again.replay(entry)
+    assert again.status == "finished" and again.reason == "claimed"

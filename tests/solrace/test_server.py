@@ -573,3 +573,34 @@ async def test_clients_are_told_when_moves_cannot_be_saved(server: Server) -> No
     store._healthy = True  # type: ignore[attr-defined]
     assert (await a.next_event("service", timeout=T * 2))["status"] == "ok"
     assert (await a.move(race, a.states[race]["legal"][0]))["seq"] == 1
+
+
+async def test_a_racer_claims_a_race_whose_opponent_stayed_away(server: Server) -> None:
+    server.app.hub.claim_after_ms = 300
+    race, a, b, _ = await running_race(server)
+    await b.close()
+    assert await code_of(a.claim(race)) == "forbidden"  # not away long enough yet
+    await asyncio.sleep(0.4)
+    assert (await a.claim(race))["type"] == "ok"
+    over = await a.next_event("race_over", timeout=T)
+    assert over["reason"] == "claimed"
+    spectator = await server.client()
+    snap = await spectator.watch(race)
+    assert snap["status"] == "finished" and snap["reason"] == "claimed"
+
+
+async def test_race_over_goes_out_before_the_boards_it_reveals(server: Server) -> None:
+    race, a, b, _ = await running_race(server, "yukon")
+    spectator = await server.client()
+    await spectator.watch(race)
+    await a.move(race, a.states[race]["legal"][0])
+    await a.resign(race)
+    await b.resign(race)
+    seen = await drain(spectator, "race_over")
+    # Every board the spectator got before race_over still hides the face-down cards he may
+    # not see; full boards only come after it.
+    hidden = [m for m in seen if m["type"] == "board"
+              and all(c is not None for p in m["board"]["piles"] for c in p["cards"])]
+    assert hidden == [], "a board showing every card arrived before race_over"
+    after = await spectator.next_event("board", timeout=T)
+    assert after["race"] == race

@@ -171,6 +171,8 @@ def test_an_eight_entrant_best_of_three_knockout() -> None:
     table = t.standings()
     assert [r["entrant"] for r in table[:2]] == ["e6", "e1"]
     assert {r["entrant"] for r in table[2:4]} == {"e4", "e2"}
+    # Out in the semi-finals: both third; out in the first round: all four fifth.
+    assert [r["place"] for r in table] == [1, 2, 3, 3, 5, 5, 5, 5]
     again = Tournament("t1", t.settings, "host", T0)
     for entry in log:
         again.replay(entry)
@@ -218,3 +220,50 @@ def test_host_tools() -> None:
     assert t.next_deadline() == T0 + 20 + 10_000
     out = t.finish("host", T0 + 21)
     assert out.finished and t.status == "finished"
+
+
+def test_equal_results_share_a_place_and_the_points() -> None:
+    t, _ = entered("rounds", 4, race_size=4, gap=0, rounds=1)
+    t.start("host", T0, seeds())
+    rnd = t.current()
+    assert rnd is not None
+    # e1 and e2 finish in the same millisecond; e3 and e4 both resign with nothing home.
+    results = [fin("e1", 500), fin("e2", 500), Result("e3", False, None, 0, 0, True),
+               Result("e4", False, None, 0, 0, True)]
+    t.race_over(rnd.races[0], results, T0 + 1000)
+    assert t.round_places(rnd) == {"e1": 1, "e2": 1, "e3": 3, "e4": 3}
+    table = t.standings()
+    assert [(r["entrant"], r["place"], r["points"]) for r in table] == [
+        ("e1", 1, 3), ("e2", 1, 3), ("e3", 3, 1), ("e4", 3, 1)]
+
+
+def test_a_knockout_game_tied_for_first_goes_to_the_better_seed() -> None:
+    t, _ = entered("knockout", 2, best_of=1, gap=0)
+    t.start("host", T0, seeds())
+    rnd = t.current()
+    assert rnd is not None
+    race = rnd.races[0]
+    both_out = [Result("e2", False, None, 0, 0, True), Result("e1", False, None, 0, 0, True)]
+    t.race_over(race, both_out, T0 + 1000)
+    assert t.matches[0].winner == "e1" and t.status == "finished"
+
+
+def test_the_csv_shows_every_name_as_text() -> None:
+    import csv
+    import io
+
+    from solrace.messages import standings_csv
+
+    hostile = ["x;=1+1;", "＝1+1", "＋SUM(A1)", "a,@b", "=cmd", "ok-name", "plain"]
+    t = Tournament("t1", Settings("Cup", "rounds", ("scotch",)), "host", T0)
+    for i, name in enumerate(hostile):
+        t.join(name, f"tok{i}", False, None, T0)
+    text = standings_csv(t)
+    rows = list(csv.reader(io.StringIO(text)))
+    names = [row[1] for row in rows[1:]]
+    assert sorted(names) == sorted(["x;'=1+1;", "'＝1+1", "'＋SUM(A1)", "a,'@b", "'=cmd",
+                                    "ok-name", "plain"])
+    # Every cell is quoted: a reader that splits on ";" keeps "x;=1+1;" in one cell.
+    assert all(line.startswith('"') for line in text.splitlines())
+    semicolon = list(csv.reader(io.StringIO(text), delimiter=";"))
+    assert all(not cell.lstrip().startswith(("=", "@")) for row in semicolon for cell in row)
