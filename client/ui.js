@@ -153,14 +153,26 @@ export async function copyText(text) {
   }
 }
 
-export async function fetchJSON(url) {
-  const res = await fetch(url, { headers: { accept: "application/json" } });
-  if (!res.ok) {
+/** Tries of one request answered 429 (too many requests) or 503 (the server is busy). */
+const FETCH_TRIES = 6;
+
+/** GET `url` as JSON. A 429 or 503 is tried again after the server's Retry-After (else an
+ * exponential backoff from 0.5 s, capped at 8 s, with jitter so that a room of players behind
+ * one address does not come back in step); other errors throw at once, with `status`. */
+export async function fetchJSON(url, { tries = FETCH_TRIES } = {}) {
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(url, { headers: { accept: "application/json" } });
+    if (res.ok) return res.json();
+    if ((res.status === 429 || res.status === 503) && attempt < tries) {
+      const after = Number(res.headers.get("retry-after"));
+      const base = after > 0 ? after * 1000 : Math.min(8000, 500 * 2 ** (attempt - 1));
+      await new Promise((resolve) => setTimeout(resolve, base * (1 + Math.random() * 0.5)));
+      continue;
+    }
     const err = new Error(`${res.status} ${res.statusText}`);
     err.status = res.status;
     throw err;
   }
-  return res.json();
 }
 
 /** "the tournament has started" → "The tournament has started." (server messages are lower case). */

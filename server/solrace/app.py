@@ -20,7 +20,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 from .bus import Bus
 from .connection import Connection, Output
-from .http import Routes, client_dir
+from .http import Routes, SecureConnection, client_dir
 from .hub import Hub
 from .limits import (
     CLOSE_TIMEOUT,
@@ -167,6 +167,7 @@ class App:
             write_limit=WRITE_LIMIT,
             close_timeout=CLOSE_TIMEOUT,
             server_header="solrace",
+            create_connection=SecureConnection,
         )
 
 

@@ -18,6 +18,7 @@ import email.utils
 import http
 import json
 import logging
+import math
 import time
 import urllib.parse
 from collections import OrderedDict
@@ -29,9 +30,18 @@ import solrules
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
+from websockets.server import ServerProtocol
 
 from . import messages
-from .limits import HTTP_CLIENTS, HTTP_RATE, REPLAY_CACHE_BYTES, STATIC_COST
+from .limits import (
+    HTTP_BURST,
+    HTTP_CLIENTS,
+    HTTP_RATE,
+    REPLAY_CACHE_BYTES,
+    REPLAY_COST,
+    STATIC_BURST,
+    STATIC_RATE,
+)
 from .room import Race
 
 if TYPE_CHECKING:
@@ -71,6 +81,15 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
        "form-action 'self'; frame-ancestors 'none'")
 
 
+#: On every answer but the WebSocket upgrade itself.
+SECURITY_HEADERS = (
+    ("Cache-Control", "no-cache"),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+    ("X-Frame-Options", "DENY"),
+)
+
+
 def response(status: int, body: bytes, content_type: str,
              extra: Iterable[tuple[str, str]] = ()) -> Response:
     headers = Headers(
@@ -79,16 +98,41 @@ def response(status: int, body: bytes, content_type: str,
             ("Connection", "close"),
             ("Content-Length", str(len(body))),
             ("Content-Type", content_type),
-            ("Cache-Control", "no-cache"),
-            ("X-Content-Type-Options", "nosniff"),
-            ("Referrer-Policy", "no-referrer"),
-            ("X-Frame-Options", "DENY"),
+            *SECURITY_HEADERS,
             *extra,
         ]
     )
     if content_type.startswith("text/html"):
         headers["Content-Security-Policy"] = CSP
     return Response(status, http.HTTPStatus(status).phrase, headers, body)
+
+
+def secured(answer: Response) -> Response:
+    """``answer`` with the security headers it lacks (the library's own error answers)."""
+    for name, value in SECURITY_HEADERS:
+        if name not in answer.headers:
+            answer.headers[name] = value
+    return answer
+
+
+class SecureConnection(ServerConnection):
+    """A server connection whose every HTTP answer carries the security headers.
+
+    Our routes build theirs with :func:`response`; the answers websockets makes itself (426
+    for a plain GET of ``/ws``, 414 and 431 for a request line or headers too long, 400 for
+    a bad handshake) all come from ``ServerProtocol.reject``, which is wrapped here. That is
+    the one place this module leans on websockets' internals; tests/solrace/test_http.py
+    fails if the library stops going through it.
+    """
+
+    def __init__(self, protocol: ServerProtocol, *args: Any, **kwargs: Any) -> None:
+        super().__init__(protocol, *args, **kwargs)
+        reject = protocol.reject
+
+        def secure_reject(status: Any, text: str) -> Response:
+            return secured(reject(status, text))
+
+        protocol.reject = secure_reject  # type: ignore[method-assign]
 
 
 def text_response(status: int, text: str) -> Response:
@@ -101,27 +145,35 @@ def json_response(status: int, obj: Any, extra: Iterable[tuple[str, str]] = ()) 
 
 
 class AddressRates:
-    """A token bucket per client address (``rate`` per second, bursts of twice that), for
-    at most ``size`` addresses at once (the least recently seen are forgotten)."""
+    """A token bucket per client address (``rate`` per second, bursts of ``burst``, by default
+    twice the rate), for at most ``size`` addresses at once (the least recently seen are
+    forgotten)."""
 
     def __init__(self, rate: float, size: int = HTTP_CLIENTS,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, burst: float | None = None
+                 ) -> None:
         self.rate = rate
+        self.burst = burst if burst is not None else 2 * rate
         self.size = size
         self.clock = clock
         self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # tokens, when
 
     def allow(self, address: str, cost: float = 1.0) -> bool:
+        return self.wait(address, cost) == 0.0
+
+    def wait(self, address: str, cost: float = 1.0) -> float:
+        """0.0 if a request of ``cost`` may go now (and it is counted); else the seconds until
+        it could (for ``Retry-After``), and nothing is counted."""
         if self.rate <= 0:
-            return True
+            return 0.0
         now = self.clock()
-        tokens, then = self.buckets.pop(address, (2 * self.rate, now))
-        tokens = min(2 * self.rate, tokens + (now - then) * self.rate)
+        tokens, then = self.buckets.pop(address, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - then) * self.rate)
         allowed = tokens >= cost
         self.buckets[address] = (tokens - cost if allowed else tokens, now)
         while len(self.buckets) > self.size:
             self.buckets.popitem(last=False)
-        return allowed
+        return 0.0 if allowed else (cost - tokens) / self.rate
 
 
 class ReplayCache:
@@ -170,6 +222,10 @@ def replay(race: Race, player: str) -> dict[str, Any]:
     }
 
 
+#: Request headers that must appear at most once (their value decides something).
+SINGLE_HEADERS = ("Host", "Origin", "If-None-Match", "X-Forwarded-For", "X-Real-IP", "Cookie")
+
+
 def _controls(text: str) -> bool:
     return any(ord(c) < 0x20 or ord(c) == 0x7F for c in text)
 
@@ -200,8 +256,11 @@ class Routes:
         self.max_connections = max_connections
         self.allow_origins = {o.rstrip("/").lower() for o in allow_origins}
         self.trust_proxy = trust_proxy
-        self.rates = AddressRates(http_rate)
+        self.rates = AddressRates(http_rate, burst=http_rate * HTTP_BURST / HTTP_RATE)
+        self.static_rates = AddressRates(http_rate * STATIC_RATE / HTTP_RATE,
+                                         burst=http_rate * STATIC_BURST / HTTP_RATE)
         self.replays = ReplayCache()
+        self.files: dict[Path, tuple[str, bytes]] = {}
 
     def address(self, conn: ServerConnection, request: Request | None) -> str:
         """The client's address (the proxy's forwarded one with ``trust_proxy``)."""
@@ -234,6 +293,9 @@ class Routes:
                             [("Allow", "GET, HEAD")])
         if _controls(request.path):
             return text_response(400, "bad request")
+        if any(len(request.headers.get_all(name)) > 1 for name in SINGLE_HEADERS):
+            # Which one would count? Two answers to one question is a bad request.
+            return text_response(400, "bad request: a header given twice")
         path = request.path.split("?", 1)[0]
         if path == "/ws":
             if self.connections() >= self.max_connections:
@@ -241,11 +303,22 @@ class Routes:
             if not self.origin_ok(request):
                 return text_response(403, "this page may not open a socket here")
             return None
-        # A page load fetches some thirty client files: they cost little (a 304 or a small
-        # file) and must not use up the rate of the API calls around them.
-        cost = STATIC_COST if path.startswith("/static/") else 5.0 if "/replay/" in path else 1.0
-        if not self.rates.allow(self.address(conn, request), cost):
-            return json_response(429, {"error": "rate_limited"}, [("Retry-After", "1")])
+        # A page load fetches some thirty client files: they cost little (a 304, or a small
+        # file from memory) and have their own, larger budget, so that a room of players
+        # behind one address loading pages at once does not use up its API calls. A replay
+        # costs more only when it has to be built.
+        address = self.address(conn, request)
+        if path.startswith("/static/"):
+            wait = self.static_rates.wait(address)
+        else:
+            cost = 1.0
+            if "/replay/" in path:
+                key = tuple(path.rsplit("/", 3)[1::2])
+                cost = 1.0 if self.replays.get(key) is not None else REPLAY_COST  # type: ignore[arg-type]
+            wait = self.rates.wait(address, cost)
+        if wait:
+            return json_response(429, {"error": "rate_limited"},
+                                 [("Retry-After", str(max(1, math.ceil(wait))))])
         try:
             answer = await self.route(path, request.headers.get("If-None-Match"))
         except Exception:
@@ -324,4 +397,8 @@ class Routes:
         tag = f'"{info.st_size:x}-{info.st_mtime_ns:x}"'
         if etag is not None and tag in (t.strip() for t in etag.split(",")):
             return response(304, b"", ctype, [("ETag", tag)])
-        return response(200, target.read_bytes(), ctype, [("ETag", tag)])
+        cached = self.files.get(target)
+        if cached is None or cached[0] != tag:
+            # The client is a few hundred KiB: kept in memory, a page load reads no file.
+            cached = self.files[target] = (tag, target.read_bytes())
+        return response(200, cached[1], ctype, [("ETag", tag)])

@@ -69,6 +69,30 @@ async def test_methods_paths_and_headers(server: Server, caplog: pytest.LogCaptu
     assert not [r for r in caplog.records if r.levelname == "ERROR"], "no traceback"
 
 
+async def test_a_header_given_twice_is_a_bad_request(server: Server) -> None:
+    port = port_of(server)
+    for extra in ("Origin: http://a.example\r\nOrigin: http://b.example\r\n",
+                  'If-None-Match: "1"\r\nIf-None-Match: "2"\r\n'):
+        for path in ("/ws", "/static/app.js", "/"):
+            status, headers, _ = await get(port, path, extra=extra)
+            assert status == 400, (path, extra)
+            assert headers["x-content-type-options"] == "nosniff"
+
+
+async def test_the_librarys_own_answers_carry_the_security_headers(server: Server) -> None:
+    port = port_of(server)
+    answers = {
+        426: f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode(),
+        414: b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+        431: b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 9000 + b"\r\n\r\n",
+    }
+    for expected, request in answers.items():
+        status, headers, _ = await asyncio.to_thread(raw, port, request)
+        assert status == expected
+        for name in ("x-content-type-options", "x-frame-options", "referrer-policy"):
+            assert name in headers, (expected, name)
+
+
 async def test_only_this_servers_pages_may_open_a_socket(server: Server) -> None:
     port = port_of(server)
     own = f"http://127.0.0.1:{port}"
@@ -115,7 +139,7 @@ async def test_http_rate_per_address(server: Server) -> None:
 async def test_client_files_are_cheap_and_revalidated(server: Server) -> None:
     port = port_of(server)
     server.app.routes.rates = AddressRates(5)  # bursts of 10 requests
-    # A page load's thirty client files fit in the budget of a few API calls...
+    # A page load's thirty client files do not touch the budget of the API calls...
     for _ in range(30):
         status, headers, body = await get(port, "/static/app.js")
         assert status == 200 and body == b"export {};"
@@ -203,3 +227,27 @@ async def test_huge_replays_never_stall_the_server(tmp_path: Path) -> None:
         await pinger.close()
     app.close()
     store.close()
+
+
+async def test_a_room_of_thirty_behind_one_address_is_served(server: Server) -> None:
+    """A club of 30 players on one network opens the results of a race of 8 together: the
+    summary, the 8 replays and the page's client files each, all from one address."""
+    host = await server.client()
+    race = (await host.create("scotch", players=8))["race"]
+    racers = [await server.client() for _ in range(8)]
+    for i, c in enumerate(racers):
+        await c.join(race, name=f"r{i}")
+    for c in racers:
+        await c.ready(race)
+    for c in racers:
+        await c.wait_state(race, T)
+        await c.resign(race)
+    port = port_of(server)
+    statuses = []
+    for _viewer in range(30):
+        statuses.append((await get(port, f"/api/races/{race}"))[0])
+        for p in range(1, 9):
+            statuses.append((await get(port, f"/api/races/{race}/replay/p{p}"))[0])
+        for _ in range(35):
+            statuses.append((await get(port, "/static/app.js"))[0])
+    assert statuses.count(429) == 0 and set(statuses) == {200}
