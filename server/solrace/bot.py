@@ -4,8 +4,9 @@ finishes, resigns or time is up.
 Policies: ``random`` (any legal move), ``greedy`` (a move to a foundation first, else a
 random one) and ``solver`` (:class:`Planner`: a winning line found by the solver from what the
 bot has seen). The bot never plays a move that is not in the server's ``legal`` list, gives up
-(resigns) when no legal move is left, and stops after ``max_moves`` moves so that a bot stuck
-in a cycle does not run until the time limit. Its pace is ``delay`` seconds between moves.
+(resigns) when no legal move is left, when ``give_up`` moves in a row made no progress (no
+card home, no new card seen: a greedy bot can shuffle cards back and forth for minutes), and
+after ``max_moves`` moves. Its pace is ``delay`` seconds between moves.
 """
 
 from __future__ import annotations
@@ -24,6 +25,16 @@ from .client import RaceClient, ServerError
 
 Message = dict[str, Any]
 log = logging.getLogger(__name__)
+
+#: Moves in a row without progress after which a bot resigns.
+GIVE_UP = 150
+
+
+def headway(state: Message) -> tuple[int, int]:
+    """How far a bot has got: cards home, then cards it can see on its board (a card turned
+    face up is progress too)."""
+    seen = sum(1 for pile in state["board"]["piles"] for card in pile["cards"] if card)
+    return state["progress"]["foundation"], seen
 
 
 def choose(state: Message, policy: str, rng: random.Random) -> str | None:
@@ -114,6 +125,7 @@ async def play(
     max_moves: int = 2000,
     seed: int | None = None,
     token: str | None = None,
+    give_up: int = GIVE_UP,
 ) -> Message:
     """Join ``race`` and play; returns the last ``state`` (or ``race_over``) seen.
 
@@ -129,6 +141,8 @@ async def play(
     urls = [url] if isinstance(url, str) else list(url)
     moves = 0
     attempt = 0
+    best: tuple[int, int] = (-1, -1)
+    stale = 0  # moves since the last progress
     state: Message | None = None
     while True:
         target = urls[attempt % len(urls)]
@@ -151,8 +165,12 @@ async def play(
                         move = await asyncio.to_thread(planner.choose, state)
                     else:
                         move = choose(state, policy, rng)
-                    if move is None or moves >= max_moves:
-                        await client.resign(race)
+                    now = headway(state)
+                    if now > best:
+                        best, stale = now, 0
+                    if move is None or moves >= max_moves or stale >= give_up:
+                        with contextlib.suppress(ServerError):  # the race may be over
+                            await client.resign(race)
                         return state
                     try:
                         state = await client.move(race, move, state["seq"] + 1)
@@ -164,6 +182,7 @@ async def play(
                             continue
                         raise
                     moves += 1
+                    stale += 1
                     last = loop.time()
         except (ConnectionError, ConnectionClosed, OSError, TimeoutError) as exc:
             attempt += 1

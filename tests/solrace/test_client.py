@@ -38,6 +38,22 @@ async def test_two_bots_race_to_the_end(server: Server) -> None:
     assert {s["name"] for s in over["standings"]} == {"one", "two"}
 
 
+async def test_a_bot_that_makes_no_progress_gives_up(server: Server) -> None:
+    host = await server.client()
+    race = (await host.create("scotch", players=2, seed=11))["race"]
+    human = await server.client()
+    await human.join(race, name="ann")
+    await human.ready(race)
+    bot = asyncio.ensure_future(play(server.url, race, "loops", "random", delay=0,
+                                     max_moves=10_000, seed=3, give_up=4))
+    state = await asyncio.wait_for(bot, T * 2)
+    # It stopped long before max_moves, by resigning: the human races on alone.
+    assert state["seq"] < 200
+    snap = await human.watch(race)
+    bots = [p for p in snap["players"] if p["bot"]]
+    assert bots[0]["resigned"] is True and snap["status"] == "running"
+
+
 async def test_requests_fail_once_the_connection_is_closed(server: Server) -> None:
     client = await server.client()
     assert (await client.ping())["type"] == "pong"
