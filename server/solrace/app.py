@@ -32,6 +32,7 @@ from .limits import (
     WRITE_LIMIT,
 )
 from .memory_bus import MemoryBus
+from .quotas import Caps
 from .solving import Solver
 from .store import Store
 
@@ -64,23 +65,28 @@ class App:
         http_rate: float = HTTP_RATE,
         solver: Solver | None = None,
         abandon_after: float | None = None,
+        caps: Caps | None = None,
     ) -> None:
         self.store = store
         self.bus: Bus = bus if bus is not None else MemoryBus()
         self.solver = solver
-        self.hub = Hub(store, self.bus, clock, countdown=countdown, max_races=max_races,
-                       max_lobbies=max_lobbies, masking=masking, solver=solver)
+        if caps is None:
+            caps = Caps(races=max_races, lobbies=max_lobbies, connections=max_connections)
+        self.hub = Hub(store, self.bus, clock, countdown=countdown, masking=masking,
+                       solver=solver, caps=caps)
         if abandon_after is not None:
             self.hub.abandon_ms = int(abandon_after * 1000)
         self.output = Output()
         store.on_commit = self.output.uncork
         self.rate_limit = rate_limit
         self.connections = 0
+        #: Open connections per client address (solrace.quotas: each address's share).
+        self.by_address: dict[str, int] = {}
         self.routes = Routes(
             self.hub,
             client if client is not None else client_dir(),
             connections=lambda: self.connections,
-            max_connections=max_connections,
+            from_address=lambda address: self.by_address.get(address, 0),
             allow_origins=allow_origins,
             trust_proxy=trust_proxy,
             http_rate=http_rate,
@@ -141,6 +147,7 @@ class App:
         conn = Connection(self.hub, self.output, ws, self.rate_limit, self.spawn, address,
                           self.cluster)
         self.connections += 1
+        self.by_address[address] = self.by_address.get(address, 0) + 1
         self.clients.add(conn)
         if self.cluster is not None:
             self.cluster.joined(conn)
@@ -150,6 +157,11 @@ class App:
             await conn.run()
         finally:
             self.connections -= 1
+            left = self.by_address[address] - 1
+            if left:
+                self.by_address[address] = left
+            else:
+                del self.by_address[address]
             self.clients.discard(conn)
             if self.cluster is not None:
                 self.cluster.gone(conn)

@@ -104,7 +104,8 @@ class Assist:
         self.in_flight[address] = self.in_flight.get(address, 0) + 1
         try:
             answer = await self.solver.hint(need.game, need.seed, need.actions,
-                                            f"{need.race}/{need.player}", secrets.randbits(32))
+                                            f"{need.race}/{need.player}", secrets.randbits(32),
+                                            client=address)
         except SolverBusy:
             raise RaceError("unavailable", "the solver is busy: ask again in a moment") from None
         finally:

@@ -17,12 +17,23 @@ from typing import Any
 
 from websockets.asyncio.server import Server
 
-from .limits import FD_RESERVE, HTTP_RATE, MAX_LOBBIES, MAX_RACES
+from .limits import (
+    CONNECTIONS_PER_ADDRESS,
+    ENTRANTS_PER_ADDRESS,
+    FD_RESERVE,
+    HTTP_RATE,
+    MAX_LOBBIES,
+    MAX_RACES,
+    MAX_TOURNAMENTS,
+    RACES_PER_ADDRESS,
+    TOURNAMENTS_PER_ADDRESS,
+)
 
 
 def _serve(args: argparse.Namespace) -> int:
     from .app import App, run_server
     from .http import client_dir
+    from .quotas import Caps
     from .sqlite_store import SQLiteStore
 
     nofile = raise_fd_limit()
@@ -50,16 +61,20 @@ def _serve(args: argparse.Namespace) -> int:
         from .solving import Solver
 
         solver = Solver(hint_seconds=args.hint_seconds, par_seconds=args.par_seconds)
+    caps = Caps(races=args.max_races, races_per_address=args.races_per_address,
+                lobbies=args.max_lobbies, tournaments=args.max_tournaments,
+                tournaments_per_address=args.tournaments_per_address,
+                entrants_per_address=args.entrants_per_address,
+                connections=max_connections,
+                connections_per_address=args.connections_per_address)
     app = App(
         storage,
         bus,
         countdown=args.countdown,
         rate_limit=args.rate_limit,
-        max_races=args.max_races,
         client=Path(args.client_dir) if args.client_dir else client_dir(),
         masking=not args.bench_unmasked,
-        max_lobbies=args.max_lobbies,
-        max_connections=max_connections,
+        caps=caps,
         allow_origins=tuple(args.allow_origin),
         trust_proxy=args.trust_proxy,
         http_rate=args.http_rate,
@@ -188,8 +203,18 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--rate-limit", type=float, default=50.0, metavar="MSGS_PER_S",
                    help="messages per second per connection, bursts of twice that; 0: off")
     s.add_argument("--max-races", type=int, default=MAX_RACES, help="unfinished races at once")
+    s.add_argument("--races-per-address", type=int, default=RACES_PER_ADDRESS,
+                   help="unfinished races one client address may have created")
     s.add_argument("--max-lobbies", type=int, default=MAX_LOBBIES,
                    help="races not started yet per client address and per connection")
+    s.add_argument("--max-tournaments", type=int, default=MAX_TOURNAMENTS,
+                   help="unfinished tournaments at once")
+    s.add_argument("--tournaments-per-address", type=int, default=TOURNAMENTS_PER_ADDRESS,
+                   help="unfinished tournaments one client address may have created")
+    s.add_argument("--entrants-per-address", type=int, default=ENTRANTS_PER_ADDRESS,
+                   help="entrants of one tournament joined from one client address")
+    s.add_argument("--connections-per-address", type=int, default=CONNECTIONS_PER_ADDRESS,
+                   help="open WebSocket connections from one client address")
     s.add_argument("--max-connections", type=int, default=0,
                    help="open WebSocket connections at once; more get 503 "
                         "(default: the file-descriptor limit, raised to its hard limit, "

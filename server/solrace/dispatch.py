@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 import solrules
 
 from . import codec, messages
-from .limits import MAX_FOLLOWED, MAX_TOURNAMENTS
+from .limits import MAX_FOLLOWED
+from .quotas import admit, outside_reserve, refusal
 from .room import Options, Outcome, Race, RaceError
 from .tournament import Settings, Tournament, TournamentError, TOutcome
 
@@ -266,20 +267,26 @@ class Dispatcher:
                 "limit_reached", f"one connection follows at most {MAX_FOLLOWED} races"
             )
 
-    def _may_open_lobby(self, session: Session) -> None:
-        """At most ``max_lobbies`` races not started yet per client address and per
-        connection."""
-        limit = self.hub.max_lobbies
-        by_address = by_connection = 0
+    def _may_create_race(self, session: Session) -> None:
+        """The race cap and this client's share of it (see :mod:`solrace.quotas`), and at
+        most ``caps.lobbies`` races not started yet per client address and per connection."""
+        caps = self.hub.caps
+        held = lobbies_here = lobbies_there = 0
         for race in self.hub.races.values():
-            if race.status == "lobby" and race.creator is not None:
-                address, conn = race.creator
-                by_address += address == session.address
-                by_connection += conn == session.id
-        if by_address >= limit or by_connection >= limit:
+            if race.creator is None:
+                continue
+            address, conn = race.creator
+            mine = address == session.address
+            held += mine
+            if race.status == "lobby":
+                lobbies_here += mine
+                lobbies_there += conn == session.id
+        admit("races", held, len(self.hub.races), caps.races, caps.races_per_address)
+        if lobbies_here >= caps.lobbies or lobbies_there >= caps.lobbies:
             raise RaceError(
                 "limit_reached",
-                f"you already have {limit} races waiting to start: start or finish one first",
+                f"you already have {caps.lobbies} races waiting to start: start or finish one "
+                "first",
             )
 
     def create(self, session: Session, cmd: codec.Create, now: int) -> Effects:
@@ -296,9 +303,7 @@ class Dispatcher:
     def _new_race(
         self, session: Session, game: str, options: Options, seed: int | None, now: int
     ) -> Race:
-        if len(self.hub.races) >= self.hub.max_races:
-            raise RaceError("limit_reached", "this server runs too many races; try later")
-        self._may_open_lobby(session)
+        self._may_create_race(session)
         self._writable()
         race = Race(
             self.race_id(),
@@ -365,15 +370,18 @@ class Dispatcher:
                     "bad_message", f"unknown game {unknown[0][:40]!r}; one of "
                     f"{', '.join(solrules.GAMES)}", cmd.rid)
             live = [t for t in organizer.tournaments.values() if t.status != "finished"]
-            if len(live) >= MAX_TOURNAMENTS:
-                raise RaceError("limit_reached", "this server runs too many tournaments")
+            caps = self.hub.caps
+            held = sum(1 for t in live if t.creator == session.address)
+            admit("tournaments", held, len(live), caps.tournaments, caps.tournaments_per_address)
             self._writable()
             settings = Settings.from_record(cmd.create)
             new = Tournament(self.hub.new_tournament_id(), settings, self.token(), now)
+            new.creator = session.address
             reply = {"type": "tournament_created", "rid": cmd.rid, "tournament": new.tid,
                      "host_token": new.host_token}
+            # An empty outcome to emit: it arms the tournament's deadline (entry closes).
             return Effects(tournament=new, tcreated=True, rid=cmd.rid, barrier=True,
-                           steps=[Reply(reply)])
+                           steps=[Reply(reply), EMIT], touts=[TOutcome()])
         tid = cmd.race
         t = organizer.tournaments.get(tid)
         if t is None:
@@ -394,14 +402,20 @@ class Dispatcher:
                 entrant = t.find_token(cmd.token)
                 if entrant is None:
                     raise RaceError("forbidden", "unknown token for this tournament")
+            elif tid in session.seats and session.seats[tid] in t.entrants:
+                # One connection enters a tournament once: joining again gives the same
+                # entrant back (a client cannot fill a tournament by itself).
+                entrant = t.entrants[session.seats[tid]]
             else:
                 self._may_follow(session, tid)
+                self._may_enter(session, t)
                 self._writable()
                 assert cmd.name is not None
                 out = t.join(cmd.name, self.token(), cmd.bot, cmd.code, now)
                 fx.touts.append(out)
                 assert out.entrant is not None
                 entrant = t.entrants[out.entrant]
+                organizer.entered(t, entrant.entrant, session.address)
             reply = {"type": "tournament_joined", "rid": cmd.rid, "tournament": tid,
                      "entrant": entrant.entrant, "token": entrant.token, "name": entrant.name,
                      "bot": entrant.bot}
@@ -413,8 +427,10 @@ class Dispatcher:
         token = cmd.token or ""
         draw = organizer.drawer(t)
         if cmd.action == "start":
+            self._room_for_round(t, token)
             fx.touts.append(t.start(token, now, draw))
         elif cmd.action == "next":
+            self._room_for_round(t, token)
             fx.touts.append(t.next(token, now, draw))
         elif cmd.action == "entry":
             fx.touts.append(t.set_entry(token, bool(cmd.flag), now))
@@ -428,6 +444,30 @@ class Dispatcher:
             fx.touts.append(t.finish(token, now))
         fx.steps += [Reply(messages.ok(tid, cmd.rid)), EMIT]
         return fx
+
+    def _may_enter(self, session: Session, t: Tournament) -> None:
+        """This address's share of the tournament's entrants, and the part of them kept for
+        addresses with none yet (see :mod:`solrace.quotas`)."""
+        held = self.hub.organizer.entrants_from(t, session.address)
+        why = refusal(held, len(t.active()), t.settings.max_entrants,
+                      self.hub.caps.entrants_per_address)
+        if why == "share":
+            raise RaceError("limit_reached", f"{held} entrants of this tournament came from "
+                            "your network already, its share")
+        if why == "reserve":
+            raise RaceError("tournament_full", "the tournament is nearly full; the last places "
+                            "are kept for players from other networks")
+
+    def _room_for_round(self, t: Tournament, token: str) -> None:
+        """The races of the tournament's next round fit in the race cap, outside the reserve
+        kept for single players (see :mod:`solrace.quotas`); ``limit_reached`` otherwise.
+        Only the host may ask (the tournament checks the token after)."""
+        if not t.is_host(token):
+            return
+        need = self.hub.organizer.races_needed(t)
+        if not outside_reserve(len(self.hub.races), self.hub.caps.races, need):
+            raise RaceError("limit_reached", f"this server cannot hold the {need} races of "
+                            "the next round now: try again in a while")
 
     def join(
         self, session: Session, fx: Effects, race: Race, cmd: codec.Join, now: int

@@ -42,6 +42,7 @@ from .limits import (
     STATIC_BURST,
     STATIC_RATE,
 )
+from .quotas import client_key, refusal
 from .room import Race
 
 if TYPE_CHECKING:
@@ -233,8 +234,9 @@ def _controls(text: str) -> bool:
 class Routes:
     """The HTTP side of the server (see the module docstring).
 
-    ``connections()`` is the number of open WebSocket connections, ``max_connections`` the
-    most allowed; ``allow_origins`` the pages of other sites that may open a socket;
+    ``connections()`` is the number of open WebSocket connections, ``from_address(a)`` those
+    of one client address; the caps are the hub's (:class:`solrace.quotas.Caps`);
+    ``allow_origins`` the pages of other sites that may open a socket;
     ``trust_proxy``: take the client's address from ``X-Forwarded-For`` (the last address, the
     one the proxy saw), as when nginx is in front.
     """
@@ -245,7 +247,7 @@ class Routes:
         client: Path,
         *,
         connections: Callable[[], int] = lambda: 0,
-        max_connections: int = 1 << 30,
+        from_address: Callable[[str], int] = lambda address: 0,
         allow_origins: Iterable[str] = (),
         trust_proxy: bool = False,
         http_rate: float = HTTP_RATE,
@@ -253,7 +255,7 @@ class Routes:
         self.hub = hub
         self.client = client
         self.connections = connections
-        self.max_connections = max_connections
+        self.from_address = from_address
         self.allow_origins = {o.rstrip("/").lower() for o in allow_origins}
         self.trust_proxy = trust_proxy
         self.rates = AddressRates(http_rate, burst=http_rate * HTTP_BURST / HTTP_RATE)
@@ -263,16 +265,18 @@ class Routes:
         self.files: dict[Path, tuple[str, bytes]] = {}
 
     def address(self, conn: ServerConnection, request: Request | None) -> str:
-        """The client's address (the proxy's forwarded one with ``trust_proxy``)."""
+        """The client's address (the proxy's forwarded one with ``trust_proxy``), as the
+        unit of every per-client limit (:func:`solrace.quotas.client_key`: an IPv6 client
+        is its /64)."""
         if self.trust_proxy and request is not None:
             forwarded = request.headers.get("X-Forwarded-For")
             if forwarded:
-                return forwarded.rsplit(",", 1)[-1].strip()[:64]
+                return client_key(forwarded.rsplit(",", 1)[-1].strip()[:64])
             real = request.headers.get("X-Real-IP")
             if real:
-                return real.strip()[:64]
+                return client_key(real.strip()[:64])
         peer = conn.remote_address
-        return str(peer[0]) if peer else ""
+        return client_key(str(peer[0])) if peer else ""
 
     def origin_ok(self, request: Request) -> bool:
         """Same origin as the page (the ``Host`` the browser asked for), an allowed origin, or
@@ -298,7 +302,14 @@ class Routes:
             return text_response(400, "bad request: a header given twice")
         path = request.path.split("?", 1)[0]
         if path == "/ws":
-            if self.connections() >= self.max_connections:
+            caps = self.hub.caps
+            address = self.address(conn, request)
+            why = refusal(self.from_address(address), self.connections(), caps.connections,
+                          caps.connections_per_address)
+            if why == "share":
+                return response(429, b"too many connections from your network",
+                                "text/plain; charset=utf-8", [("Retry-After", "5")])
+            if why is not None:
                 return text_response(503, "too many connections: try again later")
             if not self.origin_ok(request):
                 return text_response(403, "this page may not open a socket here")

@@ -54,6 +54,7 @@ from .limits import (
     RACER_BOARD_INTERVAL,
 )
 from .organizer import Organizer
+from .quotas import Caps
 from .recovery import StoreWatch
 from .room import Outcome, Race
 from .solving import Solver
@@ -99,13 +100,14 @@ class Hub:
         max_lobbies: int = MAX_LOBBIES,
         masking: bool = True,
         solver: Solver | None = None,
+        caps: Caps | None = None,
     ) -> None:
         self.store = store
         self.bus = bus
         self.clock = clock
         self.countdown_ms = int(countdown * 1000)
-        self.max_races = max_races
-        self.max_lobbies = max_lobbies
+        #: Every cap a client can fill, and each address's share (solrace.quotas).
+        self.caps = caps if caps is not None else Caps(races=max_races, lobbies=max_lobbies)
         #: How long a running race every racer still racing has left goes on (ms).
         self.abandon_ms = ABANDON_MS
         #: How long every other racer still racing must have been offline for a racer to
@@ -142,6 +144,22 @@ class Hub:
         self.assist = Assist(self, solver)
         self.watch = StoreWatch(self)
         store.on_failure = self.on_store_failure
+
+    @property
+    def max_races(self) -> int:
+        return self.caps.races
+
+    @max_races.setter
+    def max_races(self, value: int) -> None:
+        self.caps.races = value
+
+    @property
+    def max_lobbies(self) -> int:
+        return self.caps.lobbies
+
+    @max_lobbies.setter
+    def max_lobbies(self, value: int) -> None:
+        self.caps.lobbies = value
 
     # ------------------------------------------------------------------ ids
     @staticmethod

@@ -38,8 +38,10 @@ RACER_BOARD_INTERVAL = 0.25
 MAX_RACERS = 8
 #: Races one connection may follow at once (as racer or spectator).
 MAX_FOLLOWED = 16
-#: Unfinished races on one server process.
+#: Unfinished races on one server process (a tournament's races included).
 MAX_RACES = 1000
+#: Unfinished races created from one client address (see solrace.quotas: its share).
+RACES_PER_ADDRESS = 50
 #: A lobby nobody starts within this time after its creation is closed.
 LOBBY_TTL_MS = 3600 * 1000
 #: A lobby nobody has joined within this time after its creation is closed.
@@ -66,6 +68,15 @@ FINISHED_CACHE = 256
 MAX_ENTRANTS = 512
 #: Tournaments not finished on one server process.
 MAX_TOURNAMENTS = 100
+#: Tournaments not finished created from one client address.
+TOURNAMENTS_PER_ADDRESS = 3
+#: Entrants of one tournament joined from one client address (a club enters together; one
+#: connection enters once).
+ENTRANTS_PER_ADDRESS = 32
+#: A tournament nobody starts within this time after its creation closes ("expired")...
+TOURNAMENT_ENTRY_TTL_MS = 3600 * 1000
+#: ... and within this time if nobody entered it.
+EMPTY_TOURNAMENT_TTL_MS = 600 * 1000
 
 # ---------------------------------------------------------------------------------- HTTP
 #: API requests per second per client address; 0: off (``--http-rate``; the budgets below
@@ -87,6 +98,9 @@ HTTP_CLIENTS = 10_000
 REPLAY_CACHE_BYTES = 64 * 2**20
 
 # ---------------------------------------------------------------------------- connections
+#: Open WebSocket connections from one client address (a room of 30 players with a few
+#: tabs each).
+CONNECTIONS_PER_ADDRESS = 100
 #: File descriptors kept free when ``--max-connections`` is derived from the limit.
 FD_RESERVE = 64
 #: Seconds a closing handshake may take (at shutdown, or when a client is dropped).

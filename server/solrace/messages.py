@@ -260,7 +260,9 @@ def tournament_view(t: Tournament, you: str | None = None, rid: Any = None) -> M
         "total_rounds": t.total_rounds,
         "entry_open": t.entry_open,
         "paused": t.paused,
-        "next_at": t.next_deadline(),
+        "next_at": t.next_deadline() if t.status == "running" else None,
+        "entry_ends": t.entry_ends() if t.status == "entry" else None,
+        "reason": t.reason,
         "created_at": t.created_at,
         "entrants": [{"entrant": e.entrant, "name": e.name, "bot": e.bot,
                       "removed": e.removed} for e in t.entrants.values()],
@@ -282,7 +284,7 @@ def tournament_event(t: Tournament, ev: TEvent) -> Message:
         msg = {"type": "standings", "tournament": t.tid, "v": ev.v,
                "round": cur.number if cur else 0, "standings": t.standings(),
                "round_over": bool(cur and cur.over), "status": t.status,
-               "next_at": t.next_deadline()}
+               "next_at": t.next_deadline() if t.status == "running" else None}
         if ev.race is not None and cur is not None and ev.race in cur.results:
             # The race that just ended and its order, for pages that list the rounds' races.
             msg["race"] = ev.race
@@ -291,7 +293,7 @@ def tournament_event(t: Tournament, ev: TEvent) -> Message:
         return msg
     if ev.kind == "tournament_over":
         return {"type": "tournament_over", "tournament": t.tid, "v": ev.v,
-                "standings": t.standings()}
+                "standings": t.standings(), "reason": t.reason}
     view = tournament_view(t)
     view["v"] = ev.v
     return view

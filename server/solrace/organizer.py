@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from . import messages
 from .bus import Event
+from .quotas import outside_reserve
 from .reveal import Deal
 from .room import Options, Race
 from .timers import Deadlines
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: A round that does not fit in the race cap is tried again this much later.
+ROOM_RETRY_MS = 5000
+
 
 class Organizer:
     """See the module docstring."""
@@ -37,7 +41,21 @@ class Organizer:
         self.tournaments: dict[str, Tournament] = {}
         #: Each tournament race: (tournament, round, player -> entrant).
         self.seats: dict[str, tuple[str, int, dict[str, str]]] = {}
+        #: Entrants of each tournament by the client address they joined from (not durable:
+        #: after a restart the share counts from zero again).
+        self.joined_from: dict[str, dict[str, int]] = {}
         self.deadlines = Deadlines(hub.clock, self._on_deadline)
+
+    def entered(self, t: Tournament, entrant: str, address: str) -> None:
+        """``entrant`` joined ``t`` from ``address``."""
+        by = self.joined_from.setdefault(t.tid, {})
+        by[address] = by.get(address, 0) + 1
+
+    def entrants_from(self, t: Tournament, address: str) -> int:
+        return self.joined_from.get(t.tid, {}).get(address, 0)
+
+    def races_needed(self, t: Tournament) -> int:
+        return t.races_of_next_round()
 
     def drawer(self, t: Tournament) -> Draw:
         """The tournament's source of new deals: secret seeds (winnable ones if it asks)."""
@@ -157,10 +175,17 @@ class Organizer:
         t = self.tournaments.get(tid)
         if t is None:
             return
+        now = self.hub.clock()
         if not self.hub.store.healthy:
-            self.deadlines.set(tid, self.hub.clock() + 1000)
+            self.deadlines.set(tid, now + 1000)
             return
-        out = t.tick(self.hub.clock(), self.drawer(t))
+        if t.status == "running" and not outside_reserve(
+                len(self.hub.races), self.hub.caps.races, self.races_needed(t)):
+            # The next round does not fit now: it waits for races to end (looked at again).
+            log.warning("tournament %s: no room for the next round's races yet", tid)
+            self.deadlines.set(tid, now + ROOM_RETRY_MS)
+            return
+        out = t.tick(now, self.drawer(t))
         if out.log or out.events:
             self.record(t, out)
 

@@ -16,13 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import heapq
-import itertools
 import logging
 import os
 import struct
 import sys
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -34,14 +32,63 @@ log = logging.getLogger(__name__)
 
 Par = dict[str, Any]  # {"verdict": "won", "moves": 93} | {"verdict": "lost" | "unknown"}
 
-HINT, PAR = 0, 1  # job priorities: a racer waits for a hint
-
-#: Jobs waiting, at most (hints and par together; a hint beyond gets ``unavailable``).
-MAX_QUEUE = 64
+#: Clients (addresses) with hints waiting, at most; a hint from one more gets ``unavailable``.
+MAX_WAITING_CLIENTS = 256
+#: Par jobs waiting, at most (a par that does not fit is left unknown).
+MAX_PARS_WAITING = 32
 #: Deals whose par is remembered.
 MAX_PARS = 4096
 #: A job that overruns its time budget by this much (seconds) kills the worker.
 GRACE = 10.0
+#: The least time a hint gets when many clients wait (see :meth:`Solver.hint_budget`).
+MIN_HINT_SECONDS = 0.3
+
+Job = tuple[dict[str, Any], "asyncio.Future[dict[str, Any]]"]
+
+
+class FairQueue:
+    """Jobs waiting for the worker: hints first, served round robin by client, then par.
+
+    A client (an address) with many hints waiting gets one turn in each round like everyone
+    else, so a hint asked while twenty-five clients keep the solver busy waits for at most
+    one job of each of them, never for all of theirs. Pure bookkeeping: no I/O.
+    """
+
+    def __init__(self) -> None:
+        self.hints: OrderedDict[str, deque[Job]] = OrderedDict()
+        self.pars: deque[Job] = deque()
+
+    def __len__(self) -> int:
+        return sum(len(q) for q in self.hints.values()) + len(self.pars)
+
+    def clients(self) -> int:
+        """Clients with a hint waiting."""
+        return len(self.hints)
+
+    def add_hint(self, client: str, job: Job) -> None:
+        self.hints.setdefault(client, deque()).append(job)
+
+    def add_par(self, job: Job) -> None:
+        self.pars.append(job)
+
+    def pop(self) -> Job | None:
+        """The next job: the first waiting client's oldest hint (that client goes to the
+        back of the line if it has more), else the oldest par; None if nothing waits."""
+        if self.hints:
+            client, jobs = next(iter(self.hints.items()))
+            job = jobs.popleft()
+            if jobs:
+                self.hints.move_to_end(client)
+            else:
+                del self.hints[client]
+            return job
+        return self.pars.popleft() if self.pars else None
+
+    def drain(self) -> list[Job]:
+        jobs = [job for q in self.hints.values() for job in q] + list(self.pars)
+        self.hints.clear()
+        self.pars.clear()
+        return jobs
 
 
 class SolverBusy(Exception):
@@ -66,8 +113,7 @@ class Solver:
         self.par_nodes = par_nodes
         self.pars: OrderedDict[tuple[str, int], Par] = OrderedDict()
         self._waiting_par: dict[tuple[str, int], list[Callable[[Par], None]]] = {}
-        self._queue: list[tuple[int, int, dict[str, Any], asyncio.Future[dict[str, Any]]]] = []
-        self._order = itertools.count()
+        self._queue = FairQueue()
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self._proc: asyncio.subprocess.Process | None = None
@@ -78,16 +124,32 @@ class Solver:
         return self.hint_seconds > 0
 
     # ------------------------------------------------------------------ jobs
-    async def hint(self, game: str, seed: int, actions: list[str], key: str, rng: int
-                   ) -> dict[str, Any]:
+    async def hint(self, game: str, seed: int, actions: list[str], key: str, rng: int,
+                   client: str = "") -> dict[str, Any]:
         """A move for a racer (see :func:`solrace.solve_worker.hint`): ``{"move", "source",
-        "lost"}``. Raises :class:`SolverBusy` when the queue is full."""
+        "lost"}``. ``client`` (an address) is the line it waits in (see :class:`FairQueue`).
+        Raises :class:`SolverBusy` when too many clients wait."""
+        if client not in self._queue.hints and self._queue.clients() >= MAX_WAITING_CLIENTS:
+            raise SolverBusy("the solver is busy")
         job = {"k": "hint", "g": game, "s": str(seed), "a": actions, "p": key,
                "n": self.hint_nodes, "t": self.hint_seconds, "r": rng}
-        answer = await self._submit(HINT, job)
+        future = self._future()
+        self._queue.add_hint(client, (job, future))
+        self._kick()
+        answer = await future
         if "error" in answer:
             raise SolverBusy(answer["error"])
         return answer
+
+    def hint_budget(self, job: dict[str, Any]) -> None:
+        """Share the solver's time when many clients wait: a hint gets the full budget when it
+        is alone, and ``hint_seconds / n`` (at least MIN_HINT_SECONDS) when n clients wait,
+        so that the last of them is answered within about one full budget."""
+        waiting = 1 + self._queue.clients()
+        if waiting > 1:
+            share = max(MIN_HINT_SECONDS, self.hint_seconds / waiting)
+            job["t"] = min(job["t"], share)
+            job["n"] = max(1000, int(job["n"] * job["t"] / self.hint_seconds))
 
     def par(self, game: str, seed: int, then: Callable[[Par], None]) -> Par | None:
         """The par of a deal if known; else None, and ``then(par)`` is called once it is (not
@@ -102,12 +164,14 @@ class Solver:
         if waiting is not None:
             waiting.append(then)
             return None
-        if len(self._queue) >= MAX_QUEUE // 2:  # leave room for hints
+        if len(self._queue.pars) >= MAX_PARS_WAITING:
             return None
         self._waiting_par[key] = [then]
         job = {"k": "par", "g": game, "s": str(seed), "n": self.par_nodes,
                "t": self.par_seconds}
-        future = self._enqueue(PAR, job)
+        future = self._future()
+        self._queue.add_par((job, future))
+        self._kick()
         future.add_done_callback(lambda f: self._par_done(key, f))
         return None
 
@@ -134,32 +198,32 @@ class Solver:
             except Exception:
                 log.exception("par callback failed")
 
-    async def _submit(self, priority: int, job: dict[str, Any]) -> dict[str, Any]:
-        if len(self._queue) >= MAX_QUEUE:
-            raise SolverBusy("the solver is busy")
-        return await self._enqueue(priority, job)
+    @staticmethod
+    def _future() -> asyncio.Future[dict[str, Any]]:
+        return asyncio.get_running_loop().create_future()
 
-    def _enqueue(self, priority: int, job: dict[str, Any]) -> asyncio.Future[dict[str, Any]]:
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[dict[str, Any]] = loop.create_future()
-        heapq.heappush(self._queue, (priority, next(self._order), job, future))
+    def _kick(self) -> None:
+        """Make sure the task feeding the worker runs, and wake it."""
         if self._task is None or self._task.done():
             self._wake = asyncio.Event()
-            self._task = loop.create_task(self._run())
+            self._task = asyncio.get_running_loop().create_task(self._run())
         assert self._wake is not None
         self._wake.set()
-        return future
 
     # ---------------------------------------------------------------- worker
     async def _run(self) -> None:
         assert self._wake is not None
         while True:
-            while not self._queue:
+            popped = self._queue.pop()
+            while popped is None:
                 self._wake.clear()
                 await self._wake.wait()
-            _, _, job, future = heapq.heappop(self._queue)
+                popped = self._queue.pop()
+            job, future = popped
             if future.done():  # its asker is gone
                 continue
+            if job["k"] == "hint":
+                self.hint_budget(job)
             try:
                 answer = await self._ask(job)
             except Exception as exc:
@@ -219,10 +283,9 @@ class Solver:
         """Stop at once: the worker is killed, waiting jobs are dropped."""
         if self._task is not None:
             self._task.cancel()
-        for _, _, _, future in self._queue:
+        for _, future in self._queue.drain():
             if not future.done():
                 future.cancel()
-        self._queue.clear()
         proc, self._proc = self._proc, None
         if proc is not None and proc.returncode is None:
             with contextlib.suppress(ProcessLookupError):

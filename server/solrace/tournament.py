@@ -27,6 +27,7 @@ from __future__ import annotations
 import hmac
 from typing import Any
 
+from .limits import EMPTY_TOURNAMENT_TTL_MS, TOURNAMENT_ENTRY_TTL_MS
 from .tournament_data import (
     Draw,
     Entrant,
@@ -69,6 +70,12 @@ class Tournament:
         self.next_at: int | None = None  # the next round starts by itself then
         self.race_count = 0
         self.finished_at: int | None = None
+        #: Why it ended: "done" (its last round), "host" (the host ended it), "expired"
+        #: (nobody started it in time).
+        self.reason: str | None = None
+        #: The client address that created it, for its share of the tournaments (not
+        #: durable: after a restart it counts for nobody).
+        self.creator: str | None = None
 
     # --------------------------------------------------------------- helpers
     def _event(self, kind: str = "tournament", race: str | None = None) -> TEvent:
@@ -78,8 +85,11 @@ class Tournament:
     def _log(self, at: int, kind: str, data: Any = None) -> TLogEntry:
         return TLogEntry(self.tid, at, kind, data)
 
+    def is_host(self, token: str) -> bool:
+        return hmac.compare_digest(token.encode(), self.host_token.encode())
+
     def _host(self, token: str) -> None:
-        if not hmac.compare_digest(token.encode(), self.host_token.encode()):
+        if not self.is_host(token):
             raise TournamentError("forbidden", "only the host (with the host token) can do that")
 
     def find_token(self, token: str) -> Entrant | None:
@@ -118,7 +128,22 @@ class Tournament:
         cur = self.current()
         return cur is None or cur.over
 
+    def entry_ends(self) -> int:
+        """When a tournament nobody starts closes: soon if nobody entered it."""
+        ttl = TOURNAMENT_ENTRY_TTL_MS if self.entrants else EMPTY_TOURNAMENT_TTL_MS
+        return self.created_at + ttl
+
+    def races_of_next_round(self) -> int:
+        """How many races the next round (or wave of knockout games) would create: the
+        most it can be."""
+        active = len(self.active())
+        if self.settings.format == "rounds":
+            return len(split(active, self.settings.race_size))
+        return max(1, active // 2)
+
     def next_deadline(self) -> int | None:
+        if self.status == "entry":
+            return self.entry_ends()
         if self.status == "running" and not self.paused and self.waiting():
             return self.next_at
         return None
@@ -234,9 +259,13 @@ class Tournament:
 
     def tick(self, now: int, draw: Draw) -> TOutcome:
         deadline = self.next_deadline()
-        if deadline is not None and now >= deadline:
-            return self._next_round(deadline, draw)
-        return TOutcome()
+        if deadline is None or now < deadline:
+            return TOutcome()
+        if self.status == "entry":  # nobody started it: it holds no place any more
+            out = self._finish(deadline, reason="expired")
+            out.log.append(self._log(deadline, "expire"))
+            return out
+        return self._next_round(deadline, draw)
 
     # ---------------------------------------------------------------- rounds
     def _seat_round(self, number: int, seed: int, entrants: list[str]) -> list[Any]:
@@ -309,9 +338,10 @@ class Tournament:
             self.next_at = now + self.settings.gap * 1000
         return TOutcome()
 
-    def _finish(self, now: int, by_host: bool = False) -> TOutcome:
+    def _finish(self, now: int, by_host: bool = False, reason: str | None = None) -> TOutcome:
         self.status = "finished"
         self.finished_at = now
+        self.reason = reason or ("host" if by_host else "done")
         self.next_at = None
         log = [self._log(now, "finish")] if by_host else []
         return TOutcome(log=log, events=[self._event("tournament_over")], finished=True)
@@ -528,5 +558,7 @@ class Tournament:
             self._apply_result(data["race"], results, at)
         elif kind == "finish":
             self._finish(at, by_host=True)
+        elif kind == "expire":
+            self._finish(at, reason="expired")
         else:
             raise ValueError(f"unknown tournament log entry {kind!r}")

@@ -111,7 +111,7 @@ async def test_only_this_servers_pages_may_open_a_socket(server: Server) -> None
 
 
 async def test_connections_are_capped(server: Server) -> None:
-    server.app.routes.max_connections = 3
+    server.app.hub.caps.connections = 3
     held = [await connect(server.url) for _ in range(3)]
     with pytest.raises(InvalidStatus) as info:
         await connect(server.url)

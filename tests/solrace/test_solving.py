@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import random
+from typing import Any
 
 import pytest
 import solrules
 from solrace import solve_worker
-from solrace.solving import MAX_QUEUE, Solver, SolverBusy
+from solrace.solving import (
+    MAX_PARS_WAITING,
+    MAX_WAITING_CLIENTS,
+    FairQueue,
+    Solver,
+    SolverBusy,
+)
 
 
 def yukon_positions() -> list[tuple[solrules.Game, list[str]]]:
@@ -124,15 +131,74 @@ async def test_the_queue_is_bounded() -> None:
     solver = Solver(hint_seconds=1.0, par_seconds=1.0)
     try:
         loop = asyncio.get_running_loop()
-        for _ in range(MAX_QUEUE):  # jobs nobody will take: the worker task is not started
-            solver._queue.append((0, 0, {}, loop.create_future()))
+        # Jobs nobody will take (the worker task is not started): every client line is taken,
+        # and the par line is full.
+        for i in range(MAX_WAITING_CLIENTS):
+            solver._queue.add_hint(f"10.0.{i // 256}.{i % 256}", ({}, loop.create_future()))
+        for _ in range(MAX_PARS_WAITING):
+            solver._queue.add_par(({}, loop.create_future()))
         with pytest.raises(SolverBusy):
-            await solver.hint("scotch", 0, [], "x", 1)
+            await solver.hint("scotch", 0, [], "x", 1, client="192.0.2.1")
         seen: list[object] = []
         assert solver.par("scotch", 0, seen.append) is None  # no room: par stays unknown
         assert not solver._waiting_par
     finally:
         await solver.stop()
+
+
+def test_hints_are_served_round_robin_by_client_before_par() -> None:
+    queue = FairQueue()
+    loop = asyncio.new_event_loop()
+    try:
+        def job(name: str) -> Any:
+            return ({"name": name}, loop.create_future())
+
+        queue.add_par(job("par"))
+        for i in range(3):
+            queue.add_hint("flood", job(f"flood{i}"))
+        queue.add_hint("other", job("other0"))
+        queue.add_hint("victim", job("victim0"))
+        queue.add_hint("other", job("other1"))
+        order = []
+        while (popped := queue.pop()) is not None:
+            order.append(popped[0]["name"])
+        assert order == ["flood0", "other0", "victim0", "flood1", "other1", "flood2", "par"]
+    finally:
+        loop.close()
+
+
+async def test_a_client_asking_many_hints_does_not_make_another_wait_for_all() -> None:
+    """Two clients each ask two hints, then a third asks one: the worker answers them in
+    turns (one each), so the third waits for two hints, not four."""
+    solver = Solver(hint_seconds=2.0)
+    done: list[str] = []
+
+    async def ask(client: str, n: int) -> None:
+        await solver.hint("scotch", 2, [], f"{client}{n}", 1, client=client)
+        done.append(f"{client}{n}")
+
+    try:
+        asks = [asyncio.ensure_future(ask(c, n)) for c, n in
+                (("a", 1), ("a", 2), ("b", 1), ("b", 2), ("v", 1))]
+        async with asyncio.timeout(60):
+            await asyncio.gather(*asks)
+        assert done == ["a1", "b1", "v1", "a2", "b2"]
+    finally:
+        await solver.stop()
+
+
+async def test_a_hint_budget_is_shared_when_many_clients_wait() -> None:
+    solver = Solver(hint_seconds=3.0, hint_nodes=300_000)
+    loop = asyncio.get_running_loop()
+    alone = {"k": "hint", "t": 3.0, "n": 300_000}
+    solver.hint_budget(alone)
+    assert alone["t"] == 3.0 and alone["n"] == 300_000
+    for i in range(24):
+        solver._queue.add_hint(f"c{i}", ({}, loop.create_future()))
+    crowded = {"k": "hint", "t": 3.0, "n": 300_000}
+    solver.hint_budget(crowded)
+    assert crowded["t"] == pytest.approx(0.3) and crowded["n"] == 30_000
+    solver.close()
 
 
 async def test_par_is_worked_out_once_per_deal_and_remembered() -> None:
