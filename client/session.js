@@ -322,6 +322,29 @@ export class RaceSession extends EventTarget {
     }
   }
 
+  /** End the race now: every other racer still racing has been offline for a minute (the
+   * server checks; see `claimable`). */
+  async claim() {
+    try {
+      return await this.conn.request({ type: "claim", race: this.race });
+    } catch (err) {
+      this.reject(err);
+      return null;
+    }
+  }
+
+  /** May this racer claim the race: it runs, he races, and every other racer still racing
+   * has been offline for CLAIM_AFTER_MS (by the server's clock)? */
+  claimable() {
+    const m = this.model;
+    const me = m.players.get(m.you);
+    if (m.status !== "running" || !me || me.finished || me.resigned || m.replaced) return false;
+    const others = [...m.players.values()].filter((p) => p.player !== m.you && !p.finished && !p.resigned);
+    const now = this.now();
+    return others.length > 0 && others.every((p) => p.connected === false && p.offline_since != null
+      && now - p.offline_since >= CLAIM_AFTER_MS);
+  }
+
   reject(err) {
     this.dispatchEvent(new CustomEvent("rejected", {
       detail: { code: err.code, message: err.message, move: err.move },
@@ -368,9 +391,12 @@ export class RaceSession extends EventTarget {
         // `state` (it carries `seq`), which a view may lag behind: keep ours.
         if (msg.player !== m.you || m.role !== "racer") this.player(msg.player).board = msg.board;
         break;
-      case "presence":
-        this.player(msg.player).connected = msg.connected;
+      case "presence": {
+        const p = this.player(msg.player);
+        p.connected = msg.connected;
+        p.offline_since = msg.connected ? null : this.now(); // server time, as in snapshots
         break;
+      }
       case "replaced":
         // The same racer opened this race in another tab or window, which now plays it. Stay
         // a spectator here until the player takes over again (takeOver), so that two tabs
@@ -509,7 +535,10 @@ export class RaceSession extends EventTarget {
         break;
       case "finished": {
         const p = this.player(e.player);
-        Object.assign(p, { finished: true, place: e.place, time_ms: e.time_ms });
+        Object.assign(p, { finished: true, place: e.place, time_ms: e.time_ms, penalty_ms: e.penalty_ms ?? p.penalty_ms });
+        // With hints (a penalty each) a later finisher may pass an earlier one: every
+        // finisher's place as it stands now.
+        for (const [id, place] of Object.entries(e.places || {})) if (m.players.has(id)) this.player(id).place = place;
         this.dispatchEvent(new CustomEvent("finisher", { detail: { ...e, name: p.name } }));
         break;
       }
@@ -534,6 +563,10 @@ export class RaceSession extends EventTarget {
     }
   }
 }
+
+/** How long every other racer still racing must have been offline before a racer may claim
+ * the race (the server's CLAIM_AFTER_MS). */
+export const CLAIM_AFTER_MS = 60_000;
 
 /** Why the race ended, as far as the model tells: "done" (every racer finished or resigned),
  * "time" (the time limit), "abandoned" (every racer still racing left for two minutes), or

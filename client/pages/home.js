@@ -6,7 +6,7 @@ import { createRace } from "../net.js";
 import { RULES, rulesPanel } from "../rules.js";
 import { store } from "../storage.js";
 import { fetchJSON, h, navigate, replace } from "../ui.js";
-import { OpenRaces, YourRaces, yourTournaments } from "./lobby.js";
+import { HINT_PENALTY_S, OpenRaces, YourRaces, yourTournaments } from "./lobby.js";
 import { tournamentForm } from "./tournament-form.js";
 
 const TIME_LIMITS = [
@@ -36,8 +36,20 @@ export function mount(root) {
       const current = gameSelect.value;
       replace(gameSelect, games.map((g) => h("option", { value: g.game }, g.title || gameTitle(g.game))));
       if (games.some((g) => g.game === current)) gameSelect.value = current;
+      readyDeals = new Map(games.map((g) => [g.game, g.winnable ?? 0]));
+      showReady();
     })
     .catch(() => {});
+  // How many winnable deals the server has solved and ready, per game (its private pool).
+  let readyDeals = null;
+  const readyNote = h("p.hint.winnable-ready", { "aria-live": "polite" });
+  const showReady = () => {
+    const n = readyDeals?.get(gameSelect.value);
+    readyNote.textContent = n === undefined ? "" : n > 0
+      ? `The server keeps fresh winnable deals solved in advance (${n} ready).`
+      : "No winnable deal of this game is ready yet: the server is solving some, try again in a minute.";
+  };
+  gameSelect.addEventListener("change", showReady);
 
   const racers = h("input#racers", { type: "number", name: "players", min: 1, max: 8, value: 2, required: true });
   const timeLimit = h("select#time-limit", { name: "time_limit" },
@@ -68,7 +80,7 @@ export function mount(root) {
         public: isPublic.checked,
         hints: hints.checked,
       };
-      // A winnable deal is drawn by the server from its catalogue: no seed then.
+      // A winnable deal is drawn by the server from its private pool: no seed then.
       if (winnable.checked) options.winnable = true;
       else if (seed.value.trim()) options.seed = seed.value.trim();
       try {
@@ -88,8 +100,9 @@ export function mount(root) {
   h("div.field.check", {}, undo, h("label", { for: "undo" }, "Allow undo")),
   h("div.field.check", {}, isPublic, h("label", { for: "public" }, "Public: list it under open races")),
   h("p.hint.public-hint", {}, "A private race is reached only by its link."),
-  h("div.field.check", {}, hints, h("label", { for: "hints" }, "Hints allowed (counted in the standings)")),
+  h("div.field.check", {}, hints, h("label", { for: "hints" }, `Hints allowed (each adds ${HINT_PENALTY_S} s to the racer's time)`)),
   h("div.field.check", {}, winnable, h("label", { for: "winnable" }, "Winnable deal (certified by the solver)")),
+  readyNote,
   h("details.more", {},
     h("summary", {}, "Choose the deal"),
     h("div.field", {}, h("label", { for: "seed" }, "Deal number (seed)"), seed),

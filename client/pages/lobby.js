@@ -74,13 +74,21 @@ export class OpenRaces {
   }
 }
 
-/** Tags for a race's solver options: a certified-winnable deal, hints allowed. */
+/** What one hint costs in the standings (the server's HINT_PENALTY_MS). */
+export const HINT_PENALTY_S = 30;
+
+/** Tags for a race's solver options: a certified-winnable deal (a public demo one, said so),
+ * hints allowed and what each costs. */
 export function optionTags(options) {
   return [
     options?.winnable ? h("span.tag.option-tag.winnable-tag", { title: "The solver has won this deal" },
       "certified-winnable deal") : null,
-    options?.hints ? h("span.tag.option-tag.hints-tag", { title: "Racers may ask for hints; each is counted" },
-      "hints allowed") : null,
+    options?.demo_catalogue ? h("span.tag.option-tag.demo-tag", {
+      title: "This demo server deals winnable races from the public catalogue: anyone can look the deal up",
+    }, "demo deal: public catalogue") : null,
+    options?.hints ? h("span.tag.option-tag.hints-tag", {
+      title: `Racers may ask for hints; each adds ${HINT_PENALTY_S} s to the racer's time in the standings`,
+    }, `hints allowed: +${HINT_PENALTY_S} s each`) : null,
   ];
 }
 

@@ -107,6 +107,8 @@ function racePart(race, session, model, autojoin) {
   const finishMoment = new FinishMoment(document.body);
   const takeOverBtn = h("button#take-over.small", { type: "button", onclick: () => session.takeOver() },
     "Play here");
+  const claimBtn = h("button#claim.small", { type: "button", onclick: () => session.claim() },
+    "End the race now");
   const banner = h("div.banner", { role: "status" });
   const strip = new YourStrip();
   const baseRank = h("p.base-rank", { hidden: true });
@@ -310,6 +312,7 @@ function racePart(race, session, model, autojoin) {
     else if (model.connection === "offline") setBanner("warn", "You are offline — play resumes by itself when the network is back.");
     else if (model.connection !== "open" && model.connection !== "connecting") setBanner("warn", "Connection lost — reconnecting…");
     else if (running && own && !own.legal.length && !inflight) setBanner("warn", "No moves left. Undo if you can, or resign.");
+    else if (session.claimable()) setBanner("warn", "Everyone else still racing has been offline for a minute.", claimBtn);
     else setBanner("", "");
 
     // Done while the race goes on: standings and the other boards take the board's place.

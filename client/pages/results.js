@@ -34,6 +34,10 @@ const REASONS = {
   abandoned: "The race ended early: every racer still racing had been offline for two minutes. " +
     "The standings are as they stood then.",
   time: "Time is up: the racers who had not finished are ranked by cards home.",
+  humans_done: "Every human racer had finished or resigned, so the race ended there: the bots " +
+    "still playing are ranked by the cards they had home.",
+  claimed: "A racer claimed the race: every other racer still racing had been offline for a minute. " +
+    "The standings are as they stood then.",
 };
 
 export function mountResults(el, session) {
@@ -76,11 +80,15 @@ export function mountResults(el, session) {
     const rows = (model.standings || []).map((s) => {
       const p = s.progress || {};
       const status = s.time_ms !== null && s.time_ms !== undefined ? "finished" : s.resigned ? "resigned"
-        : reason === "abandoned" ? "left" : "time up";
+        : reason === "abandoned" ? "left" : reason === "humans_done" ? "stopped"
+        : reason === "claimed" ? "offline" : "time up";
+      // A hint costs time (the penalty is in the standings' order): shown beside the time.
+      const penalty = s.penalty_ms ? h("span.penalty", { title: `${s.hints} hint${s.hints === 1 ? "" : "s"}` },
+        ` +${Math.round(s.penalty_ms / 1000)} s`) : null;
       return h("tr", { class: s.player === me ? "is-you" : "", dataset: { player: s.player } },
         h("td.place", {}, h("span.medal", { dataset: { place: s.place } }, ordinal(s.place))),
         h("td", {}, s.name, s.bot ? botTag() : null, s.player === me ? h("span.muted", {}, " (you)") : null),
-        h("td.num", {}, s.time_ms !== null && s.time_ms !== undefined ? formatTime(s.time_ms) : "–"),
+        h("td.num", {}, s.time_ms !== null && s.time_ms !== undefined ? formatTime(s.time_ms) : "–", penalty),
         h("td.num", {}, `${p.foundation ?? 0} / ${p.total ?? "?"}`),
         h("td.num.moves", {}, p.moves ?? 0, par !== null ? h("span.par-note", {}, ` / par ${par}`) : null),
         hints ? h("td.num.hints", {}, s.hints ?? 0) : null,

@@ -59,9 +59,15 @@ export function mountShell(root, { race, spectator = false, title, className = "
   session.addEventListener("change", schedule);
   session.addEventListener("finisher", (e) => announceFinisher(e.detail, model.you));
   if (!spectator) session.addEventListener("over", () => toast("Race over", "info", 3000));
+  let claimable = false;
   const tick = setInterval(() => {
     if (model.status === "countdown" || model.status === "running") clock();
     else bar.tick(); // the next round's countdown, after the race
+    // The minute the others have been away runs out without any message: redraw then.
+    if (!spectator && session.claimable() !== claimable) {
+      claimable = !claimable;
+      schedule();
+    }
   }, 100);
   const onKey = part.keydown ? (e) => part.keydown(e) : null;
   if (onKey) document.addEventListener("keydown", onKey);

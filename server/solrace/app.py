@@ -16,10 +16,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import solrules
 from websockets.asyncio.server import Server, ServerConnection, serve
 
 from .bus import Bus
 from .connection import Connection, Output
+from .deals import Deals
 from .http import Routes, SecureConnection, client_dir
 from .hub import Hub
 from .limits import (
@@ -32,6 +34,7 @@ from .limits import (
     WRITE_LIMIT,
 )
 from .memory_bus import MemoryBus
+from .pool import Pool
 from .quotas import Caps
 from .solving import Solver
 from .store import Store
@@ -66,6 +69,8 @@ class App:
         solver: Solver | None = None,
         abandon_after: float | None = None,
         caps: Caps | None = None,
+        pool: Pool | None = None,
+        demo_catalogue: bool = False,
     ) -> None:
         self.store = store
         self.bus: Bus = bus if bus is not None else MemoryBus()
@@ -76,6 +81,10 @@ class App:
                        solver=solver, caps=caps)
         if abandon_after is not None:
             self.hub.abandon_ms = int(abandon_after * 1000)
+        #: The private pool of winnable deals (solrace.pool); None: no winnable deals, but
+        #: from the public catalogue with ``demo_catalogue``.
+        self.pool = pool
+        self.hub.assist.deals = Deals(pool=pool, demo=demo_catalogue, games=solrules.GAMES)
         self.output = Output()
         store.on_commit = self.output.uncork
         self.rate_limit = rate_limit
@@ -102,10 +111,14 @@ class App:
         if self.cluster is not None:
             await self.cluster.start()
         self.recover()
+        if self.pool is not None:
+            self.pool.start()
 
     async def stop(self) -> None:
         if self.cluster is not None:
             await self.cluster.stop()
+        if self.pool is not None:
+            await self.pool.stop()
         if self.solver is not None:
             await self.solver.stop()
         self.close()
@@ -132,6 +145,8 @@ class App:
         return self.hub.recover()
 
     def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
         if self.solver is not None:
             self.solver.close()
         self.hub.close()

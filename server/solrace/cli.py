@@ -28,9 +28,12 @@ from .limits import (
     RACES_PER_ADDRESS,
     TOURNAMENTS_PER_ADDRESS,
 )
+from .pool import POOL_SECONDS, POOL_SIZE
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import solrules
+
     from .app import App, run_server
     from .http import client_dir
     from .quotas import Caps
@@ -57,10 +60,18 @@ def _serve(args: argparse.Namespace) -> int:
     else:
         storage = SQLiteStore(args.db)
     solver = None
-    if args.hint_seconds > 0 or args.par_seconds > 0:
-        from .solving import Solver
+    from .solving import Solver
 
+    if args.hint_seconds > 0 or args.par_seconds > 0:
         solver = Solver(hint_seconds=args.hint_seconds, par_seconds=args.par_seconds)
+    from .pool import POOL_NODES, Pool
+
+    refill = None
+    if args.pool > 0 and not args.demo_catalogue:
+        # Its own solver process, at the lowest priority: nobody waits for a refill.
+        refill = Solver(hint_seconds=0, par_seconds=args.pool_seconds, par_nodes=POOL_NODES,
+                        nice=19)
+    pool = None if args.demo_catalogue else Pool(storage, solrules.GAMES, refill, args.pool)
     caps = Caps(races=args.max_races, races_per_address=args.races_per_address,
                 lobbies=args.max_lobbies, tournaments=args.max_tournaments,
                 tournaments_per_address=args.tournaments_per_address,
@@ -80,6 +91,8 @@ def _serve(args: argparse.Namespace) -> int:
         http_rate=args.http_rate,
         solver=solver,
         abandon_after=args.abandon_after,
+        pool=pool,
+        demo_catalogue=args.demo_catalogue,
     )
     if redis_url:
         from .cluster import Cluster
@@ -231,6 +244,16 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--par-seconds", type=float, default=10.0, metavar="SECONDS",
                    help="the solver's time for the par of a revealed deal not in the "
                         "catalogue; 0: par of catalogued deals only")
+    s.add_argument("--pool", type=int, default=POOL_SIZE, metavar="DEALS",
+                   help="winnable deals kept solved and ready per game, in the store (shared "
+                        "by every process on Redis), refilled in the background when below "
+                        "half; 0: solve none here (deals already in the pool are still dealt)")
+    s.add_argument("--pool-seconds", type=float, default=POOL_SECONDS, metavar="SECONDS",
+                   help="the solver's time for one fresh deal of the pool")
+    s.add_argument("--demo-catalogue", action="store_true",
+                   help="an offline demo: deal winnable races from the public catalogues "
+                        "shipped with solrace instead of the private pool (anyone can look "
+                        "those deals up; races say so)")
     s.add_argument("--countdown", type=float, default=3.0, help="seconds before the start")
     s.add_argument("--abandon-after", type=float, default=None, metavar="SECONDS",
                    help="a running race every racer still racing has left ends this long "

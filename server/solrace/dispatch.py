@@ -12,6 +12,7 @@ asks again.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
@@ -71,6 +72,16 @@ class NeedsHint(Pending):
         self.seed = seed
         self.actions = actions
         self.address = address
+
+
+class NeedsDeals(Pending):
+    """Not enough winnable deals of ``game`` are ready here: take ``n`` from the pool (see
+    :mod:`solrace.pool`), then dispatch the command again."""
+
+    def __init__(self, game: str, n: int) -> None:
+        super().__init__(game)
+        self.game = game
+        self.n = n
 
 
 # ------------------------------------------------------------------------------- steps
@@ -305,10 +316,16 @@ class Dispatcher:
     ) -> Race:
         self._may_create_race(session)
         self._writable()
+        deals = self.hub.assist.deals
+        if options.winnable:
+            if not deals.ready(game):
+                raise NeedsDeals(game, 1)
+            if deals.demo and not options.demo_catalogue:
+                options = dataclasses.replace(options, demo_catalogue=True)
         race = Race(
             self.race_id(),
             game,
-            seed if seed is not None else self.hub.assist.draw(game, options.winnable),
+            seed if seed is not None else deals.draw(game, options.winnable),
             self.hub.new_salt(),
             options,
             now,
@@ -428,9 +445,11 @@ class Dispatcher:
         draw = organizer.drawer(t)
         if cmd.action == "start":
             self._room_for_round(t, token)
+            self._deals_for_round(t, token, t.next_game(), t.races_of_next_round())
             fx.touts.append(t.start(token, now, draw))
         elif cmd.action == "next":
             self._room_for_round(t, token)
+            self._deals_for_round(t, token, t.next_game(), t.races_of_next_round())
             fx.touts.append(t.next(token, now, draw))
         elif cmd.action == "entry":
             fx.touts.append(t.set_entry(token, bool(cmd.flag), now))
@@ -439,6 +458,9 @@ class Dispatcher:
         elif cmd.action == "remove":
             fx.touts.append(t.remove(token, cmd.entrant or "", now))
         elif cmd.action == "redeal":
+            cur = t.current()
+            if cur is not None:
+                self._deals_for_round(t, token, cur.game, 1)
             fx.touts.append(t.redeal(token, cmd.round or 0, now, draw))
         elif cmd.action == "finish":
             fx.touts.append(t.finish(token, now))
@@ -457,6 +479,15 @@ class Dispatcher:
         if why == "reserve":
             raise RaceError("tournament_full", "the tournament is nearly full; the last places "
                             "are kept for players from other networks")
+
+    def _deals_for_round(self, t: Tournament, token: str, game: str, races: int) -> None:
+        """A winnable tournament's next round needs its deals ready (one per round, one per
+        race in a knockout): NeedsDeals until they are."""
+        if not t.settings.winnable or not t.is_host(token):
+            return
+        need = races if t.settings.format == "knockout" else 1
+        if self.hub.assist.deals.ready(game) < need:
+            raise NeedsDeals(game, need)
 
     def _room_for_round(self, t: Tournament, token: str) -> None:
         """The races of the tournament's next round fit in the race cap, outside the reserve

@@ -348,8 +348,15 @@ class Routes:
             return json_response(200, [messages.listing(r) for r in self.hub.open_races()[:100]])
         if path == "/api/games":
             deals = self.hub.assist.deals
-            games = [{"game": g, "title": solrules.TITLES.get(g, g),
-                      "winnable": deals.winnable(g)} for g in solrules.GAMES]
+            games = []
+            for g in solrules.GAMES:
+                entry = {"game": g, "title": solrules.TITLES.get(g, g),
+                         "winnable": deals.winnable(g)}
+                if deals.pool is not None and not deals.demo:
+                    entry["pool"] = deals.pool.stats(g)
+                if deals.demo:
+                    entry["demo_catalogue"] = True
+                games.append(entry)
             return json_response(200, games)
         parts = [p for p in path.split("/") if p]
         if path == "/" or (parts and parts[0] in ("race", "tournament") and len(parts) <= 3):

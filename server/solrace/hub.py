@@ -32,6 +32,7 @@ from .dispatch import (
     Effects,
     Emit,
     Follow,
+    NeedsDeals,
     NeedsHint,
     NotLoaded,
     Pending,
@@ -56,7 +57,7 @@ from .limits import (
 from .organizer import Organizer
 from .quotas import Caps
 from .recovery import StoreWatch
-from .room import Outcome, Race
+from .room import Outcome, Race, RaceError
 from .solving import Solver
 from .store import Store
 from .timers import Deadlines, Throttle
@@ -501,6 +502,15 @@ class Hub:
             if pending.tournament:
                 return await self.load_tournament(pending.race) is not None
             return await self.load(pending.race) is not None
+        if isinstance(pending, NeedsDeals):
+            deals = self.assist.deals
+            await deals.claim(pending.game, pending.n)
+            if deals.ready(pending.game) < pending.n:
+                ready = deals.ready(pending.game)
+                raise RaceError("unavailable", f"{ready} winnable {pending.game} deals are "
+                                f"ready, {pending.n} needed: the server is solving more, try "
+                                "again in a minute")
+            return True
         assert isinstance(pending, NeedsHint)
         await self.assist.hint(pending)
         return True

@@ -31,6 +31,8 @@ log = logging.getLogger(__name__)
 
 #: A round that does not fit in the race cap is tried again this much later.
 ROOM_RETRY_MS = 5000
+#: A winnable round whose deals are not ready yet is tried again this much later.
+DEALS_RETRY_MS = 1000
 
 
 class Organizer:
@@ -185,6 +187,13 @@ class Organizer:
             log.warning("tournament %s: no room for the next round's races yet", tid)
             self.deadlines.set(tid, now + ROOM_RETRY_MS)
             return
+        if t.status == "running" and t.settings.winnable:
+            deals, game = self.hub.assist.deals, t.next_game()
+            need = self.races_needed(t) if t.settings.format == "knockout" else 1
+            if deals.ready(game) < need:  # its deals are taken from the pool first
+                deals.prefetch(game, need)
+                self.deadlines.set(tid, now + DEALS_RETRY_MS)
+                return
         out = t.tick(now, self.drawer(t))
         if out.log or out.events:
             self.record(t, out)

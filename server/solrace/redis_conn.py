@@ -15,6 +15,8 @@ Keys of unit ``U``::
     sr:{p:PID}:in         sharded channel: process PID's inbox (forwarded commands, replies)
     sr:{p:PID}:alive      set while process PID runs (expires if it dies)
     sr:units              set of unfinished units (the janitor's list; not atomic with the rest)
+    sr:pool:GAME          list: solved winnable deals nobody has been dealt yet, msgpack
+                          [seed, par moves] (taken with LPOP: once, by one process)
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ def proc_key(pid: str, name: str) -> str:
 
 
 UNITS = "sr:units"
+
+
+def pool_key(game: str) -> str:
+    return f"sr:pool:{game}"
 
 
 def is_cluster_url(url: str) -> bool:

@@ -29,7 +29,7 @@ import msgpack
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError, RedisError, ResponseError
 
-from .redis_conn import UNITS, Client, key, unit_of
+from .redis_conn import UNITS, Client, key, pool_key, unit_of
 from .room import LogEntry, Options, Race
 from .store import Callback, Failure, OnFailure, committed, failed
 from .tournament import Settings, TLogEntry, Tournament
@@ -146,6 +146,7 @@ def _fields(race: Race) -> list[Any]:
         "created_at": race.created_at, "host_token": race.host_token,
         "countdown_ms": race.countdown_ms, "seed_chosen": int(race.seed_chosen),
         "forfeit": int(race.forfeit), "hints": int(o.hints), "winnable": int(o.winnable),
+        "demo_catalogue": int(o.demo_catalogue),
     }
     if race.seated_until is not None:
         values["seated_until"] = race.seated_until
@@ -159,7 +160,8 @@ def build(fields: dict[bytes, bytes], entries: list[bytes], race_id: str) -> Rac
     race = Race(
         race_id, f["game"], int(f["seed"]), f["salt"],
         Options(int(f["players"]), int(f["time_limit"]), f["undo"] == "1", f["public"] == "1",
-                f.get("hints") == "1", f.get("winnable") == "1"),
+                f.get("hints") == "1", f.get("winnable") == "1",
+                f.get("demo_catalogue") == "1"),
         int(f["created_at"]), f["host_token"], countdown_ms=int(f["countdown_ms"]),
         seed_chosen=f["seed_chosen"] == "1",
         seated_until=int(f["seated_until"]) if "seated_until" in f else None,
@@ -486,6 +488,24 @@ class RedisStore:
             return False
         self._healthy = True
         return True
+
+    # -------------------------------------------------------------------- pool
+    async def pool_put(self, game: str, deals: list[tuple[int, int]]) -> None:
+        if deals:
+            await self.client.rpush(pool_key(game),
+                                    *(msgpack.packb([str(s), m]) for s, m in deals))
+
+    async def pool_take(self, game: str, n: int) -> list[tuple[int, int]]:
+        # LPOP with a count is one command: two processes never get the same deal.
+        raw = await self.client.lpop(pool_key(game), n) or []
+        out = []
+        for item in raw:
+            seed, moves = msgpack.unpackb(item, raw=False)
+            out.append((int(seed), int(moves)))
+        return out
+
+    async def pool_size(self, game: str) -> int:
+        return int(await self.client.llen(pool_key(game)))
 
     # ------------------------------------------------------------------- reads
     def exists(self, race_id: str) -> bool:

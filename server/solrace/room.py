@@ -51,11 +51,17 @@ class Options:
     undo: bool = True
     public: bool = False  # listed among the open races of the home page
     hints: bool = False  # racers may ask for hints (``hint``), counted in the standings
-    winnable: bool = False  # the secret deal was drawn from the catalogue of winnable deals
+    winnable: bool = False  # the secret deal is one the solver has won
+    #: ... drawn from the public catalogue (a demo server): anyone could look it up.
+    demo_catalogue: bool = False
 
     def as_dict(self) -> Message:
-        return {"players": self.players, "time_limit": self.time_limit, "undo": self.undo,
-                "public": self.public, "hints": self.hints, "winnable": self.winnable}
+        out: Message = {"players": self.players, "time_limit": self.time_limit,
+                        "undo": self.undo, "public": self.public, "hints": self.hints,
+                        "winnable": self.winnable}
+        if self.demo_catalogue:
+            out["demo_catalogue"] = True
+        return out
 
 
 class LogEntry(NamedTuple):

@@ -140,8 +140,10 @@ def read_frame(stream: BinaryIO) -> bytes | None:
 
 
 def main() -> None:
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(10)  # the races' process comes first
+    with contextlib.suppress(OSError, AttributeError, ValueError, IndexError):
+        # The races' process comes first: niced by 10 (hints), or as told (the pool's
+        # refill, which nobody waits for, runs at 19).
+        os.nice(int(sys.argv[1]) if len(sys.argv) > 1 else 10)
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     while True:
         frame = read_frame(stdin)

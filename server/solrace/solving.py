@@ -106,11 +106,13 @@ class Solver:
         par_seconds: float = 10.0,
         hint_nodes: int = 400_000,
         par_nodes: int = 2_000_000,
+        nice: int = 10,
     ) -> None:
         self.hint_seconds = hint_seconds
         self.par_seconds = par_seconds
         self.hint_nodes = hint_nodes
         self.par_nodes = par_nodes
+        self.nice = nice
         self.pars: OrderedDict[tuple[str, int], Par] = OrderedDict()
         self._waiting_par: dict[tuple[str, int], list[Callable[[Par], None]]] = {}
         self._queue = FairQueue()
@@ -174,6 +176,20 @@ class Solver:
         self._kick()
         future.add_done_callback(lambda f: self._par_done(key, f))
         return None
+
+    async def solve(self, game: str, seed: int) -> Par:
+        """Solve a deal now (with the par budget), whatever is known of it: ``{"verdict",
+        "moves"?}``, or ``{"verdict": "unknown"}`` if the job failed. For the pool of winnable
+        deals, which runs a solver of its own."""
+        job = {"k": "par", "g": game, "s": str(seed), "n": self.par_nodes,
+               "t": self.par_seconds}
+        future = self._future()
+        self._queue.add_par((job, future))
+        self._kick()
+        answer = await future
+        if "error" in answer:
+            return {"verdict": "unknown"}
+        return {k: answer[k] for k in ("verdict", "moves") if k in answer}
 
     def remember(self, game: str, seed: int, par: Par) -> None:
         self.pars[game, seed] = par
@@ -257,7 +273,7 @@ class Solver:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([*sorted(paths), env.get("PYTHONPATH", "")])
         self._proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "solrace.solve_worker",
+            sys.executable, "-m", "solrace.solve_worker", str(self.nice),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env,
             limit=1 << 24,
         )

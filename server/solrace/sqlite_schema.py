@@ -45,7 +45,8 @@ CREATE TABLE IF NOT EXISTS races (
     seated_until INTEGER,
     forfeit INTEGER NOT NULL DEFAULT 0,
     hints INTEGER NOT NULL DEFAULT 0,
-    winnable INTEGER NOT NULL DEFAULT 0
+    winnable INTEGER NOT NULL DEFAULT 0,
+    demo_catalogue INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS log (
     race TEXT NOT NULL,
@@ -74,6 +75,13 @@ CREATE TABLE IF NOT EXISTS tournaments (
     created_at INTEGER NOT NULL,
     finished_at INTEGER
 );
+CREATE TABLE IF NOT EXISTS pool (
+    id INTEGER PRIMARY KEY,
+    game TEXT NOT NULL,
+    seed TEXT NOT NULL,
+    moves INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pool_game ON pool (game, id);
 CREATE TABLE IF NOT EXISTS tlog (
     tournament TEXT NOT NULL,
     n INTEGER NOT NULL,
@@ -86,11 +94,12 @@ CREATE TABLE IF NOT EXISTS tlog (
 
 COLUMNS = ("race, game, seed, salt, players, time_limit, undo, created_at, host_token, "
            "countdown_ms, finished_at, seed_chosen, public, seated_until, forfeit, hints, "
-           "winnable")
+           "winnable, demo_catalogue")
 
 INSERT_RACE = ("INSERT INTO races (race, game, seed, salt, players, time_limit, undo, "
                "created_at, host_token, countdown_ms, seed_chosen, public, seated_until, "
-               "forfeit, hints, winnable) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+               "forfeit, hints, winnable, demo_catalogue) "
+               "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
 
 #: Columns added since the first schema, for databases made before them.
 MIGRATIONS = {
@@ -100,6 +109,7 @@ MIGRATIONS = {
     "forfeit": "ALTER TABLE races ADD COLUMN forfeit INTEGER NOT NULL DEFAULT 0",
     "hints": "ALTER TABLE races ADD COLUMN hints INTEGER NOT NULL DEFAULT 0",
     "winnable": "ALTER TABLE races ADD COLUMN winnable INTEGER NOT NULL DEFAULT 0",
+    "demo_catalogue": "ALTER TABLE races ADD COLUMN demo_catalogue INTEGER NOT NULL DEFAULT 0",
 }
 
 
@@ -108,14 +118,14 @@ def build_race(db: sqlite3.Connection, row: tuple[object, ...]) -> tuple[Race, i
     log entries. An entry that cannot be applied (a damaged row) is logged and skipped: one
     bad row never loses a whole race."""
     (race_id, game, seed, salt, players, time_limit, undo, created_at, host, cd,
-     finished_at, seed_chosen, public, seated_until, forfeit, hints, winnable) = row
+     finished_at, seed_chosen, public, seated_until, forfeit, hints, winnable, demo) = row
     race = Race(
         str(race_id),
         str(game),
         int(str(seed)),
         str(salt),
         Options(int(str(players)), int(str(time_limit)), bool(undo), bool(public),
-                bool(hints), bool(winnable)),
+                bool(hints), bool(winnable), bool(demo)),
         int(str(created_at)),
         str(host),
         countdown_ms=int(str(cd)),
@@ -146,7 +156,7 @@ def race_row(race: Race) -> tuple[object, ...]:
     return (race.race, race.game, str(race.seed), race.salt, o.players, o.time_limit,
             int(o.undo), race.created_at, race.host_token, race.countdown_ms,
             int(race.seed_chosen), int(o.public), race.seated_until, int(race.forfeit),
-            int(o.hints), int(o.winnable))
+            int(o.hints), int(o.winnable), int(o.demo_catalogue))
 
 
 def build_tournament(db: sqlite3.Connection, row: tuple[object, ...]) -> tuple[Tournament, int]:

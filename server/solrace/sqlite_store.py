@@ -492,6 +492,51 @@ class SQLiteStore:
                 log.exception("cannot rebuild race %s", row[0])
         return races
 
+    # -------------------------------------------------------------------- pool
+    def _pool(self, work: Callable[[sqlite3.Connection], object]) -> object:
+        """Run ``work`` in one write transaction on a connection of its own (in a worker
+        thread: the loop's writer waits at most for this short transaction)."""
+        db = self._connect(writable=True)
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                out = work(db)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            return out
+        finally:
+            db.close()
+
+    async def pool_put(self, game: str, deals: list[tuple[int, int]]) -> None:
+        rows = [(game, str(seed), moves) for seed, moves in deals]
+        await asyncio.get_running_loop().run_in_executor(
+            self._reader, self._pool,
+            lambda db: db.executemany("INSERT INTO pool (game, seed, moves) VALUES (?,?,?)",
+                                      rows))
+
+    async def pool_take(self, game: str, n: int) -> list[tuple[int, int]]:
+        def take(db: sqlite3.Connection) -> list[tuple[int, int]]:
+            rows = db.execute(
+                "DELETE FROM pool WHERE id IN (SELECT id FROM pool WHERE game = ? ORDER BY id "
+                "LIMIT ?) RETURNING seed, moves", (game, n)).fetchall()
+            return [(int(seed), int(moves)) for seed, moves in rows]
+
+        taken = await asyncio.get_running_loop().run_in_executor(self._reader, self._pool, take)
+        return taken  # type: ignore[return-value]
+
+    async def pool_size(self, game: str) -> int:
+        def size() -> int:
+            db = self._connect()
+            try:
+                row = db.execute("SELECT count(*) FROM pool WHERE game = ?", (game,)).fetchone()
+                return int(row[0])
+            finally:
+                db.close()
+
+        return await asyncio.get_running_loop().run_in_executor(self._reader, size)
+
     def close(self) -> None:
         """Wait for a running checkpoint, commit what is queued, close both connections."""
         self._thread.shutdown(wait=True)

@@ -121,6 +121,16 @@ class Store(Protocol):
     def load_unfinished(self) -> list[Race]:
         """Every race not finished, rebuilt (at start-up, before serving)."""
 
+    async def pool_put(self, game: str, deals: list[tuple[int, int]]) -> None:
+        """Add solved winnable deals (seed, par moves) to the shared pool of ``game``."""
+
+    async def pool_take(self, game: str, n: int) -> list[tuple[int, int]]:
+        """Take up to ``n`` deals out of the pool, atomically: a deal taken here is never
+        given to anyone else, by any process."""
+
+    async def pool_size(self, game: str) -> int:
+        """How many deals of ``game`` the pool holds."""
+
     def commit(self) -> None:
         """Commit what is queued now."""
 

@@ -141,6 +141,15 @@ class Tournament:
             return len(split(active, self.settings.race_size))
         return max(1, active // 2)
 
+    def next_game(self) -> str:
+        """The game the next round (or wave of knockout games) will play."""
+        if self.settings.format == "rounds":
+            return self.game_of(len(self.rounds) + 1)
+        if not self.matches:
+            return self.game_of(1)
+        level = self._bracket_round()
+        return self.game_of(level if self._open_matches(level) else level + 1)
+
     def next_deadline(self) -> int | None:
         if self.status == "entry":
             return self.entry_ends()

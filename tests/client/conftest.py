@@ -73,8 +73,10 @@ def start_server(db: Path, *extra: str, prelude: str | None = None) -> Iterator[
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Base URL (``http://127.0.0.1:PORT``) of a real server with a 1-second countdown."""
-    yield from start_server(tmp_path_factory.mktemp("client-server") / "races.db")
+    """Base URL (``http://127.0.0.1:PORT``) of a real server with a 1-second countdown and a
+    small private pool of winnable deals (two per game, solved at start)."""
+    yield from start_server(tmp_path_factory.mktemp("client-server") / "races.db",
+                            "--pool", "2", "--pool-seconds", "1")
 
 
 # Package scope, not session: Playwright's sync API keeps an event loop running in this thread

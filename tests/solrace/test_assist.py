@@ -14,6 +14,7 @@ import solrules
 from solrace.app import App
 from solrace.client import RaceClient, ServerError
 from solrace.deals import Deals
+from solrace.pool import Pool
 from solrace.solving import Solver
 from solrace.sqlite_store import SQLiteStore
 
@@ -43,11 +44,16 @@ def catalogue(directory: Path) -> dict[str, dict[int, int]]:
 
 @pytest.fixture
 async def solver_server(tmp_path: Path) -> AsyncIterator[Server]:
+    """A server with its solver, and a private pool holding the deals of WINNABLE (put there
+    as the pool's refill would: seed and par), which it deals once each."""
     storage = SQLiteStore(tmp_path / "race.db")
     solver = Solver(hint_seconds=5.0, par_seconds=5.0)
-    app = App(storage, countdown=0.05, rate_limit=0, client=tmp_path, solver=solver)
-    app.hub.assist.deals = Deals(tmp_path / "catalogue")
-    catalogue(tmp_path / "catalogue")
+    lengths = catalogue(tmp_path / "catalogue")
+    for game, by_seed in lengths.items():
+        await storage.pool_put(game, list(by_seed.items()))
+    pool = Pool(storage, solrules.GAMES, solver=None, size=0)
+    app = App(storage, countdown=0.05, rate_limit=0, client=tmp_path, solver=solver,
+              pool=pool)
     async with serving(app) as srv:
         yield srv
     await app.stop()
@@ -148,31 +154,37 @@ async def test_par_comes_once_the_deal_is_revealed(solver_server: Server) -> Non
     assert (await spectator.watch(race))["par"] == {"verdict": "lost"}
 
 
-async def test_a_winnable_race_draws_a_catalogued_deal_with_its_par(
+async def test_a_winnable_race_draws_a_deal_of_the_pool_with_its_par_once(
     solver_server: Server, tmp_path: Path,
 ) -> None:
     lengths = catalogue(tmp_path / "catalogue")
     host = await solver_server.client()
-    created = await host.create("yukon", winnable=True)
-    assert created["options"]["winnable"] and not created["seed_chosen"]
-    assert "seed" not in created
-    race = created["race"]
-    ann = await solver_server.client()
-    await ann.join(race, name="ann")
-    await host.start(race, created["host_token"])
-    await ann.wait_state(race, T)
-    await ann.resign(race)
-    over = (await drain(ann, "race_over"))[-1]
-    seed = int(over["seed"])
-    assert seed in lengths["yukon"]  # drawn from the catalogue
-    assert over["par"] == {"verdict": "won", "moves": lengths["yukon"][seed]}  # known at once
-    # A winnable race cannot choose its seed; a game without a catalogue has none to give.
+    dealt = []
+    for _ in lengths["yukon"]:  # as many winnable races as the pool has deals
+        created = await host.create("yukon", winnable=True)
+        assert created["options"]["winnable"] and not created["seed_chosen"]
+        assert "seed" not in created and "demo_catalogue" not in created["options"]
+        race = created["race"]
+        ann = await solver_server.client()
+        await ann.join(race, name="ann")
+        await host.start(race, created["host_token"])
+        await ann.wait_state(race, T)
+        await ann.resign(race)
+        over = (await drain(ann, "race_over"))[-1]
+        seed = int(over["seed"])
+        assert seed in lengths["yukon"]  # from the pool
+        assert over["par"] == {"verdict": "won", "moves": lengths["yukon"][seed]}  # at once
+        dealt.append(seed)
+    assert sorted(dealt) == sorted(lengths["yukon"])  # each deal once, never again
+    # The pool is empty now: the next winnable race waits for the refill.
+    assert await code_of(host.create("yukon", winnable=True)) == "unavailable"
+    # A winnable race cannot choose its seed; a game with nothing in the pool has none.
     assert await code_of(host.create("yukon", winnable=True, seed="5")) == "bad_message"
     assert await code_of(host.create("quadruple-canfield", winnable=True)) == "unavailable"
 
 
-async def test_a_winnable_tournament_plays_catalogued_deals(solver_server: Server,
-                                                            tmp_path: Path) -> None:
+async def test_a_winnable_tournament_plays_deals_of_the_pool(solver_server: Server,
+                                                             tmp_path: Path) -> None:
     lengths = catalogue(tmp_path / "catalogue")
     host = await solver_server.client()
     created = await host.request({"type": "tournament_create", "name": "Sure", "format":
@@ -192,6 +204,23 @@ async def test_a_winnable_tournament_plays_catalogued_deals(solver_server: Serve
     race = solver_server.app.hub.races[seat["race"]]
     assert race.game == "scotch" and race.seed in lengths["scotch"]
     assert race.options.winnable
+
+
+async def test_a_demo_server_deals_the_public_catalogue_and_says_so(tmp_path: Path) -> None:
+    lengths = catalogue(tmp_path / "catalogue")
+    storage = SQLiteStore(tmp_path / "race.db")
+    app = App(storage, countdown=0.05, rate_limit=0, client=tmp_path, demo_catalogue=True)
+    app.hub.assist.deals = Deals(tmp_path / "catalogue", demo=True, games=solrules.GAMES)
+    async with serving(app) as srv:
+        host = await srv.client()
+        created = await host.create("scotch", winnable=True)
+        assert created["options"]["demo_catalogue"] is True  # racers are told
+        race = app.hub.races[created["race"]]
+        assert race.seed in lengths["scotch"] and race.par is not None
+        watcher = await srv.client()
+        assert (await watcher.watch(created["race"]))["options"]["demo_catalogue"] is True
+    app.close()
+    storage.close()
 
 
 async def test_hints_are_off_without_a_solver(server: Server) -> None:

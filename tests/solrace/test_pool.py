@@ -1,0 +1,122 @@
+"""The private pool of winnable deals (solrace.pool): filled by a real solver process, taken
+once whatever the number of takers (SQLite and a real Redis), and no lookup in the public
+catalogue finds a deal it deals."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+import solrules
+from solrace.app import App
+from solrace.catalogue import load_catalogue
+from solrace.pool import Pool
+from solrace.redis_conn import connect
+from solrace.redis_store import RedisStore
+from solrace.solving import Solver
+from solrace.sqlite_store import SQLiteStore
+
+from .conftest import T, serving
+from .servers import RedisServer
+
+
+async def test_the_refill_solves_fresh_deals_until_the_pool_is_full(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "race.db")
+    refill = Solver(hint_seconds=0, par_seconds=1.0, nice=19)
+    pool = Pool(store, ["scotch"], refill, size=4, reserve=2)
+    pool.start()
+    try:
+        async with asyncio.timeout(T * 12):
+            while pool.stats("scotch")["ready"] < 4 + 2:  # the pool, and this reserve
+                await asyncio.sleep(0.05)
+        stats = pool.stats("scotch")
+        assert stats["tried"] >= stats["kept"] >= 6 and stats["kept_per_minute"] > 0
+        assert pool.available("scotch") == 2
+        deals = [pool.take("scotch") for _ in range(2)] + await store.pool_take("scotch", 100)
+        assert len(deals) >= 6 and len({seed for seed, _ in deals}) == len(deals)
+        for seed, moves in deals:  # each is won, as the pool says, with its par
+            result = solrules.solve(solrules.new_game("scotch", seed), solrules.Budget(400_000))
+            assert result.verdict == "won" and moves > 0
+        # Taking wakes the refill: the reserve and the pool fill up again.
+        async with asyncio.timeout(T * 12):
+            while pool.available("scotch") < 2 or await store.pool_size("scotch") < 2:
+                await asyncio.sleep(0.05)
+    finally:
+        await pool.stop()
+        store.close()
+
+
+async def test_two_processes_never_take_the_same_deal_from_sqlite(tmp_path: Path) -> None:
+    first = SQLiteStore(tmp_path / "race.db")
+    second = SQLiteStore(tmp_path / "race.db")
+    await first.pool_put("yukon", [(seed, 90) for seed in range(1, 201)])
+    try:
+        takes = await asyncio.gather(*[store.pool_take("yukon", 7)
+                                       for _ in range(15) for store in (first, second)])
+        seeds = [seed for taken in takes for seed, _ in taken]
+        assert len(seeds) == 200 and len(set(seeds)) == 200
+        assert await first.pool_size("yukon") == 0
+    finally:
+        first.close()
+        second.close()
+
+
+async def test_two_processes_never_take_the_same_deal_from_redis(tmp_path: Path) -> None:
+    redis = RedisServer(tmp_path / "redis")
+    stores = [RedisStore(connect(redis.url), f"p{i}") for i in range(2)]
+    try:
+        await stores[0].pool_put("scotch", [(2**63 + seed, 80) for seed in range(300)])
+        takes = await asyncio.gather(*[store.pool_take("scotch", 11)
+                                       for _ in range(15) for store in stores])
+        seeds = [seed for taken in takes for seed, _ in taken]
+        assert len(seeds) == 300 and len(set(seeds)) == 300
+        assert all(seed >= 2**63 for seed in seeds)  # 64-bit seeds survive the round trip
+        assert await stores[1].pool_size("scotch") == 0
+    finally:
+        for store in stores:
+            await store.client.aclose()
+        redis.stop()
+
+
+def first_board(game: str, seed: int) -> str:
+    """What a racer sees at the start: his board, face-down cards as null."""
+    return json.dumps(solrules.new_game(game, seed).board(), sort_keys=True)
+
+
+@pytest.mark.parametrize("demo", [False, True])
+async def test_the_public_catalogue_does_not_find_a_pool_deal(tmp_path: Path,
+                                                              demo: bool) -> None:
+    """The attack: index every deal of the shipped catalogue by the board a racer sees at
+    the start, then look up the board of a winnable race. A demo server deals from that
+    catalogue (the attack works there: the control); a live server deals fresh seeds."""
+    entries = load_catalogue("yukon")
+    index = {first_board("yukon", e.seed): e.seed for e in entries}
+    store = SQLiteStore(tmp_path / "race.db")
+    fresh = []
+    for seed in range(2**40, 2**40 + 4000):  # a few deals the solver wins at once
+        if len(fresh) == 3:
+            break
+        result = solrules.solve(solrules.new_game("yukon", seed), solrules.Budget(20_000))
+        if result.verdict == "won":
+            fresh.append((seed, len(result.line)))
+    await store.pool_put("yukon", fresh)
+    app = App(store, countdown=0.05, rate_limit=0, client=tmp_path, demo_catalogue=demo,
+              pool=None if demo else Pool(store, solrules.GAMES, size=0))
+    found = []
+    async with serving(app) as srv:
+        for _ in range(3):
+            host = await srv.client()
+            created = await host.create("yukon", winnable=True)
+            racer = await srv.client()
+            await racer.join(created["race"], name="cheat")
+            await host.start(created["race"], created["host_token"])
+            state = await racer.wait_state(created["race"], T)
+            found.append(index.get(json.dumps(state["board"], sort_keys=True)))
+    app.close()
+    store.close()
+    if demo:
+        assert all(seed is not None for seed in found)  # the attack works on the catalogue
+    else:
+        assert found == [None, None, None]
