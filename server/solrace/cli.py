@@ -55,7 +55,8 @@ def _serve(args: argparse.Namespace) -> int:
 
         pid = new_pid()
         client = connect(redis_url)
-        storage = RedisStore(client, pid, finished_ttl_ms=int(args.finished_ttl * 86400_000))
+        storage = RedisStore(client, pid, finished_ttl_ms=int(args.finished_ttl * 86400_000),
+                             writer=connect(redis_url, retries=0))
         bus = RedisBus(client, pid)
     else:
         storage = SQLiteStore(args.db)

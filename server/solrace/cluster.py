@@ -62,6 +62,8 @@ FORWARD_TIMEOUT = 3.0
 #: Seconds between two looks for units whose owner is gone.
 JANITOR_EVERY = 1.0
 ALIVE_MS = 5000
+#: Seconds between two tries to reach Redis at start, at most.
+START_RETRY_MAX = 5.0
 
 
 
@@ -82,6 +84,8 @@ class RemoteSession:
         self.players: dict[str, str] = {}
         self.seats: dict[str, str] = {}
         self.follows: dict[str, bool] = {}
+        #: Forgotten here without telling its process (it is gone, or thought to be).
+        self.silent = False
 
     def update(self, msg: dict[str, Any]) -> None:
         """What the connection is in the unit, as its own process says (the truth)."""
@@ -97,6 +101,8 @@ class RemoteSession:
         self.cluster.bus.send_to(self.pid, {"k": "msg", "c": self.conn, "j": payload})
 
     def _op(self, op: str, race: str, value: Any = None) -> None:
+        if self.silent:
+            return
         self.cluster.bus.send_to(self.pid, {"k": "op", "c": self.conn, "op": op, "r": race,
                                             "x": value})
 
@@ -141,6 +147,7 @@ class Cluster:
         self._over_since: dict[str, float] = {}  # owned units whose races are all over
         self._tasks: set[asyncio.Future[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
+        self._missing: set[str] = set()  # processes whose alive key was missing once
         store.on_lost = self.lost
         bus.on_inbox = self.inbox
         bus.on_control = self.control
@@ -152,9 +159,20 @@ class Cluster:
 
     # ------------------------------------------------------------ lifecycle
     async def start(self) -> None:
-        await self.store.start()
-        await self.bus.start()
-        await self.store.client.set(proc_key(self.pid, "alive"), "1", px=ALIVE_MS)
+        """Join the service. While Redis cannot be reached this waits and tries again (with
+        a line in the log each time, at most every few seconds) rather than giving up: a
+        process started before its Redis, or during an outage, serves once Redis does."""
+        delay = 0.25
+        while True:
+            try:
+                await self.store.start()
+                await self.bus.start()
+                await self.store.client.set(proc_key(self.pid, "alive"), "1", px=ALIVE_MS)
+                break
+            except (RedisError, OSError) as exc:
+                log.warning("waiting for Redis: %s", exc)
+                await asyncio.sleep(delay)
+                delay = min(START_RETRY_MAX, delay * 2)
         self._loops = [asyncio.ensure_future(self._renew()),
                        asyncio.ensure_future(self._janitor())]
 
@@ -185,7 +203,12 @@ class Cluster:
                 await self._drop_dead_processes()
                 await self._let_finished_go()
             except RedisError as exc:
+                # Redis does not answer: say so (/healthz 503, clients told the service is
+                # degraded) and probe until it does, as after a failed write.
                 log.warning("cannot renew leases: %s", exc)
+                if self.store.healthy:
+                    self.store.unreachable()
+                    self.hub.on_store_failure(set(), exc)
             except Exception:
                 log.exception("renewing leases failed")
 
@@ -206,14 +229,27 @@ class Cluster:
                     self.hub.release(race_id)
 
     async def _drop_dead_processes(self) -> None:
-        """Forget the connections of processes that died (their racers go offline)."""
+        """Forget the connections of processes that died (their racers go offline).
+
+        A process counts as dead once its ``alive`` key has been missing at two looks in a
+        row (a Redis restarted from a file a second old may have lost a key that its process
+        renews every RENEW_EVERY seconds). Its connections are forgotten here only: nothing
+        is sent to that process (were it alive after all, its connections keep speaking for
+        their racers, and its next command brings them back)."""
         pids = {pid for pid, _ in self.sessions}
         for pid in pids:
-            if not await self.store.client.exists(proc_key(pid, "alive")):
-                for (p, conn), session in list(self.sessions.items()):
-                    if p == pid:
-                        self._gone(session)
-                        del self.sessions[p, conn]
+            if await self.store.client.exists(proc_key(pid, "alive")):
+                self._missing.discard(pid)
+                continue
+            if pid not in self._missing:
+                self._missing.add(pid)
+                continue
+            self._missing.discard(pid)
+            for (p, conn), session in list(self.sessions.items()):
+                if p == pid:
+                    session.silent = True
+                    self._gone(session)
+                    del self.sessions[p, conn]
 
     async def _janitor(self) -> None:
         """Take over the units this process has clients on, and unfinished units nobody owns,

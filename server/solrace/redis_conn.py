@@ -60,14 +60,18 @@ def is_cluster_url(url: str) -> bool:
     return url.startswith("redis+cluster://")
 
 
-def connect(url: str) -> Client:
+def connect(url: str, retries: int = 2) -> Client:
     """A client for ``url``: ``redis://HOST:PORT/DB`` (one server) or
     ``redis+cluster://HOST:PORT`` (a Redis Cluster, any node as the entry point), with timeouts
-    and a bounded retry policy."""
+    and a bounded retry policy: ``retries`` times on a lost connection or a timeout.
+
+    The commits of the store go through a client with ``retries=0``: a command that timed out
+    may still run once Redis answers again, so sending it again would do it twice (the store
+    makes its commits idempotent as well, and decides itself what to do after a failure)."""
     common: dict[str, Any] = {
         "socket_timeout": SOCKET_TIMEOUT,
         "socket_connect_timeout": CONNECT_TIMEOUT,
-        "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), 2),
+        "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), retries),
     }
     if is_cluster_url(url):
         parts = urllib.parse.urlsplit(url)

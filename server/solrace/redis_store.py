@@ -39,35 +39,73 @@ log = logging.getLogger(__name__)
 #: Milliseconds a unit's lease lasts unless its owner renews it.
 LEASE_MS = 5000
 
-#: Write one unit's batch: claim the unit (a new race) or check the lease, then apply the
-#: operations. KEYS: lease, epoch, then the data keys. ARGV: pid, epoch ('' to claim), lease
-#: ms, then operations: 'H' key# n field value ... (HSET), 'L' key# entries (RPUSH the
-#: entries of a msgpack array), 'X' key# ms (PEXPIRE), 'P' channel# stream# message (SPUBLISH
-#: to the other processes, and XADD to the unit's capped stream for catching up).
+#: Write one unit's batch: claim the unit (a new race) or check the lease, check that every
+#: log is as long as the writer thinks, then apply the operations. KEYS: lease, epoch, then the
+#: data keys. ARGV: pid, epoch ('' to claim), lease ms, then operations: 'H' key# n field value
+#: ... (HSET), 'L' key# length entries (RPUSH the entries of a msgpack array onto a list that
+#: holds ``length`` entries; -1: unchecked), 'X' key# ms (PEXPIRE), 'P' channel# stream#
+#: message (SPUBLISH to the other processes, and XADD to the unit's capped stream).
+#:
+#: Idempotent: a script that already ran (sent again after a timeout, say) finds its last
+#: entries already at the end of the first log it writes, and does nothing (it answers the
+#: claimed epoch, or 0, as the first time). A log of any other length means the writer's
+#: picture is wrong (a write it took for failed went through after all): nothing is written
+#: ('CONFLICT'), and the writer rebuilds the unit's races from what the log holds.
 COMMIT = """
 local holder
 local claimed = 0
 if ARGV[2] == '' then
-  if redis.call('EXISTS', KEYS[1]) == 1 then return redis.error_reply('TAKEN') end
-  claimed = redis.call('INCR', KEYS[2])
-  holder = ARGV[1] .. ':' .. claimed
-  redis.call('SET', KEYS[1], holder, 'PX', ARGV[3])
+  local current = redis.call('GET', KEYS[1])
+  if current then
+    local pid, epoch = string.match(current, '^(.*):(%d+)$')
+    if pid ~= ARGV[1] then return redis.error_reply('TAKEN') end
+    claimed = tonumber(epoch)  -- ours: this very claim, sent again
+    holder = current
+  else
+    claimed = redis.call('INCR', KEYS[2])
+    holder = ARGV[1] .. ':' .. claimed
+    redis.call('SET', KEYS[1], holder, 'PX', ARGV[3])
+  end
 else
   holder = ARGV[1] .. ':' .. ARGV[2]
   if redis.call('GET', KEYS[1]) ~= holder then return redis.error_reply('FENCED') end
 end
 local i = 4
 while i <= #ARGV do
+  local op = ARGV[i]
+  if op == 'L' then
+    local k, want = KEYS[tonumber(ARGV[i + 1])], tonumber(ARGV[i + 2])
+    if want >= 0 then
+      local have = redis.call('LLEN', k)
+      if have ~= want then
+        local entries = cmsgpack.unpack(ARGV[i + 3])
+        if have == want + #entries and redis.call('LINDEX', k, -1) == entries[#entries] then
+          return claimed
+        end
+        return redis.error_reply('CONFLICT ' .. k .. ' holds ' .. have .. ', not ' .. want)
+      end
+    end
+    i = i + 4
+  elseif op == 'H' then
+    i = i + 3 + 2 * tonumber(ARGV[i + 2])
+  elseif op == 'P' then
+    i = i + 4
+  else
+    i = i + 3
+  end
+end
+i = 4
+while i <= #ARGV do
   local op, k, n = ARGV[i], KEYS[tonumber(ARGV[i + 1])], tonumber(ARGV[i + 2])
   if op == 'H' then
     redis.call('HSET', k, unpack(ARGV, i + 3, i + 2 + 2 * n))
     i = i + 3 + 2 * n
   elseif op == 'L' then
-    local entries = cmsgpack.unpack(ARGV[i + 2])
+    local entries = cmsgpack.unpack(ARGV[i + 3])
     for j = 1, #entries, 1000 do
       redis.call('RPUSH', k, unpack(entries, j, math.min(j + 999, #entries)))
     end
-    i = i + 3
+    i = i + 4
   elseif op == 'P' then
     redis.call('SPUBLISH', k, ARGV[i + 3])
     redis.call('XADD', KEYS[n], 'MAXLEN', '~', 500, '*', 'm', ARGV[i + 3])
@@ -115,12 +153,16 @@ class _UnitOps:
     races: set[str] = field(default_factory=set)
     claim: bool = False
     entries: dict[str, list[bytes]] = field(default_factory=dict)  # log key -> new entries
+    #: Log key -> its length before these entries (-1: not known, not checked).
+    lengths: dict[str, int] = field(default_factory=dict)
 
     def args(self) -> list[Any]:
-        """The operations, each race's new log entries first (in one msgpack array each)."""
+        """The operations, each race's new log entries first (in one msgpack array each,
+        with the length the log must have before them)."""
         out: list[Any] = []
         for log_key, packed in self.entries.items():
-            out += ["L", self.key_index(log_key), msgpack.packb(packed, use_bin_type=False)]
+            out += ["L", self.key_index(log_key), self.lengths[log_key],
+                    msgpack.packb(packed, use_bin_type=False)]
         return out + self.ops
 
     def key_index(self, name: str) -> int:
@@ -197,10 +239,16 @@ class RedisStore:
     the leases; ``on_lost(unit)`` is told when a write shows that another process owns a unit
     now."""
 
-    def __init__(self, client: Client, pid: str, finished_ttl_ms: int = 30 * 86400 * 1000
-                 ) -> None:
+    def __init__(self, client: Client, pid: str, finished_ttl_ms: int = 30 * 86400 * 1000,
+                 writer: Client | None = None) -> None:
         self.client = client
+        #: The client commits go through: one that never sends a command again by itself
+        #: (see :func:`solrace.redis_conn.connect`).
+        self.writer = writer if writer is not None else client
         self.pid = pid
+        #: Each log's length once everything queued so far is written (log key -> entries),
+        #: for the commit script's check; forgotten when a write fails (a rebuild reads it).
+        self.lengths: dict[str, int] = {}
         self.finished_ttl_ms = finished_ttl_ms
         self.epochs: dict[str, int] = {}  # units this process owns -> epoch
         self.on_commit: Callable[[], None] | None = None
@@ -284,6 +332,11 @@ class RedisStore:
     def healthy(self) -> bool:
         return self._healthy
 
+    def unreachable(self) -> None:
+        """Redis did not answer (a renewal, a publish): no write is taken until a probe
+        goes through."""
+        self._healthy = False
+
     def _current(self) -> _Batch:
         if self._batch is None:
             self._batch = _Batch()
@@ -308,6 +361,7 @@ class RedisStore:
         values = _fields(race)
         ops.ops += ["H", ops.key_index(key(unit_of(race.race), f"r:{race.race}")),
                     len(values) // 2, *values]
+        self.lengths[key(unit_of(race.race), f"log:{race.race}")] = 0
         self._current().created.append(unit_of(race.race))
 
     def append(self, entries: list[LogEntry]) -> None:
@@ -317,7 +371,16 @@ class RedisStore:
         ops = self._unit(race)
         log_key = key(unit_of(race), f"log:{race}")
         packed = [msgpack.packb([e.at, e.kind, e.player, e.data]) for e in entries]
-        ops.entries.setdefault(log_key, []).extend(packed)
+        self._extend(ops, log_key, packed)
+
+    def _extend(self, ops: _UnitOps, log_key: str, packed: list[bytes]) -> None:
+        """Queue entries for a log, with the length it must have before the first of them."""
+        if log_key not in ops.entries:
+            ops.entries[log_key] = []
+            ops.lengths[log_key] = self.lengths.get(log_key, -1)
+        ops.entries[log_key].extend(packed)
+        if log_key in self.lengths:
+            self.lengths[log_key] += len(packed)
 
     def publish(self, race: str, message: bytes) -> None:
         """Publish ``message`` on the race's unit channel in the script that writes this
@@ -335,6 +398,7 @@ class RedisStore:
         values = ["settings", json.dumps(t.settings.as_record()), "host_token", t.host_token,
                   "created_at", t.created_at]
         ops.ops += ["H", ops.key_index(key(t.tid, "t")), len(values) // 2, *values]
+        self.lengths[key(t.tid, "tlog")] = 0
         self._current().created.append(t.tid)
 
     def append_tournament(self, entries: list[TLogEntry]) -> None:
@@ -343,7 +407,7 @@ class RedisStore:
         tid = entries[0].tournament
         ops = self._unit(tid)
         packed = [msgpack.packb([e.at, e.kind, e.data]) for e in entries]
-        ops.entries.setdefault(key(tid, "tlog"), []).extend(packed)
+        self._extend(ops, key(tid, "tlog"), packed)
 
     def mark_tournament_finished(self, tid: str, at: int) -> None:
         ops = self._unit(tid)
@@ -359,6 +423,7 @@ class RedisStore:
             fields, entries = await pipe.execute()
         if not fields:
             return None
+        self.lengths[key(tid, "tlog")] = len(entries)
         return await asyncio.to_thread(build_tournament, fields, entries, tid)
 
     def load_unfinished_tournaments(self) -> list[Tournament]:
@@ -400,15 +465,22 @@ class RedisStore:
         """Nothing to do at once: batches go out from the event loop (see ``_end_of_turn``)."""
 
     async def _write_batches(self) -> None:
+        """Write the batches one after the other. When one fails, the batch collected while
+        it was in flight fails too, unsent: it was worked out on top of the failed one (a
+        move after a move that is not written; a repeated ``seq`` answered from a move that
+        is not written)."""
         try:
             while self._batch is not None:
                 batch, self._batch = self._batch, None
-                await self._write(batch)
+                error = await self._write(batch)
+                if error is not None and self._batch is not None:
+                    after, self._batch = self._batch, None
+                    self._failed(after, error, set(after.units))
         finally:
             self._writing = None
 
     async def _send(self, batch: _Batch, units: list[tuple[str, _UnitOps]]) -> list[Any]:
-        if isinstance(self.client, RedisCluster):
+        if isinstance(self.writer, RedisCluster):
             # A cluster pipeline cannot run scripts: send them side by side (each to the node
             # of its unit's slot), then the index updates.
             calls: list[Any] = []
@@ -416,14 +488,14 @@ class RedisStore:
                 epoch = "" if ops.claim else str(self.epochs.get(unit, ""))
                 args = ops.args()
                 keys = [key(unit, "lease"), key(unit, "epoch"), *ops.keys]
-                calls.append(self.client.evalsha(self._sha["commit"], len(keys), *keys,
+                calls.append(self.writer.evalsha(self._sha["commit"], len(keys), *keys,
                                                  self.pid, epoch, LEASE_MS, *args))
             for unit in batch.created:
-                calls.append(self.client.sadd(UNITS, unit))
+                calls.append(self.writer.sadd(UNITS, unit))
             for unit in batch.finished:
-                calls.append(self.client.srem(UNITS, unit))
+                calls.append(self.writer.srem(UNITS, unit))
             return list(await asyncio.gather(*calls, return_exceptions=True))
-        async with self.client.pipeline(transaction=False) as pipe:
+        async with self.writer.pipeline(transaction=False) as pipe:
             for unit, ops in units:
                 epoch = "" if ops.claim else str(self.epochs.get(unit, ""))
                 args = ops.args()
@@ -436,16 +508,18 @@ class RedisStore:
                 pipe.srem(UNITS, unit)
             return list(await pipe.execute(raise_on_error=False))
 
-    async def _write(self, batch: _Batch) -> None:
+    async def _write(self, batch: _Batch) -> BaseException | None:
+        """Write one batch; the error if it failed (its callbacks have failed then)."""
         units = list(batch.units.items())
         try:
             results = await self._send(batch, units)
             if any(isinstance(r, NoScriptError) for r in results):
-                await self._load_scripts()  # Redis restarted without its script cache
+                # Redis restarted without its script cache: nothing ran, send it again.
+                await self._load_scripts()
                 results = await self._send(batch, units)
         except RedisError as exc:
             self._failed(batch, exc, set(batch.units))
-            return
+            return exc
         errors: dict[str, BaseException] = {}
         for (unit, _ops), result in zip(units, results, strict=False):
             if isinstance(result, BaseException):
@@ -459,11 +533,13 @@ class RedisStore:
                     self.epochs.pop(unit, None)
                     if self.on_lost is not None:
                         self.on_lost(unit)
-            self._failed(batch, next(iter(errors.values())), set(errors))
-            return
+            error = next(iter(errors.values()))
+            self._failed(batch, error, set(errors))
+            return error
         self._healthy = True
         self.commits += 1
         committed(batch.done, batch.after, self.on_commit)
+        return None
 
     def _failed(self, batch: _Batch, exc: BaseException, units: set[str]) -> None:
         """Nothing of ``batch`` may be shown: its callbacks fail, and every race it touched is
@@ -472,6 +548,9 @@ class RedisStore:
         log.error("Redis write failed (%d units): %s", len(batch.units), exc)
         if not isinstance(exc, ResponseError):
             self._healthy = False
+        for ops in batch.units.values():  # how long these logs are now: a rebuild reads it
+            for log_key in ops.entries:
+                self.lengths.pop(log_key, None)
         failed(batch.done, batch.after, exc)
         races = {r for ops in batch.units.values() for r in ops.races}
         if self.on_failure is not None and races:
@@ -519,6 +598,7 @@ class RedisStore:
             fields, entries = await pipe.execute()
         if not fields:
             return None
+        self.lengths[key(unit, f"log:{race_id}")] = len(entries)
         return await asyncio.to_thread(build, fields, entries, race_id)
 
     def load_unfinished(self) -> list[Race]:

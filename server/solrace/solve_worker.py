@@ -156,8 +156,11 @@ def main() -> None:
             answer = {"error": f"{type(exc).__name__}: {exc}"[:300]}
         answer["q"] = job.get("q")
         body = msgpack.packb(answer)
-        stdout.write(struct.pack(">I", len(body)) + body)
-        stdout.flush()
+        try:
+            stdout.write(struct.pack(">I", len(body)) + body)
+            stdout.flush()
+        except BrokenPipeError:  # the server is gone (or replaced this worker): so are we
+            return
 
 
 if __name__ == "__main__":

@@ -52,15 +52,18 @@ def ping(port: int) -> bool:
 
 class RedisServer:
     """One ``redis-server`` with its append-only file on (``appendfsync everysec``, as
-    compose.yaml ships it), which can be shut down and started again on the same port."""
+    compose.yaml ships it, or ``fsync="always"``), which can be shut down or killed and
+    started again on the same port."""
 
-    def __init__(self, where: Path, port: int | None = None, cluster: bool = False) -> None:
+    def __init__(self, where: Path, port: int | None = None, cluster: bool = False,
+                 fsync: str = "everysec") -> None:
         if REDIS is None:
             pytest.fail("redis-server is missing (apt-get install redis-server)")
         self.dir = where
         self.dir.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port(cluster_bus=cluster)
         self.cluster = cluster
+        self.fsync = fsync
         self.proc: subprocess.Popen[bytes] | None = None
         self.start()
 
@@ -71,7 +74,7 @@ class RedisServer:
     def start(self) -> None:
         args = [REDIS or "redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
                 "--dir", str(self.dir), "--save", "", "--appendonly", "yes",
-                "--appendfsync", "everysec", "--protected-mode", "no"]
+                "--appendfsync", self.fsync, "--protected-mode", "no"]
         if self.cluster:
             args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                      "--cluster-node-timeout", "2000"]
@@ -137,7 +140,8 @@ class Solrace:
         """Start it and wait until it serves (for code that runs no event loop)."""
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "solrace", "serve", "--port", str(self.port), *self.redis_args,
-             "--countdown", "0.2", "--rate-limit", "0", "--http-rate", "0", *self.extra],
+             "--countdown", "0.2", "--rate-limit", "0", "--http-rate", "0", "--pool", "0",
+             *self.extra],
             stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()

@@ -5,8 +5,10 @@ mid-race, a rolling restart, and a 3-master Redis Cluster."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
+import signal
 import subprocess
 import sys
 import urllib.request
@@ -292,14 +294,26 @@ async def test_a_race_on_a_redis_cluster(tmp_path: Path, procs: Any) -> None:
             node.stop()
 
 
-def test_redis_unreachable_at_start_is_one_line_and_an_error() -> None:
+async def test_a_process_started_before_its_redis_waits_for_it(tmp_path: Path) -> None:
     port = free_port()
-    done = subprocess.run(
-        [sys.executable, "-m", "solrace", "serve", "--port", "0", "--redis",
-         f"redis://127.0.0.1:{port}/0"], capture_output=True, text=True, timeout=T * 2)
-    assert done.returncode != 0
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "cannot reach Redis" in lines[0], done.stderr
+    proc = Solrace(f"redis://127.0.0.1:{port}/0")
+    starting = asyncio.ensure_future(asyncio.to_thread(proc.start_blocking))
+    try:
+        await asyncio.sleep(1.5)
+        assert not starting.done() and proc.proc is not None and proc.proc.poll() is None
+        redis = RedisServer(tmp_path / "redis", port=port)  # Redis comes up: it serves
+        try:
+            async with asyncio.timeout(T * 3):
+                await starting
+            client = await RaceClient.connect(proc.url)
+            assert (await client.create("scotch"))["type"] == "created"
+            await client.close()
+        finally:
+            redis.stop()
+    finally:
+        proc.stop()
+        with contextlib.suppress(Exception):
+            await starting
 
 
 def test_the_embedded_server_does_not_import_redis() -> None:
@@ -382,3 +396,125 @@ async def test_a_hint_asked_on_another_process_is_worked_out_by_the_owner(
     assert hinted["player"] == bob.players[race] and hinted["hints"] == 1
     for client in (host, ann, bob):
         await client.close()
+
+
+async def keep_moving(client: RaceClient, race: str, rng: random.Random, acked: list[str],
+                      stop: asyncio.Event) -> None:
+    """Move until ``stop``; a move that gets no answer or ``unavailable`` is sent again with
+    the same seq, as a client does. ``acked``: the moves the server acknowledged, in order."""
+    while not stop.is_set():
+        state = client.states[race]
+        seq = state["seq"] + 1
+        msg: dict[str, Any] = ({"type": "move", "move": rng.choice(state["legal"])}
+                               if state["legal"] else {"type": "undo"})
+        while True:
+            try:
+                reply = await client.request({**msg, "race": race, "seq": seq}, timeout=2)
+            except (ServerError, TimeoutError) as exc:
+                if isinstance(exc, ServerError) and exc.code != "unavailable":
+                    raise
+                await asyncio.sleep(0.05)
+                continue
+            assert reply["type"] == "state" and reply["seq"] == seq, reply
+            acked.append(msg.get("move", "undo"))
+            break
+        await asyncio.sleep(0.01)
+
+
+@pytest.mark.parametrize("stall", [3.0, 7.0])
+async def test_a_stalled_redis_loses_and_duplicates_nothing(
+    redis: RedisServer, procs: Any, stall: float
+) -> None:
+    """Redis stops answering (SIGSTOP) for longer than the client's socket timeout while
+    two racers, one on the race's own process and one on another, keep moving; then it goes
+    on (SIGCONT). Every acknowledged move is in the race's log once, in order, and nothing
+    else is."""
+    p1, p2 = await procs(redis.url), await procs(redis.url)
+    host = await RaceClient.connect(p1.url)
+    created = await host.create("scotch", players=2, seed=99, time_limit=600)
+    race = created["race"]
+    ann, bob = await racing(race, created["host_token"], host, p1.url, p2.url)
+    acked: dict[str, list[str]] = {"ann": [], "bob": []}
+    stop = asyncio.Event()
+    movers = [asyncio.ensure_future(keep_moving(c, race, random.Random(i), acked[n], stop))
+              for i, (n, c) in enumerate((("ann", ann), ("bob", bob)))]
+    await asyncio.sleep(1.0)
+    assert redis.proc is not None
+    redis.proc.send_signal(signal.SIGSTOP)
+    await asyncio.sleep(stall)
+    redis.proc.send_signal(signal.SIGCONT)
+    await asyncio.sleep(3.0)  # moving on after it came back
+    stop.set()
+    async with asyncio.timeout(T * 6):
+        await asyncio.gather(*movers)
+    assert len(acked["ann"]) > 10 and len(acked["bob"]) > 10
+    await ann.resign(race)
+    await bob.resign(race)
+    summary = await asyncio.to_thread(http_json, f"{p2.http}/api/races/{race}")
+    assert [p["moves"] for p in summary["players"]] == [acked["ann"], acked["bob"]]
+    # After a failover rebuild the race must be where the acknowledged moves left it too.
+    for p, moves in zip(summary["players"], (acked["ann"], acked["bob"]), strict=True):
+        assert p["progress"]["moves"] == len(moves)
+    for client in (host, ann, bob):
+        await client.close()
+
+
+async def test_healthz_says_when_this_process_cannot_reach_redis(
+    redis: RedisServer, procs: Any
+) -> None:
+    p1 = await procs(redis.url)
+
+    def health() -> int:
+        try:
+            with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
+                    f"{p1.http}/healthz", timeout=T) as resp:
+                return int(resp.status)
+        except urllib.error.HTTPError as exc:
+            return int(exc.code)
+
+    assert await asyncio.to_thread(health) == 200
+    assert redis.proc is not None
+    redis.proc.send_signal(signal.SIGSTOP)
+    try:
+        async with asyncio.timeout(T * 2):
+            while await asyncio.to_thread(health) != 503:
+                await asyncio.sleep(0.2)
+    finally:
+        redis.proc.send_signal(signal.SIGCONT)
+    async with asyncio.timeout(T * 2):
+        while await asyncio.to_thread(health) != 200:
+            await asyncio.sleep(0.2)
+
+
+async def test_after_a_kill_9_of_redis_no_racer_is_refused(tmp_path: Path, procs: Any) -> None:
+    """Redis is killed (kill -9) and started again from its append-only file (fsynced at
+    every write here, so nothing acknowledged is lost) while racers on two processes keep
+    moving: none of them is ever told ``forbidden``, and every acknowledged move is there."""
+    redis = RedisServer(tmp_path / "redis", fsync="always")
+    try:
+        p1, p2 = await procs(redis.url), await procs(redis.url)
+        host = await RaceClient.connect(p1.url)
+        created = await host.create("scotch", players=2, seed=7, time_limit=600)
+        race = created["race"]
+        ann, bob = await racing(race, created["host_token"], host, p1.url, p2.url)
+        acked: dict[str, list[str]] = {"ann": [], "bob": []}
+        stop = asyncio.Event()
+        movers = [asyncio.ensure_future(keep_moving(c, race, random.Random(i), acked[n], stop))
+                  for i, (n, c) in enumerate((("ann", ann), ("bob", bob)))]
+        for _ in range(2):
+            await asyncio.sleep(1.0)
+            redis.stop()  # kill -9
+            await asyncio.sleep(0.5)
+            redis.start()
+        await asyncio.sleep(3.0)
+        stop.set()
+        async with asyncio.timeout(T * 6):
+            await asyncio.gather(*movers)  # a forbidden reply would have raised
+        await ann.resign(race)
+        await bob.resign(race)
+        summary = await asyncio.to_thread(http_json, f"{p1.http}/api/races/{race}")
+        assert [p["moves"] for p in summary["players"]] == [acked["ann"], acked["bob"]]
+        for client in (host, ann, bob):
+            await client.close()
+    finally:
+        redis.stop()
