@@ -71,11 +71,22 @@ def redis_server(where: str) -> tuple[subprocess.Popen[bytes], int]:
     raise SystemExit("redis-server did not start")
 
 
-def solrace(db: str, *extra: str) -> tuple[subprocess.Popen[str], str]:
+#: This tree's server lifts the caps per client address (every bot comes from 127.0.0.1) and
+#: solves no pool of winnable deals (its solver would compete for the CPU measured); an older
+#: tree (``--against tree:``) may not know these options, nor need them.
+THIS_TREE = ["--pool", "0", "--races-per-address", "100000",
+             "--connections-per-address", "100000"]
+
+
+def solrace(db: str, *extra: str, tree: Path | None = None) -> tuple[subprocess.Popen[str], str]:
+    env = None
+    if tree is not None:
+        env = {**os.environ, "PYTHONPATH": f"{tree}/shared:{tree}/server"}
     return start([sys.executable, "-m", "solrace", "serve", "--port", "0", "--db", db,
                   "--rate-limit", "0", "--http-rate", "0", "--countdown", "0",
                   "--max-races", "100000", "--max-lobbies", "100000",
-                  "--par-seconds", "0", "--hint-seconds", "0", *extra])
+                  "--par-seconds", "0", "--hint-seconds", "0",
+                  *(THIS_TREE if tree is None else []), *extra], env)
 
 
 # ------------------------------------------------------------------------ relay baseline
@@ -249,6 +260,60 @@ async def commandstats(r: aioredis.Redis) -> int:
                and not k.startswith("cmdstat_info"))
 
 
+async def against_tree(args: argparse.Namespace, tmp: str, url: str, r: aioredis.Redis,
+                       rproc: subprocess.Popen[Any], procs: list[subprocess.Popen[Any]],
+                       ours: tuple[subprocess.Popen[str], str, subprocess.Popen[str], str]
+                       ) -> None:
+    """Section 1 again, this tree against another (``--against tree:PATH``), on the same
+    Redis, rounds alternating: moves per second at saturation, the owner's CPU and Redis'
+    per move, paced latency move -> spectator on the other process."""
+    tree = Path(args.against.removeprefix("tree:")).resolve()
+    a2, a2_addr = solrace(f"{tmp}/a2.db", "--redis", url, tree=tree)
+    b2, b2_addr = solrace(f"{tmp}/b2.db", "--redis", url, tree=tree)
+    procs += [a2, b2]
+    a, a_addr, _b, b_addr = ours
+    sides = {"this": (Across(a_addr, b_addr, args.races, args.racers, args.spectators), a),
+             "other": (Across(a2_addr, b2_addr, args.races, args.racers, args.spectators), a2)}
+    for across, _ in sides.values():
+        await across.setup()
+    got: dict[str, dict[str, list[float]]] = {k: {"rate": [], "owner": [], "redis": [],
+                                                  "p50": [], "cmds": []} for k in sides}
+    for n in range(args.rounds):
+        for name, (across, owner) in (sides.items() if n % 2 == 0
+                                      else reversed(sides.items())):
+            moves0 = sum(bt[3]["seq"] for bt in across.bots)
+            c0, cr0, ops0 = cpu_seconds(owner.pid), cpu_seconds(rproc.pid), await commandstats(r)
+            t0 = time.perf_counter()
+            await across.run(args.seconds)
+            secs = time.perf_counter() - t0
+            moves = max(1, sum(bt[3]["seq"] for bt in across.bots) - moves0)
+            g = got[name]
+            g["rate"].append(moves / secs)
+            g["owner"].append((cpu_seconds(owner.pid) - c0) / moves * 1e6)
+            g["redis"].append((cpu_seconds(rproc.pid) - cr0) / moves * 1e6)
+            g["cmds"].append((await commandstats(r) - ops0) / moves)
+            lat, _ = await across.run(args.seconds, pace=args.paced)
+            if lat:
+                g["p50"].append(statistics.median(lat) * 1000)
+        print(f"A/B round {n + 1}/{args.rounds}: this {got['this']['rate'][-1]:,.0f} moves/s, "
+              f"other {got['other']['rate'][-1]:,.0f} moves/s", flush=True)
+    for across, _ in sides.values():
+        await across.close()
+    med = {k: {m: statistics.median(v) if v else float("nan") for m, v in g.items()}
+           for k, g in got.items()}
+    ratios = [x / y for x, y in zip(got["this"]["rate"], got["other"]["rate"], strict=True)]
+    print(f"\nA/B across processes, this tree / {tree}:")
+    for k in ("this", "other"):
+        m = med[k]
+        print(f"   {k:5}: {m['rate']:,.0f} moves/s, owner {m['owner']:.0f} µs/move, "
+              f"redis-server {m['redis']:.0f} µs/move, {m['cmds']:.2f} commands/move, "
+              f"paced move -> spectator p50 {m['p50']:.2f} ms")
+    print(f"   throughput this/other, median of rounds: {statistics.median(ratios):.2f}x "
+          f"(rounds {min(ratios):.2f}-{max(ratios):.2f})")
+    a2.terminate()
+    b2.terminate()
+
+
 async def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="cluster_bench_") as tmp:
         rproc, rport = redis_server(tmp)
@@ -327,6 +392,8 @@ async def main(args: argparse.Namespace) -> None:
                   f"{statistics.median(cpu_r):.0f} µs; Redis commands per move "
                   f"{statistics.median(ops):.2f}")
 
+            if args.against:
+                await against_tree(args, tmp, url, r, rproc, procs, (a, a_addr, b, b_addr))
             # 2. one process on Redis against the embedded default
             a.terminate()
             b.terminate()
@@ -398,6 +465,8 @@ if __name__ == "__main__":
     p.add_argument("--paced", type=float, default=500.0,
                    help="moves per second (all racers) for the latency phase, and the baseline's "
                         "publishes per second")
+    p.add_argument("--against", default="", metavar="tree:PATH",
+                   help="also race this tree against another source tree across processes")
     p.add_argument("--relay", default="", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.relay:

@@ -284,7 +284,11 @@ def race_server(tmp: str, name: str, args: argparse.Namespace, extra: list[str],
                 env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
     # The solver's process (par of finished races) is off: it would compete for the CPU with
     # what is measured, and an older tree to compare with has none.
-    solver = ["--par-seconds", "0", "--hint-seconds", "0"] if env is None else []
+    # This tree also lifts its caps per client address (every bot comes from 127.0.0.1) and
+    # solves no pool of winnable deals; an older tree may not know these options.
+    solver = ["--par-seconds", "0", "--hint-seconds", "0", "--pool", "0",
+              "--races-per-address", "1000000", "--connections-per-address", "1000000"
+              ] if env is None else []
     return start(
         [sys.executable, *PROFILE, "-m", "solrace", "serve", "--port", "0",
          "--db", f"{tmp}/{name}.db", "--rate-limit", "0", "--countdown", "0",

@@ -85,7 +85,10 @@ async def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="tournament_bench_") as tmp:
         proc, addr = start([sys.executable, *PROFILE, "-m", "solrace", "serve", "--port", "0",
                             "--db", f"{tmp}/t.db", "--rate-limit", "0", "--http-rate", "0",
-                            "--countdown", "0", "--par-seconds", "0"])
+                            "--countdown", "0", "--par-seconds", "0", "--pool", "0",
+                            # every entrant connects from 127.0.0.1
+                            "--entrants-per-address", "100000",
+                            "--connections-per-address", "100000"])
         try:
             url = f"ws://{addr}/ws?batch=1"
             host = await RaceClient.connect(url)
