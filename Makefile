@@ -7,7 +7,11 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8080
 
-.PHONY: run test lint typecheck pytest bench system clean
+.PHONY: run test test-all lint typecheck pytest bench system clean
+
+# Four workers on two cores: most tests wait on sockets, browsers and child processes. A test
+# file runs on one worker (its fixtures are shared by its tests); the slowest 15 are listed.
+PYTEST_ARGS ?= -n 4 --dist loadfile --durations=15
 
 # Debian splits venv out of Python: install python3-venv when creating the venv fails.
 $(BIN)/python:
@@ -33,9 +37,13 @@ lint: $(VENV)/.stamp-dev
 	$(BIN)/mypy shared/solrules server/solrace
 
 pytest: $(VENV)/.stamp-dev
-	SOLRACE_REQUIRE_BROWSER=1 $(BIN)/python -m pytest
+	SOLRACE_REQUIRE_BROWSER=1 $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test: system lint pytest
+
+# Everything with the full Hypothesis example counts (slower; not what CI runs).
+test-all: system lint
+	HYPOTHESIS_PROFILE=thorough SOLRACE_REQUIRE_BROWSER=1 $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: $(VENV)/.stamp-dev
 	$(BIN)/python bench/rules_bench.py

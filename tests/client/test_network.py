@@ -112,18 +112,25 @@ def test_a_socket_that_goes_quiet_is_given_up_and_the_lost_reply_is_not_a_second
     wait_seq(page, seq + 2)
 
 
-SLOW_MOVES = """() => {
-  // Moves reach the server 1.5 s late, as on a slow network.
+HOLD_MOVES = """() => {
+  // Moves wait on the way to the server until the test lets them go (window.releaseMoves()),
+  // as on a slow network, but without a clock: the test decides when the reply may come.
   const c = window.solrace.session.conn;
   const send = c.sendRaw.bind(c);
-  c.sendRaw = (m) => m.type === "move" ? setTimeout(() => c.ws && send(m), 1500) : send(m);
+  const held = [];
+  let holding = true;
+  c.sendRaw = (m) => (m.type === "move" && holding ? held.push(m) : send(m));
+  window.releaseMoves = (keep) => {
+    holding = !!keep;
+    for (const m of held.splice(0)) if (c.ws) send(m);
+  };
 }"""
 
 
 def test_a_premove_is_queued_while_a_move_is_in_flight(pages: Pages, new_bot: NewBot) -> None:
     page, race = race_with_bot(pages, new_bot(), seed=str(scotch_seed_with_foundation_moves()))
     first, second = independent_pair(own_legal(page))
-    page.evaluate(SLOW_MOVES)
+    page.evaluate(HOLD_MOVES)
     click_to(page, first)
     # While the first move travels, the second is picked and shown as queued.
     click_to(page, second)
@@ -133,15 +140,18 @@ def test_a_premove_is_queued_while_a_move_is_in_flight(pages: Pages, new_bot: Ne
     page.wait_for_selector(f'.action-line >> text=/^Premove: {second}/')
     both_widths(page, "premove-queued")
     # The reply comes, the premove is still legal: it is sent at once without another click.
+    page.evaluate("window.releaseMoves(false)")
     page.wait_for_function("window.solrace.session.model.own?.seq === 2", timeout=WAIT_MS * 2)
     assert server_moves(pages.base, race) == 2
     page.wait_for_selector(".card.premove", state="detached")
     # A premove the new position does not allow is dropped, and the page says so.
+    page.evaluate("window.releaseMoves(true)")  # hold the next move again
     third = one_card_moves(own_legal(page))[0]
     click_to(page, third)
     page.fill("#move-input", "t1>t1")
     page.press("#move-input", "Enter")
     page.wait_for_selector('.action-line >> text=/Premove: t1>t1/')
+    page.evaluate("window.releaseMoves(true)")
     page.wait_for_selector('.flash >> text="Premove cancelled"', timeout=WAIT_MS * 2)
     page.wait_for_selector('#announce-polite >> text=/Premove t1>t1 cancelled/', state="attached")
     assert own_seq(page) == 3
@@ -154,6 +164,7 @@ def test_a_premove_is_queued_while_a_move_is_in_flight(pages: Pages, new_bot: Ne
     page.locator('[data-board="own"] [data-pile="t1"]').focus()
     page.keyboard.press("Escape")
     assert page.evaluate("window.solrace.session.queued") is None
+    page.evaluate("window.releaseMoves(false)")
     page.wait_for_function("window.solrace.session.model.own?.seq === 4", timeout=WAIT_MS * 2)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import select
 import shutil
 import signal
 import socket
@@ -144,6 +145,12 @@ class Solrace:
              *self.extra],
             stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
+        # Never a read without a deadline: a server that does not start fails the test (with
+        # what it said), it does not hold the suite up.
+        ready, _, _ = select.select([self.proc.stdout], [], [], T * 6)
+        if not ready:
+            self.stop()
+            pytest.fail(f"solrace serve on {self.port} did not start within {T * 6:.0f} s")
         line = self.proc.stdout.readline()
         assert "serving http://" in line, line
         return self

@@ -239,11 +239,11 @@ async def test_a_rolling_restart_loses_nothing(redis: RedisServer, procs: Any) -
             while len((await starter.watch(created["race"]))["players"]) < 2:
                 await asyncio.sleep(0.05)
     await asyncio.sleep(0.5)  # moves are flowing
-    assert p1.terminate() < 3.0
+    assert p1.terminate() < T * 2  # it goes at once (about 2 s at most on an idle box)
     await asyncio.sleep(0.5)
     await p1.start()
     await asyncio.sleep(0.5)
-    assert p2.terminate() < 3.0
+    assert p2.terminate() < T * 2
     await p2.start()
     results = await asyncio.wait_for(asyncio.gather(*bots), T * 12)
     await starter.close()

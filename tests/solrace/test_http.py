@@ -6,21 +6,21 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 import solrules
 from solrace.app import App
-from solrace.client import RaceClient
+from solrace.client import RaceClient, ServerError
 from solrace.http import AddressRates
 from solrace.room import Options, Race
 from solrace.sqlite_store import SQLiteStore
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from .conftest import Server, T
+from .conftest import Server, T, serving
+from .failing import FailingStore
 
 
 def raw(port: int, request: bytes) -> tuple[int, dict[str, str], bytes]:
@@ -161,13 +161,23 @@ async def test_games_say_how_many_winnable_deals_there_are(server: Server) -> No
         assert entry["winnable"] == server.app.hub.assist.deals.winnable(game)
 
 
-async def test_health_says_when_the_store_cannot_write(server: Server) -> None:
-    port = port_of(server)
-    assert (await get(port, "/healthz"))[0] == 200
-    server.app.store._healthy = False  # type: ignore[attr-defined]
-    assert (await get(port, "/healthz"))[0] == 503
-    assert await server.app.store.probe()  # the file is fine: the next write goes through
-    assert (await get(port, "/healthz"))[0] == 200
+async def test_health_says_when_the_store_cannot_write(tmp_path: Path) -> None:
+    store = FailingStore(tmp_path / "race.db")
+    app = App(store, client=tmp_path, rate_limit=0)
+    async with serving(app) as server:
+        port = port_of(server)
+        assert (await get(port, "/healthz"))[0] == 200
+        client = await server.client()
+        store.failing = True
+        with pytest.raises(ServerError):  # the write fails: unavailable, and the store says so
+            await client.create("scotch")
+        assert (await get(port, "/healthz"))[0] == 503
+        store.failing = False
+        async with asyncio.timeout(T * 2):  # the next probe write goes through
+            while (await get(port, "/healthz"))[0] != 200:
+                await asyncio.sleep(0.05)
+    app.close()
+    store.close()
 
 
 def long_race(db: Path, actions: int) -> str:
@@ -190,29 +200,30 @@ def long_race(db: Path, actions: int) -> str:
 
 
 async def test_huge_replays_never_stall_the_server(tmp_path: Path) -> None:
-    """Four requests for the replay of a 10,000-action race at once: every other client's
-    ping is still answered within a fraction of a second, and the replays are right."""
+    """Four requests for the replay of a 10,000-action race at once: other clients' pings
+    go on being answered while the replays are built (built in the event loop, not one would
+    be until they all were), the replays are right, and the next request takes the cached one.
+    How long a ping waits is a benchmark's business (bench/), not this test's."""
     move = long_race(tmp_path / "long.db", 10_000)
     store = SQLiteStore(tmp_path / "long.db")
     app = App(store, client=tmp_path, http_rate=0)
     async with app.serve("127.0.0.1", 0) as ws_server:
         port = next(iter(ws_server.sockets)).getsockname()[1]
         pinger = await RaceClient.connect(f"ws://127.0.0.1:{port}/ws")
-        worst = 0.0
-        done = False
+        building = True
+        answered = 0
 
         async def ping() -> None:
-            nonlocal worst
-            while not done:
-                t = time.perf_counter()
+            nonlocal answered
+            while building:
                 await pinger.ping()
-                worst = max(worst, time.perf_counter() - t)
-                await asyncio.sleep(0.02)
+                answered += building
+                await asyncio.sleep(0.01)
 
         pings = asyncio.create_task(ping())
         answers = await asyncio.gather(
             *(get(port, "/api/races/long/replay/p1") for _ in range(4)))
-        done = True
+        building = False
         await pings
         for status, _, body in answers:
             replay = json.loads(body)
@@ -220,10 +231,10 @@ async def test_huge_replays_never_stall_the_server(tmp_path: Path) -> None:
             assert len(replay["boards"]) == 10_001 and replay["moves"][0] == move
         game = solrules.new_game("scotch", 1)
         assert replay["boards"][-1] == game.board()  # moves and undos in pairs
-        assert worst < 1.0, f"a ping waited {worst:.2f} s"  # in the loop: several seconds
-        t = time.perf_counter()
-        assert (await get(port, "/api/races/long/replay/p1"))[0] == 200
-        assert time.perf_counter() - t < 0.5  # built once, then cached
+        assert answered >= 3, "no ping was answered while the replays were built"
+        assert app.routes.replays.get(("long", "p1")) is not None  # built once, then cached
+        status, _, body = await get(port, "/api/races/long/replay/p1")
+        assert status == 200 and body == app.routes.replays.get(("long", "p1"))
         await pinger.close()
     app.close()
     store.close()

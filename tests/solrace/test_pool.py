@@ -25,23 +25,23 @@ from .servers import RedisServer
 async def test_the_refill_solves_fresh_deals_until_the_pool_is_full(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "race.db")
     refill = Solver(hint_seconds=0, par_seconds=1.0, nice=19)
-    pool = Pool(store, ["scotch"], refill, size=4, reserve=2)
+    pool = Pool(store, ["scotch"], refill, size=2, reserve=1)
     pool.start()
     try:
         async with asyncio.timeout(T * 12):
-            while pool.stats("scotch")["ready"] < 4 + 2:  # the pool, and this reserve
+            while pool.stats("scotch")["ready"] < 2 + 1:  # the pool, and this reserve
                 await asyncio.sleep(0.05)
         stats = pool.stats("scotch")
-        assert stats["tried"] >= stats["kept"] >= 6 and stats["kept_per_minute"] > 0
-        assert pool.available("scotch") == 2
-        deals = [pool.take("scotch") for _ in range(2)] + await store.pool_take("scotch", 100)
-        assert len(deals) >= 6 and len({seed for seed, _ in deals}) == len(deals)
+        assert stats["tried"] >= stats["kept"] >= 3 and stats["kept_per_minute"] > 0
+        assert pool.available("scotch") == 1
+        deals = [pool.take("scotch")] + await store.pool_take("scotch", 100)
+        assert len(deals) >= 3 and len({seed for seed, _ in deals}) == len(deals)
         for seed, moves in deals:  # each is won, as the pool says, with its par
             result = solrules.solve(solrules.new_game("scotch", seed), solrules.Budget(400_000))
             assert result.verdict == "won" and moves > 0
         # Taking wakes the refill: the reserve and the pool fill up again.
         async with asyncio.timeout(T * 12):
-            while pool.available("scotch") < 2 or await store.pool_size("scotch") < 2:
+            while pool.available("scotch") < 1 or await store.pool_size("scotch") < 1:
                 await asyncio.sleep(0.05)
     finally:
         await pool.stop()

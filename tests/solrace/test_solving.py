@@ -39,9 +39,9 @@ def yukon_positions() -> list[tuple[solrules.Game, list[str]]]:
 def test_a_hint_depends_only_on_what_the_racer_has_seen() -> None:
     """Two positions the racer cannot tell apart (the cards he never saw lie elsewhere) get
     the same hint; the real layout, which the solver alone would use, gives other lines."""
-    budget = solrules.Budget(20_000)  # no clock: the same search every time
+    budget = solrules.Budget(10_000)  # no clock: the same search every time
     differ = 0
-    for n, (real, actions) in enumerate(yukon_positions()):
+    for n, (real, actions) in enumerate(yukon_positions()[:6]):
         twin = solrules.sample_unseen(real, random.Random(100 + n))
         assert twin.board() == real.board() and twin.seen == real.seen
         solve_worker.plans.clear()

@@ -1,28 +1,63 @@
-"""`python -m solrules deal|play`, run as a user would (subprocess)."""
+"""`solrules deal|play|solve` as a user runs it: the command line's own ``main`` in this
+process (its input, output and exit code), and once through ``python -m solrules``."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 import subprocess
 import sys
+import traceback
 from collections import Counter
+from dataclasses import dataclass
 
 import pytest
 import solrules
+from solrules.cli import main
 
 from tests.solrules.helpers import piles
 
 TIMEOUT = 30
 
 
-def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "solrules", *args], input=stdin,
-                          capture_output=True, text=True, timeout=TIMEOUT, check=False)
+@dataclass
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
 
 
-def no_traceback(proc: subprocess.CompletedProcess[str]) -> None:
+def run(*args: str, stdin: str = "") -> Ran:
+    """``solrules ARGS`` with ``stdin`` as its input: its exit code and what it printed (an
+    exception that escapes is printed as a traceback, as the interpreter would)."""
+    out, err = io.StringIO(), io.StringIO()
+    old_stdin = sys.stdin
+    sys.stdin = io.StringIO(stdin)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exc:  # argparse, and sys.exit
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            except Exception:
+                traceback.print_exc()
+                code = 1
+    finally:
+        sys.stdin = old_stdin
+    return Ran(code, out.getvalue(), err.getvalue())
+
+
+def no_traceback(proc: Ran) -> None:
     assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
+
+
+def test_python_dash_m_runs_the_same_command_line() -> None:
+    proc = subprocess.run([sys.executable, "-m", "solrules", "deal", "scotch", "617", "--json"],
+                          capture_output=True, text=True, timeout=TIMEOUT, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == solrules.new_game("scotch", 617).board()
 
 
 @pytest.mark.parametrize("game", solrules.GAMES)

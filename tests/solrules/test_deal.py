@@ -13,6 +13,7 @@ from pysol_cards.deal_game import Game as PysolGame
 from pysol_cards.random import MTRandom
 from pysol_cards.random_base import RandomBase
 
+from tests.profiles import examples
 from tests.solrules import make_golden
 from tests.solrules.helpers import assert_deck_complete, golden, piles
 from tests.solrules.model import SUITS, rank, unshuffled
@@ -82,7 +83,7 @@ def test_yukon_matches_pysol_cards(seed: int) -> None:
     assert yukon_as_pysol(seed) == pysol_columns("yukon", seed)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(seed=st.one_of(st.integers(1, 31999), st.integers(32001, 2**64 - 1)))
 def test_random_seeds_match_pysol_cards(seed: int) -> None:
     board = piles(solrules.new_game("scotch", seed))

@@ -18,6 +18,7 @@ import solrules
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from tests.solrules.helpers import as_tuple, assert_deck_complete, model_of, piles
 from tests.solrules.model import Model, MoveT, deal, is_ambiguous
 
@@ -144,7 +145,7 @@ def play(g: solrules.Game, model: Model, rnd: random.Random, steps: int) -> None
 
 
 def _property(game_name: str) -> Callable[..., None]:
-    @settings(max_examples=EXAMPLES[game_name], deadline=None,
+    @settings(max_examples=examples(EXAMPLES[game_name]), deadline=None,
               suppress_health_check=[HealthCheck.too_slow])
     @given(seed=SEEDS, rnd=st.randoms(use_true_random=False))
     def test(seed: int, rnd: random.Random) -> None:
@@ -159,7 +160,7 @@ test_random_play_yukon = _property("yukon")
 
 
 @pytest.mark.parametrize("game", GAMES)
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=SEEDS, rnd=st.randoms(use_true_random=False))
 def test_legal_moves_after_push_and_pop_match_a_fresh_game(
     game: str, seed: int, rnd: random.Random
@@ -201,7 +202,7 @@ def short_reserve(position: str, keep: int) -> str:
     return " ".join(out)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=SEEDS, keep=st.integers(0, 3), rnd=st.randoms(use_true_random=False))
 def test_random_play_quadruple_canfield_short_reserve(seed: int, keep: int,
                                                       rnd: random.Random) -> None:

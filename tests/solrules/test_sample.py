@@ -11,6 +11,8 @@ import solrules
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
+
 GAMES = ("scotch", "quadruple-canfield", "yukon")
 
 
@@ -33,7 +35,7 @@ def cards(g: solrules.Game) -> Counter[str]:
     return Counter(c for pile in g.pile_ids for c in g.cards(pile))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(GAMES), st.integers(0, 2**64 - 1), st.integers(0, 80),
        st.integers(0, 2**32))
 def test_a_sample_shows_what_the_player_saw_and_nothing_else(
@@ -83,7 +85,7 @@ def test_a_sample_keeps_a_card_seen_then_turned_back() -> None:
                 if turned >> c & 1] == pos
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(GAMES), st.integers(0, 2**64 - 1), st.integers(0, 80),
        st.integers(0, 2**32))
 def test_a_guess_from_a_board_agrees_with_it(game: str, seed: int, steps: int, r: int) -> None:
