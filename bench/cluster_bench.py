@@ -44,7 +44,7 @@ from typing import Any
 
 import orjson
 import redis.asyncio as aioredis
-from solrace.client import RaceClient
+from solrace.tools.race_client import RaceClient
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection, serve
 

@@ -42,7 +42,7 @@ from typing import Any
 
 import msgpack
 import orjson
-from solrace.client import RaceClient
+from solrace.tools.race_client import RaceClient
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection, serve
 

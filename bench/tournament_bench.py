@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from solrace.client import RaceClient
+from solrace.tools.race_client import RaceClient
 from websockets.asyncio.client import ClientConnection
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -39,8 +39,8 @@ def start_server(db: Path, *extra: str, prelude: str | None = None) -> Iterator[
     args = ["serve", "--port", "0", "--db", str(db), "--countdown", "1", "--rate-limit", "0",
             "--http-rate", "200", "--client-dir", str(REPO / "client"), *extra]  # fmt: skip
     if prelude:
-        command = [sys.executable, "-c",
-                   f"import sys; {prelude}; from solrace.cli import main; sys.exit(main())", *args]
+        command = [sys.executable, "-c", f"import sys; {prelude}; from solrace.tools.cli "
+                   "import main; sys.exit(main())", *args]
     else:
         command = [sys.executable, "-m", "solrace", *args]
     proc = subprocess.Popen(

@@ -32,9 +32,9 @@ from typing import Any
 
 import pytest
 import solrules
-from solrace.catalogue import CatalogueEntry, load_catalogue
-from solrace.messages import safe_moves
-from solrace.room import Race, RaceError
+from solrace.core.race import Race, RaceError
+from solrace.protocol.messages import safe_moves
+from solrace.solver.catalogue import CatalogueEntry, load_catalogue
 
 from tests.client.engine_positions import random_position
 from tests.client.helpers import REPO, Pages
@@ -53,7 +53,7 @@ def golden(game: str) -> dict[str, Any]:
 
 
 def server_refusal(game: solrules.Game, text: str) -> str:
-    """The server's ``illegal_move`` message for ``text`` (solrace.room)."""
+    """The server's ``illegal_move`` message for ``text`` (solrace.core.race)."""
     err = Race._refused(SimpleNamespace(game=game), text)  # type: ignore[arg-type]
     assert isinstance(err, RaceError)
     return err.message
@@ -89,8 +89,8 @@ def sample_refusals(game: solrules.Game, rng: random.Random) -> dict[str, str | 
 
 class Recorder:
     """Plays a solrules game and writes down what the racer's client learns at each step: the
-    action, the cards it turned up, and the new ``state`` (solrace.messages.state), the board
-    as the piles that changed (QC boards are large; the page patches its copy)."""
+    action, the cards it turned up, and the new ``state`` (solrace.protocol.messages.state), the
+    board as the piles that changed (QC boards are large; the page patches its copy)."""
 
     def __init__(self, name: str, seed: int, rng: random.Random, resync: int = -1) -> None:
         self.game = solrules.new_game(name, seed)

@@ -142,8 +142,7 @@ def status_of(base: str, race: str) -> str:
 
 def test_a_race_every_racer_left_ends_and_says_why(browser: Any, tmp_path: Path) -> None:
     # The server's two minutes, shortened to two seconds for the test.
-    serving = start_server(tmp_path / "races.db",
-                           prelude="import solrace.hub as hub; hub.ABANDON_MS = 2000")
+    serving = start_server(tmp_path / "races.db", "--abandon-after", "2")
     base = next(serving)
     pages = Pages(browser, base)
     bot = Bot(base)

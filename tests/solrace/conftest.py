@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from solrace.app import App
-from solrace.client import RaceClient
-from solrace.sqlite_store import SQLiteStore as Storage
+from solrace.net.app import App
+from solrace.store.sqlite_store import SQLiteStore as Storage
+from solrace.tools.race_client import RaceClient
 
 #: Every wait in these tests is a small multiple of this (seconds).
 T = 5.0

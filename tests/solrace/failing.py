@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from solrace.sqlite_store import SQLiteStore
+from solrace.store.sqlite_store import SQLiteStore
 
 
 class FailingStore(SQLiteStore):

@@ -1,5 +1,5 @@
 """The solver in races, on a real server with its real solver process: hints, par, winnable
-deals (solrace.assist, solrace.deals, solrace.solving)."""
+deals (solrace.solver.assist, solrace.solver.deal_source, solrace.solver.jobs)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 import solrules
-from solrace.app import App
-from solrace.client import RaceClient, ServerError
-from solrace.deals import Deals
-from solrace.pool import Pool
-from solrace.solving import Solver
-from solrace.sqlite_store import SQLiteStore
+from solrace.net.app import App
+from solrace.solver.deal_source import Deals
+from solrace.solver.jobs import Solver
+from solrace.solver.pool import Pool
+from solrace.store.sqlite_store import SQLiteStore
+from solrace.tools.race_client import RaceClient, ServerError
 
 from .conftest import Server, T, serving
 from .test_server import code_of, drain
@@ -229,7 +229,7 @@ async def test_hints_are_off_without_a_solver(server: Server) -> None:
 
 
 async def test_the_solver_bot_wins_a_winnable_deal(solver_server: Server) -> None:
-    from solrace.bot import play
+    from solrace.tools.bot import play
 
     host = await solver_server.client()
     created = await host.create("scotch", players=2, seed="2")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import msgpack
-from solrace.bus import Event, frame
-from solrace.memory_bus import MemoryBus
+from solrace.bus.base import Event, frame
+from solrace.bus.memory_bus import MemoryBus
 
 
 def test_publish_reaches_subscribers_in_order_and_survives_a_failing_one() -> None:

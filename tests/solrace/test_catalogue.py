@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 import solrules
-from solrace import catalogue
-from solrace.catalogue import (
+from solrace.solver import catalogue
+from solrace.solver.catalogue import (
     CatalogueEntry,
     ProgressBar,
     add_parser,

@@ -6,8 +6,8 @@ import asyncio
 import random
 
 import pytest
-from solrace.bot import choose, play
-from solrace.cli import parser
+from solrace.tools.bot import choose, play
+from solrace.tools.cli import parser
 from websockets.exceptions import ConnectionClosed
 
 from .conftest import Server, T

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from solrace.bot import play
-from solrace.client import RaceClient, ServerError
+from solrace.tools.bot import play
+from solrace.tools.race_client import RaceClient, ServerError
 
 from .conftest import T
 from .servers import RedisServer, Solrace, free_port, make_cluster
@@ -317,7 +317,7 @@ async def test_a_process_started_before_its_redis_waits_for_it(tmp_path: Path) -
 
 
 def test_the_embedded_server_does_not_import_redis() -> None:
-    code = ("import sys, solrace.cli, solrace.app, solrace.hub; "
+    code = ("import sys, solrace.tools.cli, solrace.net.app, solrace.service.hub; "
             "sys.exit('redis' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], timeout=T).returncode == 0
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import msgpack
 import pytest
-from solrace import codec
-from solrace.codec import ProtocolError
+from solrace.protocol import codec
+from solrace.protocol.codec import ProtocolError
 
 
 def bad(frame: str | bytes) -> ProtocolError:

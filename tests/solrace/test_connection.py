@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from solrace.connection import Connection, Output, RateLimiter
-from solrace.limits import OUT_QUEUE
+from solrace.net.connection import Connection, Output, RateLimiter
+from solrace.settings import OUT_QUEUE
 
 
 class FullTransport:

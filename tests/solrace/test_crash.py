@@ -13,7 +13,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from solrace.client import RaceClient
+from solrace.tools.race_client import RaceClient
 
 from .conftest import T
 

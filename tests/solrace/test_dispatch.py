@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from solrace import codec
-from solrace.dispatch import (
+from solrace.bus.memory_bus import MemoryBus
+from solrace.core.dispatch import (
     EMIT,
     Bind,
     Follow,
@@ -15,10 +15,10 @@ from solrace.dispatch import (
     Snapshot,
     State,
 )
-from solrace.hub import Hub
-from solrace.memory_bus import MemoryBus
-from solrace.room import RaceError
-from solrace.sqlite_store import SQLiteStore
+from solrace.core.race import RaceError
+from solrace.protocol import codec
+from solrace.service.hub import Hub
+from solrace.store.sqlite_store import SQLiteStore
 
 T0 = 1_800_000_000_000
 

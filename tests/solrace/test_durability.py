@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from solrace.client import RaceClient, ServerError
+from solrace.tools.race_client import RaceClient, ServerError
 
 from tests.disk import fill, mounted_tmpfs
 

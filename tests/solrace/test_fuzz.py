@@ -16,9 +16,9 @@ import msgpack
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from solrace.app import App
-from solrace.client import RaceClient
-from solrace.sqlite_store import SQLiteStore as Storage
+from solrace.net.app import App
+from solrace.store.sqlite_store import SQLiteStore as Storage
+from solrace.tools.race_client import RaceClient
 from websockets.sync.client import ClientConnection, connect
 
 from tests.profiles import examples

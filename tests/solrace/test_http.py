@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 import solrules
-from solrace.app import App
-from solrace.client import RaceClient, ServerError
-from solrace.http import AddressRates
-from solrace.room import Options, Race
-from solrace.sqlite_store import SQLiteStore
+from solrace.core.race import Options, Race
+from solrace.net.app import App
+from solrace.net.web import AddressRates
+from solrace.store.sqlite_store import SQLiteStore
+from solrace.tools.race_client import RaceClient, ServerError
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
@@ -23,9 +23,9 @@ from .conftest import Server, T, serving
 from .failing import FailingStore
 
 
-def raw(port: int, request: bytes) -> tuple[int, dict[str, str], bytes]:
+def raw(port: int, request: bytes, timeout: float = T) -> tuple[int, dict[str, str], bytes]:
     """Send ``request`` as is; the status, headers and body of the answer."""
-    with socket.create_connection(("127.0.0.1", port), timeout=T) as sock:
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
         sock.sendall(request)
         data = b""
         while chunk := sock.recv(65536):
@@ -40,9 +40,10 @@ def port_of(server: Server) -> int:
     return int(server.http.rsplit(":", 1)[1])
 
 
-async def get(port: int, path: str, method: str = "GET", extra: str = "") -> Any:
+async def get(port: int, path: str, method: str = "GET", extra: str = "",
+              timeout: float = T) -> Any:
     request = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{extra}\r\n".encode()
-    return await asyncio.to_thread(raw, port, request)
+    return await asyncio.to_thread(raw, port, request, timeout)
 
 
 async def test_methods_paths_and_headers(server: Server, caplog: pytest.LogCaptureFixture) -> None:
@@ -221,8 +222,8 @@ async def test_huge_replays_never_stall_the_server(tmp_path: Path) -> None:
                 await asyncio.sleep(0.01)
 
         pings = asyncio.create_task(ping())
-        answers = await asyncio.gather(
-            *(get(port, "/api/races/long/replay/p1") for _ in range(4)))
+        answers = await asyncio.gather(  # a busy machine may take a while: no hurry here
+            *(get(port, "/api/races/long/replay/p1", timeout=T * 12) for _ in range(4)))
         building = False
         await pings
         for status, _, body in answers:

@@ -12,7 +12,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from solrace.client import RaceClient, ServerError
+from solrace.tools.race_client import RaceClient, ServerError
 
 from .conftest import Server, T
 from .test_durability import start_server, stop

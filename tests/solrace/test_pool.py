@@ -1,4 +1,4 @@
-"""The private pool of winnable deals (solrace.pool): filled by a real solver process, taken
+"""The private pool of winnable deals (solrace.solver.pool): filled by a real solver process, taken
 once whatever the number of takers (SQLite and a real Redis), and no lookup in the public
 catalogue finds a deal it deals."""
 
@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 import solrules
-from solrace.app import App
-from solrace.catalogue import load_catalogue
-from solrace.pool import Pool
-from solrace.redis_conn import connect
-from solrace.redis_store import RedisStore
-from solrace.solving import Solver
-from solrace.sqlite_store import SQLiteStore
+from solrace.cluster.connect import connect
+from solrace.net.app import App
+from solrace.solver.catalogue import load_catalogue
+from solrace.solver.jobs import Solver
+from solrace.solver.pool import Pool
+from solrace.store.redis_store import RedisStore
+from solrace.store.sqlite_store import SQLiteStore
 
 from .conftest import T, serving
 from .servers import RedisServer

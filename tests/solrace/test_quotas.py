@@ -1,5 +1,5 @@
 """Fair shares: one client, or a hundred addresses, cannot fill a cap that others need
-(solrace.quotas), on a real server whose clients come from many forwarded addresses."""
+(solrace.core.quotas), on a real server whose clients come from many forwarded addresses."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import asyncio
 from typing import Any
 
 import pytest
-from solrace.client import RaceClient, ServerError
-from solrace.quotas import client_key, refusal
+from solrace.core.quotas import client_key, refusal
+from solrace.tools.race_client import RaceClient, ServerError
 from websockets.exceptions import InvalidStatus
 
 from .conftest import Server, T

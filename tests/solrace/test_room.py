@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 import solrules
-from solrace import messages
-from solrace.limits import CLAIM_AFTER_MS, HINT_PENALTY_MS, LOBBY_TTL_MS
-from solrace.room import LogEntry, Options, Race, RaceError, commitment
+from solrace.core.race import LogEntry, Options, Race, RaceError, commitment
+from solrace.protocol import messages
+from solrace.settings import CLAIM_AFTER_MS, HINT_PENALTY_MS, LOBBY_TTL_MS
 
 T0 = 1_000_000
 
@@ -280,7 +280,7 @@ def test_replay_rebuilds_the_same_race() -> None:
 
 
 def test_a_lobby_nobody_joins_closes_after_ten_minutes() -> None:
-    from solrace.limits import EMPTY_LOBBY_TTL_MS
+    from solrace.settings import EMPTY_LOBBY_TTL_MS
 
     empty = new_race()
     assert empty.next_deadline() == T0 + EMPTY_LOBBY_TTL_MS
@@ -291,7 +291,7 @@ def test_a_lobby_nobody_joins_closes_after_ten_minutes() -> None:
 
 
 def test_a_racers_actions_are_capped() -> None:
-    from solrace.limits import MAX_ACTIONS
+    from solrace.settings import MAX_ACTIONS
 
     race = running(1)
     move = first_legal(race, "p1")

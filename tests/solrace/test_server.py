@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from solrace.app import App
-from solrace.client import RaceClient, ServerError
+from solrace.net.app import App
+from solrace.tools.race_client import RaceClient, ServerError
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -425,7 +425,7 @@ async def test_a_racer_may_decline_the_other_racers_board_views(server: Server) 
 async def test_board_views_are_throttled_per_audience(server: Server) -> None:
     """Spectators get a racer's latest board at most every 100 ms, the other racers at most
     every 250 ms (counted, not timed: the arrival times of a loaded machine say little)."""
-    from solrace.limits import BOARD_INTERVAL, RACER_BOARD_INTERVAL
+    from solrace.settings import BOARD_INTERVAL, RACER_BOARD_INTERVAL
 
     host = await server.client()
     created = await host.create("scotch", players=2)

@@ -1,4 +1,4 @@
-"""The solver service and its worker process (solrace.solving, solrace.solve_worker)."""
+"""The solver service and its worker process (solrace.solver.jobs, solrace.solver.worker)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 import solrules
-from solrace import solve_worker
-from solrace.solving import (
+from solrace.solver import worker as solve_worker
+from solrace.solver.jobs import (
     MAX_PARS_WAITING,
     MAX_WAITING_CLIENTS,
     FairQueue,

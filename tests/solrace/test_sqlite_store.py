@@ -5,9 +5,9 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from solrace import messages
-from solrace.room import Options, Race
-from solrace.sqlite_store import SQLiteStore as Storage
+from solrace.core.race import Options, Race
+from solrace.protocol import messages
+from solrace.store.sqlite_store import SQLiteStore as Storage
 
 T0 = 1_000_000
 ROWS = "SELECT (SELECT count(*) FROM log) + (SELECT count(*) FROM journal)"
@@ -66,7 +66,7 @@ async def test_time_limit_finish_survives_reload(tmp_path: Path) -> None:
 
 
 async def test_recovery_moves_races_on_to_the_current_time(tmp_path: Path) -> None:
-    from solrace.app import App
+    from solrace.net.app import App
 
     storage = Storage(tmp_path / "r.db")
     started = Race("r3", "scotch", 1, "salt", Options(2, 60, True), T0, "host", 3000)

@@ -7,7 +7,7 @@ import itertools
 from typing import Any
 
 import pytest
-from solrace.tournament import (
+from solrace.core.tournament import (
     Result,
     Settings,
     TLogEntry,
@@ -252,7 +252,7 @@ def test_the_csv_shows_every_name_as_text() -> None:
     import csv
     import io
 
-    from solrace.messages import standings_csv
+    from solrace.protocol.messages import standings_csv
 
     hostile = ["x;=1+1;", "＝1+1", "＋SUM(A1)", "a,@b", "=cmd", "ok-name", "plain"]
     t = Tournament("t1", Settings("Cup", "rounds", ("scotch",)), "host", T0)

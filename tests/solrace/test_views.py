@@ -3,7 +3,7 @@
 A racer sees on another racer's board only the physical cards his own board has shown him; anyone
 else (spectators, a racer's own spectator page, the HTTP API) only the cards every racer still
 racing has had face up; once the race is over, everything. Checked on the sans-I/O parts
-(:mod:`solrace.views`), and over random races on a real server, message by message.
+(:mod:`solrace.core.views`), and over random races on a real server, message by message.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ import pytest
 import solrules
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from solrace import messages
-from solrace.app import App
-from solrace.client import RaceClient, ServerError
-from solrace.room import Options, Race
-from solrace.sqlite_store import SQLiteStore
-from solrace.views import RACERS, SPECTATORS, BoardViews, mask
+from solrace.core.race import Options, Race
+from solrace.core.views import RACERS, SPECTATORS, BoardViews, mask
+from solrace.net.app import App
+from solrace.protocol import messages
+from solrace.store.sqlite_store import SQLiteStore
+from solrace.tools.race_client import RaceClient, ServerError
 
 from tests.profiles import examples, thorough
 

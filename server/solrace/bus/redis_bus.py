@@ -1,0 +1,432 @@
+"""The :class:`~solrace.bus.base.Bus` across processes, over Redis sharded pub/sub.
+
+Locally it is the in-memory bus: a connection of this process subscribes to a race and gets its
+events synchronously. Besides, what this process publishes for a race goes to the race's unit
+channel in Redis (batched: one pipeline per loop turn, one message per unit holding that turn's
+events, msgpack), and this process subscribes to the unit channel of every race one of its
+connections follows, to hand other processes' events to them.
+
+Events keep their JSON encoding on the way (the ``j`` bytes), so a receiving process sends them
+to JSON clients without encoding them again. A board view goes out once per distinct view that a
+remote follower may have (``views.BoardViews``, as the owning process knows its remote
+followers), and the receiving process picks the one for each of its connections; a connection
+the owner does not know gets the view for outsiders, which shows the least.
+
+Redis pub/sub drops what is sent while a subscriber's link is down. So numbered events are also
+appended to the unit's capped stream, and when a link comes back the bus reads the events it
+missed from there (by ``v``, per race) and hands them on; events already seen are dropped.
+Links are re-established with backoff; an outage never blocks publishing (messages for Redis
+are dropped then; clients resynchronise from a snapshot).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import msgpack
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import RedisError
+
+from solrace.bus.base import Deliver, Event, Publishable, Subscription, Viewer
+from solrace.bus.memory_bus import MemoryBus
+from solrace.cluster.connect import Client, key, node_client, proc_key, unit_of
+from solrace.core.views import BoardViews, for_audience
+
+log = logging.getLogger(__name__)
+
+#: Entries (a loop turn's messages each) kept per unit in its stream, to catch up after a lost
+#: link: tens of seconds of a busy race.
+STREAM_LEN = 500
+BACKOFF = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
+
+
+class RemoteBoardViews:
+    """Board views published by another process: one encoded view per viewer key it knew."""
+
+    __slots__ = ("audience", "default", "events", "keys", "player")
+
+    to: str | None = None
+
+    def __init__(self, player: str, audience: str, keys: dict[str, int],
+                 default: int | None, payloads: list[bytes]) -> None:
+        self.player = player
+        self.audience = audience
+        self.keys = keys
+        self.default = default
+        self.events = [Event.from_json(p) for p in payloads]
+
+    def pick(self, viewer: Viewer, race: str) -> Event | None:
+        if not for_audience(viewer, race, self.audience, self.player):
+            return None
+        unit = unit_of(race)
+        for other, player in viewer.players.items():
+            if unit_of(other) == unit:
+                index = self.keys.get(f"{other}/{player}")
+                if index is not None:
+                    return self.events[index]
+        return None if self.default is None else self.events[self.default]
+
+
+def viewer_key(viewer: Viewer, race: Any) -> str:
+    """The key under which a viewer's board view is published: his seat in the race's deal
+    (``race/player``), or "" for anyone else."""
+    from solrace.core.views import seat_of
+
+    seat = seat_of(viewer, race)
+    if seat is None:
+        return ""
+    for other in race.deal.races:
+        if other.racers.get(seat.player) is seat:
+            return f"{other.race}/{seat.player}"
+    return ""
+
+
+class _Link:
+    """One subscriber connection (to the node that serves some channels), with its reader."""
+
+    def __init__(self, bus: RedisBus, client: Redis) -> None:
+        self.bus = bus
+        self.client = client
+        self.channels: set[str] = set()
+        self.pubsub: Any = None
+        self.task: asyncio.Task[None] | None = None
+        self.ready = asyncio.Event()
+        self.confirmed: dict[str, asyncio.Event] = {}
+
+    def start(self) -> None:
+        self.task = asyncio.ensure_future(self._run())
+
+    async def subscribe(self, channel: str) -> None:
+        """Subscribe, and return once Redis confirmed it (what is published after that
+        reaches this process), or after a second if the link is down (it subscribes when it
+        comes back)."""
+        confirmed = self.confirmed.setdefault(channel, asyncio.Event())
+        if channel in self.channels and confirmed.is_set():
+            return
+        self.channels.add(channel)
+        if self.pubsub is not None and self.ready.is_set():
+            with contextlib.suppress(RedisError, OSError):
+                await self.pubsub.ssubscribe(channel)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(confirmed.wait(), 1.0)
+
+    async def unsubscribe(self, channel: str) -> None:
+        self.channels.discard(channel)
+        self.confirmed.pop(channel, None)
+        if self.pubsub is not None and self.ready.is_set():
+            with contextlib.suppress(RedisError, OSError):
+                await self.pubsub.sunsubscribe(channel)
+
+    async def _run(self) -> None:
+        attempt = 0
+        first = True
+        while True:
+            try:
+                self.pubsub = self.client.pubsub()
+                for confirmed in self.confirmed.values():
+                    confirmed.clear()
+                if self.channels:
+                    await self.pubsub.ssubscribe(*self.channels)
+                else:
+                    await self.pubsub.ping()
+                self.ready.set()
+                if not first:
+                    log.warning("Redis subscription link is back: catching up")
+                    self.bus.link_back(set(self.channels))
+                first = False
+                attempt = 0
+                while True:
+                    msg = await self.pubsub.get_message(timeout=None)
+                    if msg is None:
+                        continue
+                    kind = msg.get("type")
+                    if kind in ("smessage", "message"):
+                        self.bus.received(msg["channel"].decode(), msg["data"])
+                    elif kind == "ssubscribe":
+                        waiter = self.confirmed.get(msg["channel"].decode())
+                        if waiter is not None:
+                            waiter.set()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self.ready.clear()
+                delay = BACKOFF[min(attempt, len(BACKOFF) - 1)]
+                attempt += 1
+                if attempt <= 3 or attempt % 20 == 0:
+                    log.warning("Redis subscription link lost (%s): again in %.2f s", exc, delay)
+                with contextlib.suppress(Exception):
+                    await self.pubsub.aclose()
+                await asyncio.sleep(delay)
+
+    async def close(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(BaseException):
+                await self.task
+        with contextlib.suppress(Exception):
+            await self.pubsub.aclose()
+        with contextlib.suppress(Exception):
+            await self.client.aclose()
+
+
+class RedisBus:
+    """See the module docstring. ``remote_followers(race)`` names the connections of other
+    processes that follow a race this process owns (for their board views); ``on_inbox`` gets
+    what other processes send to this one."""
+
+    def __init__(self, client: Client, pid: str) -> None:
+        self.client = client
+        self.pid = pid
+        self.local = MemoryBus()
+        self.remote_followers: Callable[[str], list[Viewer]] = lambda race: []
+        self.races: Callable[[str], Any] = lambda race: None
+        self.on_inbox: Callable[[dict[str, Any]], None] = lambda msg: None
+        self.on_control: Callable[[dict[str, Any]], None] = lambda msg: None
+        self._links: dict[str, _Link] = {}  # node address -> link
+        self._channel_link: dict[str, _Link] = {}
+        self._followers: dict[str, int] = {}  # unit -> local subscriptions
+        self._last_v: dict[str, int] = {}  # race -> last numbered event handed on
+        self._out: dict[str, list[Any]] = {}  # channel -> envelopes of this turn
+        self._inbox_out: dict[str, list[Any]] = {}
+        self._flushing = False
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self.published = 0
+        self.received_count = 0
+
+    async def start(self) -> None:
+        """Subscribe to this process's inbox."""
+        await self._subscribe(proc_key(self.pid, "in"))
+
+    def _link_for(self, channel: str) -> _Link:
+        client = node_client(self.client, channel)
+        kwargs = client.connection_pool.connection_kwargs
+        address = f"{kwargs.get('host')}:{kwargs.get('port')}"
+        link = self._links.get(address)
+        if link is None:
+            link = self._links[address] = _Link(self, client)
+            link.start()
+        return link
+
+    async def _subscribe(self, channel: str) -> None:
+        link = self._channel_link.get(channel)
+        if link is None:
+            link = self._channel_link[channel] = self._link_for(channel)
+        await link.subscribe(channel)
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # --------------------------------------------------------------- Bus API
+    def subscribe(self, race: str, deliver: Deliver) -> Subscription:
+        unit = unit_of(race)
+        count = self._followers.get(unit, 0)
+        self._followers[unit] = count + 1
+        if count == 0:
+            self._spawn(self._subscribe(key(unit, "ev")))
+        inner = self.local.subscribe(race, deliver)
+        return _RemoteSubscription(self, unit, inner)
+
+    async def ready_for(self, race: str) -> None:
+        """Return once events of ``race``'s unit published from now on reach this process."""
+        await self._subscribe(key(unit_of(race), "ev"))
+
+    def _unfollow(self, unit: str) -> None:
+        count = self._followers.get(unit, 0) - 1
+        if count > 0:
+            self._followers[unit] = count
+            return
+        self._followers.pop(unit, None)
+        channel = key(unit, "ev")
+        link = self._channel_link.pop(channel, None)
+        if link is not None:
+            self._spawn(link.unsubscribe(channel))
+
+    def publish(self, race: str, event: Publishable, remote: bool = True) -> None:
+        """Deliver to this process's subscribers at once, and (``remote``) queue for the
+        others."""
+        self.local.publish(race, event)
+        if type(event) is Event and event.to is None:
+            v = event.data.get("v")
+            if v is not None and v > self._last_v.get(race, 0):
+                self._last_v[race] = v
+        if remote:
+            envelope = self._envelope(race, event)
+            if envelope is not None:
+                self._queue(key(unit_of(race), "ev"), envelope, self._out)
+
+    def payload(self, race: str, events: list[Event]) -> bytes:
+        """The message that carries ``events`` of ``race`` to the other processes (the store
+        publishes it in the script that writes them)."""
+        envelopes = [self._envelope(race, event) for event in events]
+        packed: bytes = msgpack.packb([e for e in envelopes if e is not None])
+        return packed
+
+    def _envelope(self, race: str, event: Publishable) -> dict[str, Any] | None:
+        if isinstance(event, BoardViews):
+            followers = self.remote_followers(race)
+            if not followers:
+                return None
+            room = self.races(race)
+            payloads: list[bytes] = []
+            index: dict[int, int] = {}
+            keys: dict[str, int] = {}
+            default = None
+            for viewer in followers:
+                picked = event.pick(viewer, race)
+                if picked is None:
+                    continue
+                at = index.get(id(picked))
+                if at is None:
+                    at = index[id(picked)] = len(payloads)
+                    payloads.append(picked.encoded(False))
+                k = viewer_key(viewer, room) if room is not None else ""
+                if k:
+                    keys[k] = at
+                else:
+                    default = at
+            if not payloads:
+                return None
+            return {"k": "b", "r": race, "p": self.pid, "o": event.player, "a": event.audience,
+                    "m": keys, "d": default, "j": payloads}
+        if isinstance(event, Event):
+            v = event.data.get("v") if event.to is None else None
+            return {"k": "e", "r": race, "p": self.pid, "v": v, "t": event.to,
+                    "j": event.encoded(False)}
+        return None
+
+    def send_to(self, pid: str, msg: dict[str, Any]) -> None:
+        """Queue a message for process ``pid``'s inbox."""
+        self._queue(proc_key(pid, "in"), msg, self._inbox_out)
+
+    def _queue(self, channel: str, envelope: Any, out: dict[str, list[Any]]) -> None:
+        out.setdefault(channel, []).append(envelope)
+        if not self._flushing:
+            self._flushing = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flushing = False
+        out, self._out = self._out, {}
+        inbox, self._inbox_out = self._inbox_out, {}
+        if out or inbox:
+            self._spawn(self._send(out, inbox))
+
+    async def _send(self, out: dict[str, list[Any]], inbox: dict[str, list[Any]]) -> None:
+        try:
+            if isinstance(self.client, RedisCluster):
+                calls: list[Any] = []
+                for channel, envelopes in out.items():
+                    payload = msgpack.packb(envelopes)
+                    if any(e.get("v") for e in envelopes):
+                        calls.append(self.client.xadd(channel + "s", {"m": payload},
+                                                      maxlen=STREAM_LEN, approximate=True))
+                    calls.append(self.client.spublish(channel, payload))
+                for channel, messages in inbox.items():
+                    calls.append(self.client.spublish(channel, msgpack.packb(messages)))
+                await asyncio.gather(*calls, return_exceptions=True)
+            else:
+                async with self.client.pipeline(transaction=False) as pipe:
+                    for channel, envelopes in out.items():
+                        payload = msgpack.packb(envelopes)
+                        if any(e.get("v") for e in envelopes):
+                            pipe.xadd(channel + "s", {"m": payload}, maxlen=STREAM_LEN,
+                                      approximate=True)
+                        pipe.spublish(channel, payload)
+                    for channel, messages in inbox.items():
+                        pipe.spublish(channel, msgpack.packb(messages))
+                    await pipe.execute(raise_on_error=False)
+            self.published += sum(len(e) for e in out.values())
+        except Exception as exc:  # pub/sub is best effort: followers catch up or resync
+            log.warning("Redis publish failed: %s", exc)
+
+    # -------------------------------------------------------------- receiving
+    def received(self, channel: str, data: bytes) -> None:
+        try:
+            messages = msgpack.unpackb(data, raw=False)
+        except Exception:
+            log.warning("undecodable message on %s", channel)
+            return
+        if channel.endswith(":in"):
+            for msg in messages:
+                try:
+                    self.on_inbox(msg)
+                except Exception:
+                    log.exception("inbox message failed")
+            return
+        for envelope in messages:
+            self._hand_on(envelope)
+
+    def publish_control(self, unit: str, msg: dict[str, Any]) -> None:
+        """A message for the processes that follow ``unit`` (not for clients)."""
+        self._queue(key(unit, "ev"), {**msg, "k": "c", "m": msg["k"], "p": self.pid},
+                    self._out)
+
+    def _hand_on(self, envelope: dict[str, Any]) -> None:
+        if envelope.get("p") == self.pid:
+            return  # delivered here when it was published
+        if envelope["k"] == "c":
+            self.on_control({**envelope, "k": envelope["m"]})
+            return
+        race = envelope["r"]
+        self.received_count += 1
+        if envelope["k"] == "e":
+            v = envelope.get("v")
+            if v is not None and envelope.get("t") is None:  # a numbered event for everyone
+                if v <= self._last_v.get(race, 0):
+                    return  # seen already (caught up from the stream, say)
+                self._last_v[race] = v
+            self.local.publish(race, Event.from_json(envelope["j"], envelope.get("t")))
+        elif envelope["k"] == "b":
+            self.local.publish(race, RemoteBoardViews(
+                envelope["o"], envelope["a"], envelope["m"], envelope["d"], envelope["j"]))
+
+    def link_back(self, channels: set[str]) -> None:
+        """A subscriber link came back: read what was missed from the units' streams."""
+        for channel in channels:
+            if not channel.endswith(":in"):
+                self._spawn(self._catch_up(channel))
+
+    async def _catch_up(self, channel: str) -> None:
+        try:
+            entries = await self.client.xrange(channel + "s", "-", "+")
+        except RedisError as exc:
+            log.warning("catching up %s failed: %s", channel, exc)
+            return
+        for _, fields in entries or ():
+            if not fields:
+                continue
+            for envelope in msgpack.unpackb(fields[b"m"], raw=False):
+                if envelope.get("v") is not None:
+                    self._hand_on(envelope)
+
+    def forget(self, race: str) -> None:
+        self._last_v.pop(race, None)
+
+    async def close(self) -> None:
+        await self.local.close()
+        for link in self._links.values():
+            await link.close()
+        for task in list(self._tasks):
+            task.cancel()
+
+
+class _RemoteSubscription:
+    __slots__ = ("bus", "inner", "unit")
+
+    def __init__(self, bus: RedisBus, unit: str, inner: Subscription) -> None:
+        self.bus = bus
+        self.unit = unit
+        self.inner: Subscription | None = inner
+
+    def cancel(self) -> None:
+        if self.inner is not None:
+            self.inner.cancel()
+            self.inner = None
+            self.bus._unfollow(self.unit)

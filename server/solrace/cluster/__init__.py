@@ -1,0 +1,1 @@
+"""Several server processes on one Redis: who owns which race, forwarding, failover."""

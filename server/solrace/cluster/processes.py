@@ -1,0 +1,570 @@
+"""Several server processes on one Redis: each race runs in one process, reachable from all.
+
+A *unit* (a race; later a tournament with its races) is owned by one process at a time, which
+holds its lease in Redis (``solrace.store.redis_store``) and runs its rooms exactly as the embedded
+server does: commands, commit-then-emit, timers, views. Any process accepts any client:
+
+- a command for a unit this process owns goes to its hub, as in the embedded server;
+- a command for a unit nobody owns (its owner died or stopped, or it is new here) makes this
+  process take the unit: it acquires the lease, rebuilds the races from their logs, and runs
+  them — race-level transitions then happen in that one process, exactly once (the log is
+  fenced by the lease's epoch);
+- a command for a unit another process owns is forwarded to that process's inbox (Redis
+  sharded pub/sub) with what the connection is in that unit (racers it speaks for, seats,
+  races followed); the owner runs it for a :class:`RemoteSession` and sends back the replies
+  and what the connection became (bound to a racer, following a race), which this process
+  applies to the real connection. Events reach every process that follows the unit over the
+  unit's channel (``solrace.bus.redis_bus``).
+
+Liveness: each process renews its leases and an ``alive`` key; when a process dies its leases
+lapse within ``LEASE_MS`` and the processes that still have clients on its units take them
+over (the janitor looks every second), its clients reconnect elsewhere and resume with their
+tokens. A command forwarded to a process that does not answer within ``FORWARD_TIMEOUT`` gets
+``unavailable`` (the client sends it again, same ``seq``), and the owner is looked up again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import os
+import secrets
+from typing import TYPE_CHECKING, Any
+
+from redis.exceptions import RedisError
+
+from solrace.bus.base import Event
+from solrace.cluster.connect import UNITS, key, proc_key, unit_of
+from solrace.core.dispatch import Pending
+from solrace.core.race import RaceError
+from solrace.net.connection import LOCAL
+from solrace.protocol import codec
+from solrace.settings import MAX_FOLLOWED
+from solrace.store.redis_store import LEASE_MS
+
+if TYPE_CHECKING:
+    from solrace.bus.redis_bus import RedisBus
+    from solrace.net.app import App
+    from solrace.net.connection import Connection
+    from solrace.store.redis_store import RedisStore
+
+log = logging.getLogger(__name__)
+
+#: Seconds between two renewals of this process's leases and ``alive`` key.
+RENEW_EVERY = 1.5
+#: Seconds after which a unit whose races are all over is let go (nothing is written to it
+#: any more; a late watcher's process takes it again, read only).
+FINISHED_GRACE = 60.0
+#: Seconds a forwarded command may wait for the owner's answer.
+FORWARD_TIMEOUT = 3.0
+#: Seconds between two looks for units whose owner is gone.
+JANITOR_EVERY = 1.0
+ALIVE_MS = 5000
+#: Seconds between two tries to reach Redis at start, at most.
+START_RETRY_MAX = 5.0
+
+
+
+def new_pid() -> str:
+    return f"{os.getpid()}-{secrets.token_hex(3)}"
+
+
+class RemoteSession:
+    """A connection of another process, as the owner of a unit sees it: what it speaks for
+    and follows there; everything sent to it goes to that process's inbox."""
+
+    def __init__(self, cluster: Cluster, pid: str, conn: int, address: str) -> None:
+        self.cluster = cluster
+        self.pid = pid
+        self.conn = conn
+        self.id = (1 << 62) + (hash((pid, conn)) & ((1 << 61) - 1))
+        self.address = address
+        self.players: dict[str, str] = {}
+        self.seats: dict[str, str] = {}
+        self.follows: dict[str, bool] = {}
+        #: Forgotten here without telling its process (it is gone, or thought to be).
+        self.silent = False
+
+    def update(self, msg: dict[str, Any]) -> None:
+        """What the connection is in the unit, as its own process says (the truth)."""
+        unit = msg["u"]
+        for mine, theirs in ((self.players, msg["pl"]), (self.seats, msg["st"]),
+                             (self.follows, msg["fo"])):
+            for race in [r for r in mine if unit_of(r) == unit]:
+                del mine[race]
+            mine.update(theirs)
+
+    def send(self, msg: dict[str, Any] | Event, urgent: bool = True) -> None:
+        payload = msg.encoded(False) if isinstance(msg, Event) else codec.encode_json(msg)
+        self.cluster.bus.send_to(self.pid, {"k": "msg", "c": self.conn, "j": payload})
+
+    def _op(self, op: str, race: str, value: Any = None) -> None:
+        if self.silent:
+            return
+        self.cluster.bus.send_to(self.pid, {"k": "op", "c": self.conn, "op": op, "r": race,
+                                            "x": value})
+
+    def follow(self, race: str, boards: bool = True) -> None:
+        self.follows[race] = boards
+        self.cluster.followers.setdefault(race, {})[(self.pid, self.conn)] = self
+        self._op("follow", race, boards)
+
+    def unfollow(self, race: str) -> None:
+        self.follows.pop(race, None)
+        self.cluster.followers.get(race, {}).pop((self.pid, self.conn), None)
+        self._op("unfollow", race)
+
+    def attach(self, race: str, player: str) -> None:
+        self.players[race] = player
+        self.seats[race] = player
+        self._op("attach", race, player)
+
+    def detach(self, race: str) -> str | None:
+        player = self.players.pop(race, None)
+        if player is not None:
+            self._op("detach", race)
+        return player
+
+
+class Cluster:
+    """This process's part in the service (see the module docstring)."""
+
+    def __init__(self, app: App, store: RedisStore, bus: RedisBus, pid: str) -> None:
+        self.app = app
+        self.hub = app.hub
+        self.store = store
+        self.bus = bus
+        self.pid = pid
+        self.owners: dict[str, str] = {}  # unit -> pid of its owner, as last seen
+        self.sessions: dict[tuple[str, int], RemoteSession] = {}
+        self.followers: dict[str, dict[tuple[str, int], RemoteSession]] = {}
+        self.pending: dict[int, tuple[Connection, asyncio.Future[None], asyncio.TimerHandle]] = {}
+        self.connections: dict[int, Connection] = {}  # this process's, by id
+        self._ids = itertools.count(1)
+        self._taking: dict[str, asyncio.Future[str | None]] = {}
+        self._over_since: dict[str, float] = {}  # owned units whose races are all over
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self._loops: list[asyncio.Task[None]] = []
+        self._missing: set[str] = set()  # processes whose alive key was missing once
+        store.on_lost = self.lost
+        bus.on_inbox = self.inbox
+        bus.on_control = self.control
+        bus.remote_followers = lambda race: list(self.followers.get(race, {}).values())
+        bus.races = self.hub.get
+        self.hub.owns = lambda race_id: store.owns(unit_of(race_id))
+        self.hub.publish_with_commit = lambda race, events: store.publish(
+            race, bus.payload(race, events))
+
+    # ------------------------------------------------------------ lifecycle
+    async def start(self) -> None:
+        """Join the service. While Redis cannot be reached this waits and tries again (with
+        a line in the log each time, at most every few seconds) rather than giving up: a
+        process started before its Redis, or during an outage, serves once Redis does."""
+        delay = 0.25
+        while True:
+            try:
+                await self.store.start()
+                await self.bus.start()
+                await self.store.client.set(proc_key(self.pid, "alive"), "1", px=ALIVE_MS)
+                break
+            except (RedisError, OSError) as exc:
+                log.warning("waiting for Redis: %s", exc)
+                await asyncio.sleep(delay)
+                delay = min(START_RETRY_MAX, delay * 2)
+        self._loops = [asyncio.ensure_future(self._renew()),
+                       asyncio.ensure_future(self._janitor())]
+
+    async def stop(self) -> None:
+        """Let go of every unit (so another process takes them at once) and stop."""
+        for task in self._loops:
+            task.cancel()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.store.flushed(), 2)
+        for unit in list(self.store.epochs):
+            with contextlib.suppress(Exception):
+                await self.store.release(unit)
+        with contextlib.suppress(Exception):
+            await self.store.client.delete(proc_key(self.pid, "alive"))
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _renew(self) -> None:
+        while True:
+            await asyncio.sleep(RENEW_EVERY)
+            try:
+                await self.store.client.set(proc_key(self.pid, "alive"), "1", px=ALIVE_MS)
+                for unit in await self.store.renew():
+                    self.lost(unit)
+                await self._drop_dead_processes()
+                await self._let_finished_go()
+            except RedisError as exc:
+                # Redis does not answer: say so (/healthz 503, clients told the service is
+                # degraded) and probe until it does, as after a failed write.
+                log.warning("cannot renew leases: %s", exc)
+                if self.store.healthy:
+                    self.store.unreachable()
+                    self.hub.on_store_failure(set(), exc)
+            except Exception:
+                log.exception("renewing leases failed")
+
+    async def _let_finished_go(self) -> None:
+        """Release units whose races have all been over for ``FINISHED_GRACE`` seconds."""
+        now = asyncio.get_running_loop().time()
+        live = {unit_of(r) for r in self.hub.races} | {
+            tid for tid, t in self.hub.organizer.tournaments.items() if t.status != "finished"}
+        for unit in list(self.store.epochs):
+            if unit in live:
+                self._over_since.pop(unit, None)
+                continue
+            since = self._over_since.setdefault(unit, now)
+            if now - since >= FINISHED_GRACE:
+                del self._over_since[unit]
+                await self.store.release(unit)
+                for race_id in [r for r in self.hub.finished if unit_of(r) == unit]:
+                    self.hub.release(race_id)
+
+    async def _drop_dead_processes(self) -> None:
+        """Forget the connections of processes that died (their racers go offline).
+
+        A process counts as dead once its ``alive`` key has been missing at two looks in a
+        row (a Redis restarted from a file a second old may have lost a key that its process
+        renews every RENEW_EVERY seconds). Its connections are forgotten here only: nothing
+        is sent to that process (were it alive after all, its connections keep speaking for
+        their racers, and its next command brings them back)."""
+        pids = {pid for pid, _ in self.sessions}
+        for pid in pids:
+            if await self.store.client.exists(proc_key(pid, "alive")):
+                self._missing.discard(pid)
+                continue
+            if pid not in self._missing:
+                self._missing.add(pid)
+                continue
+            self._missing.discard(pid)
+            for (p, conn), session in list(self.sessions.items()):
+                if p == pid:
+                    session.silent = True
+                    self._gone(session)
+                    del self.sessions[p, conn]
+
+    async def _janitor(self) -> None:
+        """Take over the units this process has clients on, and unfinished units nobody owns,
+        when their owner is gone."""
+        rounds = 0
+        while True:
+            await asyncio.sleep(JANITOR_EVERY)
+            rounds += 1
+            try:
+                units = set(self.bus._followers)
+                if rounds % 5 == 0:
+                    some = await self.store.client.srandmember(UNITS, 20) or []
+                    units |= {u.decode() if isinstance(u, bytes) else str(u) for u in some}
+                for unit in units:
+                    if not self.store.owns(unit) and await self.store.holder(unit) is None:
+                        await self.take(unit)
+            except RedisError as exc:
+                log.warning("janitor: %s", exc)
+            except Exception:
+                log.exception("janitor failed")
+
+    # ------------------------------------------------------------ ownership
+    async def take(self, unit: str) -> str | None:
+        """Own ``unit`` if nobody does (rebuilding its races here): None; else its owner."""
+        if self.store.owns(unit):
+            return None
+        taking = self._taking.get(unit)
+        if taking is None:
+            taking = asyncio.ensure_future(self._take(unit))
+            self._taking[unit] = taking
+            taking.add_done_callback(lambda _: self._taking.pop(unit, None))
+        return await asyncio.shield(taking)
+
+    async def _take(self, unit: str) -> str | None:
+        owner = await self.store.acquire(unit)
+        if owner is not None:
+            self.owners[unit] = owner
+            return owner
+        self.owners[unit] = self.pid
+        t = await self.store.load_tournament(unit)
+        if t is not None:
+            await self._adopt_tournament(t)
+            self.bus.publish_control(unit, {"k": "owner", "u": unit, "p": self.pid})
+            return None
+        race = await self.store.load(unit)
+        if race is None:  # nothing there (a mistyped id): nothing to own
+            await self.store.release(unit)
+            self.owners.pop(unit, None)
+            return None
+        if race.status != "finished":
+            out = race.tick(self.hub.clock())  # transitions due while nobody owned it
+            self.hub.adopt(race)
+            if out.events or out.log:
+                self.hub.record(race, out)
+        else:
+            self.hub.adopt(race)
+        log.warning("took over %s", unit)
+        self.bus.publish_control(unit, {"k": "owner", "u": unit, "p": self.pid})
+        return None
+
+    async def _adopt_tournament(self, t: Any) -> None:
+        """Run a tournament here, with every race of it; what fell due while nobody owned
+        it happens now."""
+        organizer = self.hub.organizer
+        now = self.hub.clock()
+        races = []
+        for race_id in organizer.race_ids(t):
+            race = await self.store.load(race_id)
+            if race is None:
+                continue
+            out = race.tick(now) if race.status != "finished" else None
+            self.hub.adopt(race)
+            races.append(race)
+            if out is not None and (out.events or out.log):
+                self.hub.record(race, out)
+        organizer.adopt(t, races)
+        tout = t.tick(now, organizer.drawer(t))
+        if tout.log or tout.events:
+            organizer.record(t, tout)
+        log.warning("took over tournament %s", t.tid)
+
+    def lost(self, unit: str) -> None:
+        """Another process owns ``unit`` now: stop running its races here."""
+        log.warning("lost %s to another process", unit)
+        self.owners.pop(unit, None)
+        if self.hub.organizer.tournaments.pop(unit, None) is not None:
+            self.hub.organizer.deadlines.cancel(unit)
+        for race_id in [r for r in list(self.hub.races) + list(self.hub.finished)
+                        if unit_of(r) == unit]:
+            self.hub.release(race_id)
+
+    # ------------------------------------------------------------- routing
+    def route(self, conn: Connection, cmd: codec.Command) -> Any:
+        """:data:`LOCAL` when this process runs ``cmd`` itself; otherwise the forwarding is
+        under way and the return value is what the reader awaits (None: nothing)."""
+        if isinstance(cmd, (codec.Ping, codec.Create)) or (
+                isinstance(cmd, codec.TournamentCmd) and cmd.action == "create"):
+            return LOCAL
+        unit = unit_of(cmd.race)
+        if self.store.owns(unit):
+            return LOCAL
+        owner = self.owners.get(unit)
+        barrier = not isinstance(cmd, (codec.MoveCmd, codec.Undo))
+        follows = isinstance(cmd, (codec.Watch, codec.Join)) or (
+            isinstance(cmd, codec.TournamentCmd) and cmd.action in ("watch", "join"))
+        if owner is not None and owner != self.pid and not follows:
+            done = self.forward(owner, conn, cmd)
+            return done if barrier else None
+        return asyncio.ensure_future(self._take_then(conn, cmd))
+
+    async def _take_then(self, conn: Connection, cmd: codec.Command) -> None:
+        unit = unit_of(cmd.race)  # type: ignore[union-attr]
+        try:
+            owner = await self.take(unit)
+        except RedisError as exc:
+            log.warning("cannot reach Redis to find %s's owner: %s", unit, exc)
+            conn.hub.reply_later(conn, codec.error(
+                "unavailable", "the service cannot reach its store right now: try again",
+                cmd.rid))
+            return
+        if owner is None:
+            barrier = conn.handle_local(cmd)
+        else:
+            if isinstance(cmd, (codec.Watch, codec.Join)) or (
+                    isinstance(cmd, codec.TournamentCmd) and cmd.action in ("watch", "join")):
+                # Subscribe before the snapshot: follow the race here and make sure its
+                # unit's channel reaches this process before the owner takes the snapshot,
+                # so that no event falls in between (the client drops the ones it has).
+                if cmd.race not in conn.follows and len(conn.follows) >= MAX_FOLLOWED:
+                    conn.send(codec.error("limit_reached",
+                                          f"one connection follows at most {MAX_FOLLOWED} races",
+                                          cmd.rid))
+                    return
+                conn.follow(cmd.race, getattr(cmd, "boards", True))
+                await self.bus.ready_for(cmd.race)
+            barrier = self.forward(owner, conn, cmd)
+        if barrier is not None:
+            await barrier
+
+    def state_of(self, conn: Connection, unit: str) -> dict[str, Any]:
+        def mine(d: dict[str, Any]) -> dict[str, Any]:
+            return {r: v for r, v in d.items() if unit_of(r) == unit}
+
+        return {"u": unit, "c": conn.id, "a": conn.address, "pl": mine(conn.players),
+                "st": mine(conn.seats), "fo": mine(conn.follows)}
+
+    def forward(self, owner: str, conn: Connection, cmd: codec.Command) -> asyncio.Future[None]:
+        """Send ``cmd`` to the owner's inbox; the future is done when the owner has answered
+        (or with ``unavailable`` after ``FORWARD_TIMEOUT``)."""
+        unit = unit_of(cmd.race)  # type: ignore[union-attr]
+        req = next(self._ids)
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        timer = asyncio.get_running_loop().call_later(
+            FORWARD_TIMEOUT, self._timed_out, req, unit, owner, cmd)
+        self.pending[req] = (conn, done, timer)
+        self.bus.send_to(owner, {"k": "cmd", "f": self.pid, "q": req, "m": codec.to_dict(cmd),
+                                 **self.state_of(conn, unit)})
+        return done
+
+    def _timed_out(self, req: int, unit: str, owner: str, cmd: codec.Command) -> None:
+        entry = self.pending.pop(req, None)
+        if entry is None:
+            return
+        conn, done, _ = entry
+        self.owners.pop(unit, None)  # look the owner up again next time
+        self._spawn(self._after_silence(conn, done, unit, owner, cmd))
+
+    async def _after_silence(self, conn: Connection, done: asyncio.Future[None], unit: str,
+                             owner: str, cmd: codec.Command) -> None:
+        """The owner did not answer. If it is gone (its ``alive`` key lapsed), wait for its
+        lease to lapse too, take the unit and run the command here (a move already applied
+        is recognised by its ``seq``); if it is alive but slow, answer ``unavailable``."""
+        try:
+            if await self.store.client.exists(proc_key(owner, "alive")):
+                conn.send(codec.error("unavailable", "the race's server is slow: try again",
+                                      cmd.rid))
+                return
+            deadline = asyncio.get_running_loop().time() + (LEASE_MS + ALIVE_MS) / 1000
+            while asyncio.get_running_loop().time() < deadline:
+                holder = await self.take(unit)
+                if holder is None:
+                    barrier = conn.handle_local(cmd)
+                    if barrier is not None:
+                        await barrier
+                    return
+                if holder != owner:
+                    barrier = self.forward(holder, conn, cmd)
+                    await barrier
+                    return
+                await asyncio.sleep(0.25)
+            conn.send(codec.error("unavailable", "the race's server is gone: try again",
+                                  cmd.rid))
+        except RedisError:
+            conn.send(codec.error("unavailable", "the service cannot reach its store: try "
+                                  "again", cmd.rid))
+        finally:
+            if not done.done():
+                done.set_result(None)
+
+    def joined(self, conn: Connection) -> None:
+        """A connection of this process opened (replies for it may come from elsewhere)."""
+        self.connections[conn.id] = conn
+
+    def gone(self, conn: Connection) -> None:
+        """A connection of this process closed: tell the owners of the units it was in."""
+        self.connections.pop(conn.id, None)
+        units = {unit_of(r) for r in (*conn.players, *conn.follows)}
+        for unit in units:
+            owner = self.owners.get(unit)
+            if owner is not None and owner != self.pid:
+                self.bus.send_to(owner, {"k": "gone", "f": self.pid, "c": conn.id})
+
+    # --------------------------------------------------------------- inbox
+    def inbox(self, msg: dict[str, Any]) -> None:
+        kind = msg.get("k")
+        if kind == "cmd":
+            self._spawn(self._run_remote(msg))
+        elif kind == "msg":
+            conn = self.connections.get(msg["c"])
+            if conn is not None:
+                conn.send(Event.from_json(msg["j"]))
+        elif kind == "op":
+            conn = self.connections.get(msg["c"])
+            if conn is not None:
+                self._apply_op(conn, msg)
+        elif kind == "done":
+            entry = self.pending.pop(msg["q"], None)
+            if entry is not None:
+                entry[2].cancel()
+                if not entry[1].done():
+                    entry[1].set_result(None)
+        elif kind == "gone":
+            session = self.sessions.pop((msg["f"], msg["c"]), None)
+            if session is not None:
+                self._gone(session)
+        elif kind == "hello":
+            session = self._session(msg["f"], msg)
+            for race, player in list(session.players.items()):
+                if self.hub.get(race) is not None:
+                    self.hub.bind(session, race, player)
+            for race in session.follows:
+                self.followers.setdefault(race, {})[(session.pid, session.conn)] = session
+
+    def control(self, msg: dict[str, Any]) -> None:
+        """A control message on a unit's channel: a new owner asks who is there."""
+        if msg.get("k") == "owner" and msg["p"] != self.pid:
+            unit = msg["u"]
+            self.owners[unit] = msg["p"]
+            if self.store.owns(unit):  # we thought we owned it: we do not any more
+                self.lost(unit)
+            for conn in list(self.connections.values()):
+                state = self.state_of(conn, unit)
+                if state["pl"] or state["fo"]:
+                    self.bus.send_to(msg["p"], {"k": "hello", "f": self.pid, **state})
+
+    def _apply_op(self, conn: Connection, msg: dict[str, Any]) -> None:
+        op, race = msg["op"], msg["r"]
+        if op == "follow":
+            conn.follow(race, bool(msg["x"]))
+        elif op == "unfollow":
+            conn.unfollow(race)
+        elif op == "attach":
+            conn.attach(race, msg["x"])
+        elif op == "detach":
+            conn.detach(race)
+
+    def _session(self, pid: str, msg: dict[str, Any]) -> RemoteSession:
+        session = self.sessions.get((pid, msg["c"]))
+        if session is None:
+            session = self.sessions[pid, msg["c"]] = RemoteSession(self, pid, msg["c"], msg["a"])
+        session.update(msg)
+        return session
+
+    def _gone(self, session: RemoteSession) -> None:
+        for race in list(session.players):
+            self.hub.unbind(session, race)
+        for race in list(session.follows):
+            self.followers.get(race, {}).pop((session.pid, session.conn), None)
+
+    async def _run_remote(self, msg: dict[str, Any]) -> None:
+        """Run a command forwarded by another process, then tell it this one is done."""
+        session = self._session(msg["f"], msg)
+        try:
+            cmd = codec.parse_command(msg["m"])
+            unit = unit_of(cmd.race)  # type: ignore[union-attr]
+            if not self.store.owns(unit):
+                owner = await self.take(unit)
+                if owner is not None:  # not ours any more: the sender asks the owner
+                    session.send(codec.error("unavailable", "the race moved: try again",
+                                             cmd.rid))
+                    return
+            for attempt in range(3):
+                try:
+                    fx = self.hub.dispatcher.handle(session, cmd, self.hub.clock())
+                    break
+                except Pending as exc:
+                    if attempt == 2:
+                        raise RaceError("unavailable", "the server is busy with this: try "
+                                        "again") from None
+                    if not await self.hub.prepare(exc):
+                        raise RaceError("not_found", f"no race {unit[:64]!r}") from None
+            fx.barrier = True  # to know when its steps ran
+            wait = self.hub.run(session, fx)
+            if wait is not None:
+                await wait
+        except (RaceError, codec.ProtocolError) as exc:
+            rid = getattr(exc, "rid", None) or msg["m"].get("rid")
+            self.hub.reply_later(session, codec.error(exc.code, exc.message, rid))
+        except Exception:
+            log.exception("forwarded command failed")
+            session.send(codec.error("internal", "the server failed on this message",
+                                     msg["m"].get("rid")))
+        finally:
+            self.bus.send_to(msg["f"], {"k": "done", "q": msg["q"]})
+
+
+def unit_channel(unit: str) -> str:
+    return key(unit, "ev")

@@ -1,0 +1,536 @@
+"""The dispatcher: (session, command, now) → effects. Pure: no I/O, no awaiting, no clock.
+
+Every client command goes through :meth:`Dispatcher.handle`, moves and undos included. It reads
+the races held in memory, runs the command on its room (which checks it and applies it, or
+raises :class:`~solrace.core.race.RaceError` before changing anything), and returns
+:class:`Effects`: the outcomes to make durable, and the steps to take once they are (send a
+reply, publish the events, follow the race, bind the connection to a racer, send a snapshot).
+The server (:mod:`solrace.service.hub`) carries them out in that order, after the commit. A race
+that is not in memory raises :class:`NotLoaded`: the caller loads it (away from the event loop)
+and asks again."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+import solrules
+
+from solrace.core.quotas import admit, outside_reserve, refusal
+from solrace.core.race import Options, Outcome, Race, RaceError
+from solrace.core.tournament import Settings, Tournament, TournamentError, TOutcome
+from solrace.protocol import codec, messages
+from solrace.settings import MAX_FOLLOWED
+
+if TYPE_CHECKING:
+    from solrace.service.hub import Hub
+
+Message = dict[str, Any]
+
+
+class Session(Protocol):
+    """A client as the dispatcher sees it: the racer it speaks for in each race it joined, the
+    seat it took in each race (kept after ``leave``: one connection, one seat per race), the
+    races it follows (with whether it wants the other racers' boards), and who it is (client
+    address, connection number) for the limits per client."""
+
+    id: int
+    address: str
+    players: dict[str, str]
+    seats: dict[str, str]
+    follows: dict[str, bool]
+
+
+class Pending(Exception):
+    """The command needs something the dispatcher cannot wait for: the caller awaits
+    ``hub.prepare(exc)``, then dispatches the command again."""
+
+
+class NotLoaded(Pending):
+    """The race (or tournament) is not in memory: load it, then dispatch the command again."""
+
+    def __init__(self, race: str, tournament: bool = False) -> None:
+        super().__init__(race)
+        self.race = race
+        self.tournament = tournament
+
+
+class NeedsHint(Pending):
+    """A hint for this racer at this position (``seq``) has not been worked out yet: the
+    solver works it out from the racer's actions (see :mod:`solrace.solver.assist`)."""
+
+    def __init__(self, race: str, player: str, seq: int, game: str, seed: int,
+                 actions: list[str], address: str) -> None:
+        super().__init__(race)
+        self.race = race
+        self.player = player
+        self.seq = seq
+        self.game = game
+        self.seed = seed
+        self.actions = actions
+        self.address = address
+
+
+class NeedsDeals(Pending):
+    """Not enough winnable deals of ``game`` are ready here: take ``n`` from the pool (see
+    :mod:`solrace.solver.pool`), then dispatch the command again."""
+
+    def __init__(self, game: str, n: int) -> None:
+        super().__init__(game)
+        self.game = game
+        self.n = n
+
+
+# ------------------------------------------------------------------------------- steps
+class Reply(NamedTuple):
+    """Send this ready message to the sender."""
+
+    msg: Message
+
+
+class Emit(NamedTuple):
+    """Publish the effects' outcomes: events to every follower, boards, first states."""
+
+
+class Follow(NamedTuple):
+    race: str
+    boards: bool = True
+
+
+class Unfollow(NamedTuple):
+    race: str
+
+
+class Bind(NamedTuple):
+    """The sender speaks for racer ``player`` of ``race`` from now on."""
+
+    race: str
+    player: str
+
+
+class Unbind(NamedTuple):
+    race: str
+
+
+class Snapshot(NamedTuple):
+    """Send the race's snapshot as the sender may see it, built when it is sent."""
+
+    race: str
+    rid: Any = None
+
+
+class State(NamedTuple):
+    """Send the racer's current ``state``, built when it is sent."""
+
+    race: str
+    player: str
+
+
+class Announce(NamedTuple):
+    """Publish this unnumbered message to everyone following the race."""
+
+    race: str
+    msg: Message
+
+
+class TView(NamedTuple):
+    """Send the tournament's view as the sender sees it, built when it is sent."""
+
+    tournament: str
+    rid: Any = None
+
+
+class Seats(NamedTuple):
+    """Send an entrant his seats in the races of the current round (he came back)."""
+
+    tournament: str
+    entrant: str
+
+
+Step = (Reply | Emit | Follow | Unfollow | Bind | Unbind | Snapshot | State | Announce | TView
+        | Seats)
+EMIT = Emit()
+
+
+@dataclass(slots=True)
+class Effects:
+    """What a command does. ``outcomes`` (of ``race``) are made durable first; then ``steps``
+    run in order. ``created``: a new race to hold and store (forgotten if that write fails).
+    ``barrier``: the connection reads its next command only after the steps ran (a command
+    that binds the connection to a racer must be done before the racer's next move is read).
+    ``rid`` answers a failed write with ``unavailable``."""
+
+    race: Race | None = None
+    outcomes: list[Outcome] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    rid: Any = None
+    created: Race | None = None
+    barrier: bool = False
+    tournament: Tournament | None = None
+    touts: list[TOutcome] = field(default_factory=list)
+    tcreated: bool = False  # ``tournament`` is new
+
+
+RaceCommand = (codec.Join | codec.Watch | codec.Leave | codec.Start | codec.Ready
+               | codec.MoveCmd | codec.Undo | codec.Resign | codec.Rematch | codec.Hint
+               | codec.Claim)
+
+
+class Dispatcher:
+    """Turns commands into effects against the races the hub holds in memory.
+
+    A transition found due while handling a command (the time limit passed, its timer has not
+    fired yet) goes first; if the command is then refused (a move just after the time limit),
+    the effects still record the transition, and the refusal is their reply.
+    """
+
+    def __init__(self, hub: Hub, token: Callable[[], str], race_id: Callable[[], str]) -> None:
+        self.hub = hub
+        self.token = token
+        self.race_id = race_id
+
+    def lookup(self, race_id: str) -> Race:
+        """A race held in memory; NotLoaded (or ``unavailable`` while it is being rebuilt)."""
+        race = self.hub.races.get(race_id) or self.hub.finished.get(race_id)
+        if race is None:
+            if race_id in self.hub.reloading:
+                raise RaceError("unavailable", "the race is being reloaded: try again")
+            raise NotLoaded(race_id)
+        return race
+
+    def handle(self, session: Session, cmd: codec.Command, now: int) -> Effects:
+        """The effects of ``cmd`` from ``session`` at ``now``; raises RaceError or
+        ProtocolError (nothing changed then) or NotLoaded."""
+        if isinstance(cmd, codec.Ping):
+            return Effects(steps=[Reply({"type": "pong", "rid": cmd.rid, "now": now})])
+        if isinstance(cmd, codec.Create):
+            return self.create(session, cmd, now)
+        if isinstance(cmd, codec.TournamentCmd):
+            try:
+                return self.tournament(session, cmd, now)
+            except TournamentError as exc:
+                raise RaceError(exc.code, exc.message) from None
+        race = self.hub.races.get(cmd.race) or self.lookup(cmd.race)
+        if not race.due(now) or not self.hub.store.healthy:
+            return self._on_race(session, cmd, race, [], now)
+        outcomes = [race.tick(now)]  # a transition due goes first
+        try:
+            return self._on_race(session, cmd, race, outcomes, now)
+        except RaceError as exc:  # refused, but the transition happened: record it
+            error = codec.error(exc.code, exc.message, cmd.rid)
+        except Pending:  # a hint just as the race started: record the start first
+            error = codec.error("unavailable", "the race just started: ask again", cmd.rid)
+        return Effects(race, outcomes, [EMIT, Reply(error)], cmd.rid)
+
+    def _on_race(self, session: Session, cmd: RaceCommand, race: Race,
+                 outcomes: list[Outcome], now: int) -> Effects:
+        race_id = race.race
+        player = session.players.get(race_id)
+        if isinstance(cmd, (codec.MoveCmd, codec.Undo)):  # the hot path: keep it short
+            if not self.hub.store.healthy:
+                self._writable()
+            if isinstance(cmd, codec.MoveCmd):
+                out = race.move(player, cmd.move, cmd.seq, now)
+            else:
+                out = race.undo(player, cmd.seq, now)
+            assert out.acted is not None
+            outcomes.append(out)
+            steps: list[Step] = [Reply(messages.state(race, out.acted, cmd.rid)), EMIT]
+            return Effects(race, outcomes, steps, cmd.rid)
+        fx = Effects(race, outcomes, [], cmd.rid)
+        if isinstance(cmd, codec.Join):
+            return self.join(session, fx, race, cmd, now)
+        if isinstance(cmd, codec.Watch):
+            self._may_follow(session, race_id)
+            fx.steps += [EMIT, Follow(race_id), Snapshot(race_id, cmd.rid)]
+            return fx
+        if isinstance(cmd, codec.Leave):
+            fx.steps += [EMIT, Unfollow(race_id), Unbind(race_id),
+                         Reply(messages.ok(race_id, cmd.rid))]
+            fx.barrier = True
+            return fx
+        if isinstance(cmd, codec.Rematch):
+            return self.rematch(session, fx, race, player, now)
+        if isinstance(cmd, codec.Hint):
+            return self.hint(session, fx, race, player, now)
+        self._writable()
+        if isinstance(cmd, codec.Start):
+            fx.outcomes.append(race.start(cmd.token, now))
+        elif isinstance(cmd, codec.Ready):
+            fx.outcomes.append(race.ready(player, now))
+        elif isinstance(cmd, codec.Claim):
+            fx.outcomes.append(race.claim(player, now, self.hub.claim_after_ms))
+        else:
+            fx.outcomes.append(race.resign(player, now))
+        fx.steps += [Reply(messages.ok(race_id, cmd.rid)), EMIT]
+        return fx
+
+    def _writable(self) -> None:
+        if not self.hub.store.healthy:
+            raise RaceError("unavailable", "the server cannot save moves right now: try again")
+
+    def _may_follow(self, session: Session, race_id: str) -> None:
+        if race_id not in session.follows and len(session.follows) >= MAX_FOLLOWED:
+            raise RaceError(
+                "limit_reached", f"one connection follows at most {MAX_FOLLOWED} races"
+            )
+
+    def _may_create_race(self, session: Session) -> None:
+        """The race cap and this client's share of it (see :mod:`solrace.core.quotas`), and at
+        most ``caps.lobbies`` races not started yet per client address and per connection."""
+        caps = self.hub.caps
+        held = lobbies_here = lobbies_there = 0
+        for race in self.hub.races.values():
+            if race.creator is None:
+                continue
+            address, conn = race.creator
+            mine = address == session.address
+            held += mine
+            if race.status == "lobby":
+                lobbies_here += mine
+                lobbies_there += conn == session.id
+        admit("races", held, len(self.hub.races), caps.races, caps.races_per_address)
+        if lobbies_here >= caps.lobbies or lobbies_there >= caps.lobbies:
+            raise RaceError(
+                "limit_reached",
+                f"you already have {caps.lobbies} races waiting to start: start or finish one "
+                "first",
+            )
+
+    def create(self, session: Session, cmd: codec.Create, now: int) -> Effects:
+        if cmd.game not in solrules.GAMES:
+            raise codec.ProtocolError(
+                "bad_message", f"unknown game; one of {', '.join(solrules.GAMES)}", cmd.rid
+            )
+        options = Options(cmd.players, cmd.time_limit, cmd.undo, cmd.public, cmd.hints,
+                          cmd.winnable)
+        race = self._new_race(session, cmd.game, options, cmd.seed, now)
+        return Effects(race=race, created=race, rid=cmd.rid, barrier=True,
+                       steps=[Reply(messages.created(race, cmd.rid))])
+
+    def _new_race(
+        self, session: Session, game: str, options: Options, seed: int | None, now: int
+    ) -> Race:
+        self._may_create_race(session)
+        self._writable()
+        deals = self.hub.assist.deals
+        if options.winnable:
+            if not deals.ready(game):
+                raise NeedsDeals(game, 1)
+            if deals.demo and not options.demo_catalogue:
+                options = dataclasses.replace(options, demo_catalogue=True)
+        race = Race(
+            self.race_id(),
+            game,
+            seed if seed is not None else deals.draw(game, options.winnable),
+            self.hub.new_salt(),
+            options,
+            now,
+            self.token(),
+            countdown_ms=self.hub.countdown_ms,
+            seed_chosen=seed is not None,
+        )
+        race.creator = (session.address, session.id)
+        return race
+
+    def rematch(
+        self, session: Session, fx: Effects, race: Race, player: str | None, now: int
+    ) -> Effects:
+        """A racer of a finished race asks for another race with the same settings (a new,
+        secret deal). The first asker creates it and gets its host token; everyone following
+        the old race is told (``rematch``), and later askers get the same new race."""
+        racer = race.racer(player)
+        if race.status != "finished":
+            raise RaceError("race_not_over", "a rematch comes once the race is over")
+        known = race.rematch and (self.hub.races.get(race.rematch)
+                                  or self.hub.finished.get(race.rematch))
+        if known:
+            fx.steps.append(Reply({"type": "rematch", "rid": fx.rid, "race": race.race,
+                                   "next": known.race}))
+            return fx
+        new = self._new_race(session, race.game, race.options, None, now)
+        race.rematch = new.race
+        offer = {"type": "rematch", "race": race.race, "next": new.race, "by": racer.name}
+        reply = {**offer, "rid": fx.rid, "host_token": new.host_token,
+                 "commitment": new.commitment}
+        fx.created = new
+        fx.steps += [Reply(reply), Announce(race.race, offer)]
+        fx.barrier = True
+        return fx
+
+    def hint(
+        self, session: Session, fx: Effects, race: Race, player: str | None, now: int
+    ) -> Effects:
+        """A move for the racer from a winning line (see :mod:`solrace.solver.assist`), counted in
+        the standings; NeedsHint until it has been worked out."""
+        racer = race.may_hint(player)
+        assist = self.hub.assist
+        answer = assist.answer(race, racer.player, racer.seq)
+        if answer is None:
+            raise assist.need(race, racer.player, session.address)
+        self._writable()
+        fx.outcomes.append(race.hint(racer.player, now))
+        fx.steps += [Reply(messages.hint(race, racer.player, answer, fx.rid)), EMIT]
+        return fx
+
+    # ------------------------------------------------------------ tournaments
+    def tournament(self, session: Session, cmd: codec.TournamentCmd, now: int) -> Effects:
+        organizer = self.hub.organizer
+        if cmd.action == "create":
+            assert cmd.create is not None
+            unknown = [g for g in cmd.create["games"] if g not in solrules.GAMES]
+            if unknown:
+                raise codec.ProtocolError(
+                    "bad_message", f"unknown game {unknown[0][:40]!r}; one of "
+                    f"{', '.join(solrules.GAMES)}", cmd.rid)
+            live = [t for t in organizer.tournaments.values() if t.status != "finished"]
+            caps = self.hub.caps
+            held = sum(1 for t in live if t.creator == session.address)
+            admit("tournaments", held, len(live), caps.tournaments, caps.tournaments_per_address)
+            self._writable()
+            settings = Settings.from_record(cmd.create)
+            new = Tournament(self.hub.new_tournament_id(), settings, self.token(), now)
+            new.creator = session.address
+            reply = {"type": "tournament_created", "rid": cmd.rid, "tournament": new.tid,
+                     "host_token": new.host_token}
+            # An empty outcome to emit: it arms the tournament's deadline (entry closes).
+            return Effects(tournament=new, tcreated=True, rid=cmd.rid, barrier=True,
+                           steps=[Reply(reply), EMIT], touts=[TOutcome()])
+        tid = cmd.race
+        t = organizer.tournaments.get(tid)
+        if t is None:
+            if tid in self.hub.reloading:
+                raise RaceError("unavailable", "the tournament is being reloaded: try again")
+            raise NotLoaded(tid, tournament=True)
+        fx = Effects(tournament=t, rid=cmd.rid)
+        if cmd.action == "watch":
+            self._may_follow(session, tid)
+            fx.steps += [Follow(tid), TView(tid, cmd.rid)]
+            return fx
+        if cmd.action == "leave":
+            fx.steps += [Unfollow(tid), Unbind(tid), Reply(messages.ok(tid, cmd.rid))]
+            fx.barrier = True
+            return fx
+        if cmd.action == "join":
+            if cmd.token is not None:
+                entrant = t.find_token(cmd.token)
+                if entrant is None:
+                    raise RaceError("forbidden", "unknown token for this tournament")
+            elif tid in session.seats and session.seats[tid] in t.entrants:
+                # One connection enters a tournament once: joining again gives the same
+                # entrant back (a client cannot fill a tournament by itself).
+                entrant = t.entrants[session.seats[tid]]
+            else:
+                self._may_follow(session, tid)
+                self._may_enter(session, t)
+                self._writable()
+                assert cmd.name is not None
+                out = t.join(cmd.name, self.token(), cmd.bot, cmd.code, now)
+                fx.touts.append(out)
+                assert out.entrant is not None
+                entrant = t.entrants[out.entrant]
+                organizer.entered(t, entrant.entrant, session.address)
+            reply = {"type": "tournament_joined", "rid": cmd.rid, "tournament": tid,
+                     "entrant": entrant.entrant, "token": entrant.token, "name": entrant.name,
+                     "bot": entrant.bot}
+            fx.steps += [EMIT, Bind(tid, entrant.entrant), Follow(tid), Reply(reply),
+                         TView(tid), Seats(tid, entrant.entrant)]
+            fx.barrier = True
+            return fx
+        self._writable()
+        token = cmd.token or ""
+        draw = organizer.drawer(t)
+        if cmd.action == "start":
+            self._room_for_round(t, token)
+            self._deals_for_round(t, token, t.next_game(), t.races_of_next_round())
+            fx.touts.append(t.start(token, now, draw))
+        elif cmd.action == "next":
+            self._room_for_round(t, token)
+            self._deals_for_round(t, token, t.next_game(), t.races_of_next_round())
+            fx.touts.append(t.next(token, now, draw))
+        elif cmd.action == "entry":
+            fx.touts.append(t.set_entry(token, bool(cmd.flag), now))
+        elif cmd.action == "pause":
+            fx.touts.append(t.set_paused(token, bool(cmd.flag), now))
+        elif cmd.action == "remove":
+            fx.touts.append(t.remove(token, cmd.entrant or "", now))
+        elif cmd.action == "redeal":
+            cur = t.current()
+            if cur is not None:
+                self._deals_for_round(t, token, cur.game, 1)
+            fx.touts.append(t.redeal(token, cmd.round or 0, now, draw))
+        elif cmd.action == "finish":
+            fx.touts.append(t.finish(token, now))
+        fx.steps += [Reply(messages.ok(tid, cmd.rid)), EMIT]
+        return fx
+
+    def _may_enter(self, session: Session, t: Tournament) -> None:
+        """This address's share of the tournament's entrants, and the part of them kept for
+        addresses with none yet (see :mod:`solrace.core.quotas`)."""
+        held = self.hub.organizer.entrants_from(t, session.address)
+        why = refusal(held, len(t.active()), t.settings.max_entrants,
+                      self.hub.caps.entrants_per_address)
+        if why == "share":
+            raise RaceError("limit_reached", f"{held} entrants of this tournament came from "
+                            "your network already, its share")
+        if why == "reserve":
+            raise RaceError("tournament_full", "the tournament is nearly full; the last places "
+                            "are kept for players from other networks")
+
+    def _deals_for_round(self, t: Tournament, token: str, game: str, races: int) -> None:
+        """A winnable tournament's next round needs its deals ready (one per round, one per
+        race in a knockout): NeedsDeals until they are."""
+        if not t.settings.winnable or not t.is_host(token):
+            return
+        need = races if t.settings.format == "knockout" else 1
+        if self.hub.assist.deals.ready(game) < need:
+            raise NeedsDeals(game, need)
+
+    def _room_for_round(self, t: Tournament, token: str) -> None:
+        """The races of the tournament's next round fit in the race cap, outside the reserve
+        kept for single players (see :mod:`solrace.core.quotas`); ``limit_reached`` otherwise.
+        Only the host may ask (the tournament checks the token after)."""
+        if not t.is_host(token):
+            return
+        need = self.hub.organizer.races_needed(t)
+        if not outside_reserve(len(self.hub.races), self.hub.caps.races, need):
+            raise RaceError("limit_reached", f"this server cannot hold the {need} races of "
+                            "the next round now: try again in a while")
+
+    def join(
+        self, session: Session, fx: Effects, race: Race, cmd: codec.Join, now: int
+    ) -> Effects:
+        """Join as a new racer (``name``) or resume one (``token``): ``joined``, ``snapshot``
+        and, in a running race, the racer's ``state``."""
+        seat = session.seats.get(race.race)
+        if cmd.token is not None:
+            racer = race.find_token(cmd.token)
+            if racer is None:
+                raise RaceError("forbidden", "unknown token for this race")
+            if race.seated_until is not None and race.status == "lobby" and not racer.ready:
+                # A tournament's entrant takes his seat: the race starts once all are there.
+                self._writable()
+                fx.outcomes.append(race.ready(racer.player, now))
+        elif race.seated_until is not None and seat is None:
+            raise RaceError("forbidden", "this race seats a tournament's entrants: join the "
+                            "tournament to race in it")
+        elif seat is not None:
+            # One connection holds one seat per race: joining again, even after leaving,
+            # gives the same racer back (a client cannot fill a lobby by itself).
+            racer = race.racers[seat]
+        else:
+            self._may_follow(session, race.race)
+            self._writable()
+            assert cmd.name is not None
+            out = race.join(cmd.name, self.token(), now, bot=cmd.bot)
+            fx.outcomes.append(out)
+            assert out.acted is not None
+            racer = race.racers[out.acted]
+        fx.steps += [EMIT, Bind(race.race, racer.player), Follow(race.race, cmd.boards),
+                     Reply(messages.joined(race, racer, cmd.rid)), Snapshot(race.race)]
+        if race.status == "running" or any(out.started for out in fx.outcomes):
+            fx.steps.append(State(race.race, racer.player))
+        fx.barrier = True
+        return fx

@@ -1,0 +1,647 @@
+"""The race room: a sans-I/O state machine for one race.
+
+A :class:`Race` takes parsed commands plus the current time (unix milliseconds) and returns an
+:class:`Outcome`: the numbered race events (:class:`RaceEvent`), the racer whose ``state`` is
+the reply, and the log entries that must be made durable before any of it is sent. It never
+imports asyncio, websockets or sqlite3, never reads the clock, and never builds wire messages
+(:mod:`solrace.protocol.messages` does, and :mod:`solrace.core.views` decides who sees which
+card). It is deterministic: replaying its log with the same times rebuilds the same race (that
+is how the server recovers after a crash, and how it rebuilds a race whose write failed).
+
+Every command method either raises :class:`RaceError` *before* changing anything, or applies the
+command completely. Rules are never decided here: every move is checked and applied by
+``solrules``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple
+
+import solrules
+
+from solrace.core.shared_deal import Deal
+from solrace.settings import (
+    CLAIM_AFTER_MS,
+    EMPTY_LOBBY_TTL_MS,
+    HINT_PENALTY_MS,
+    LOBBY_TTL_MS,
+    MAX_ACTIONS,
+)
+
+Status = Literal["lobby", "countdown", "running", "finished"]
+Message = dict[str, Any]
+
+
+class RaceError(Exception):
+    """A refused command. Raised before any state changes; becomes an ``error`` reply."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def commitment(game: str, seed: int, salt: str) -> str:
+    """Lowercase hex SHA-256 of ``"{game}:{seed}:{salt}"``: published at creation, checkable
+    by anyone once the deal is revealed."""
+    return hashlib.sha256(f"{game}:{seed}:{salt}".encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Options:
+    players: int = 2
+    time_limit: int = 600  # seconds
+    undo: bool = True
+    public: bool = False  # listed among the open races of the home page
+    hints: bool = False  # racers may ask for hints (``hint``), counted in the standings
+    winnable: bool = False  # the secret deal is one the solver has won
+    #: ... drawn from the public catalogue (a demo server): anyone could look it up.
+    demo_catalogue: bool = False
+
+    def as_dict(self) -> Message:
+        out: Message = {"players": self.players, "time_limit": self.time_limit,
+                        "undo": self.undo, "public": self.public, "hints": self.hints,
+                        "winnable": self.winnable}
+        if self.demo_catalogue:
+            out["demo_catalogue"] = True
+        return out
+
+
+class LogEntry(NamedTuple):
+    """One durable fact about a race, in order. ``kind`` is one of join, ready, start, move,
+    undo, resign, abandon, hint; ``data`` is the name, token (and bot flag) for join, the move text
+    for move. (A named tuple: one is made for every move, and a frozen dataclass costs several
+    times more.)"""
+
+    race: str
+    at: int
+    kind: str
+    player: str | None = None
+    data: Any = None
+
+
+class RaceEvent(NamedTuple):
+    """Something that happened in the race, numbered by ``v`` (+1 per event). ``kind`` is the
+    wire type (``player_joined``, ``ready``, ``countdown``, ``started``, ``progress``,
+    ``finished``, ``resigned``, ``race_over``) and ``fields`` its facts as they were then; what
+    goes on the wire is :func:`solrace.protocol.messages.event`'s business."""
+
+    v: int
+    kind: str
+    fields: Message
+
+
+@dataclass
+class Outcome:
+    """What a command produced.
+
+    ``log`` must be committed before anything else is sent. ``events`` go to everyone following
+    the race. ``acted`` names the racer whose new ``state`` answers the command (a move, an
+    undo, a repeated ``seq``) or who just joined. ``started``:
+    every racer gets its first ``state``. ``finished``: this outcome ended the race. ``moved``
+    names the racers whose board changed (their boards go out as throttled views). ``views``:
+    what some viewer may see changed (a card turned up, a racer stopped racing).
+    """
+
+    events: list[RaceEvent] = field(default_factory=list)
+    log: list[LogEntry] = field(default_factory=list)
+    acted: str | None = None
+    started: bool = False
+    finished: bool = False
+    moved: list[str] = field(default_factory=list)
+    views: bool = False
+    #: Its messages, when they were built before the commit (see Hub._queue).
+    wire: list[Any] | None = None
+
+    def extend(self, other: Outcome) -> None:
+        self.events += other.events
+        self.log += other.log
+        self.moved += other.moved
+        self.acted = other.acted or self.acted
+        self.started = self.started or other.started
+        self.finished = self.finished or other.finished
+        self.views = self.views or other.views
+
+
+@dataclass
+class Racer:
+    player: str
+    name: str
+    token: str
+    game: solrules.Game
+    joined_at: int
+    bot: bool = False
+    ready: bool = False
+    actions: list[str] = field(default_factory=list)  # accepted move texts and "undo"
+    times: list[int] = field(default_factory=list)  # when each action was accepted
+    finished_at: int | None = None
+    place: int | None = None
+    resigned: bool = False
+    reached_at: int = 0  # when the foundation count last changed (tie-break)
+    hints: int = 0  # hints asked for (each position counts once)
+    hint_seq: int = -1  # the seq of the position of the last hint
+    connections: int = 0  # live connections bound to this racer (not durable)
+    #: Since when no connection speaks for this racer (unix ms; not durable: a race rebuilt
+    #: from the store counts from then).
+    offline_since: int | None = None
+
+    @property
+    def seq(self) -> int:
+        return len(self.actions)
+
+    @property
+    def done(self) -> bool:
+        return self.finished_at is not None or self.resigned
+
+    @property
+    def penalty_ms(self) -> int:
+        """What the racer's hints cost him in the standings (see :func:`Race.standings`)."""
+        return self.hints * HINT_PENALTY_MS
+
+    def progress(self) -> Message:
+        foundation, total = self.game.progress()
+        return {"foundation": foundation, "total": total, "moves": len(self.actions)}
+
+
+class Race:
+    """One race: a seeded deal shared by up to ``options.players`` racers.
+
+    Lifecycle: lobby → countdown → running → finished. The countdown and the time limit end
+    in :meth:`tick`, which the caller runs at :meth:`next_deadline`; transitions happen at
+    their scheduled times even when ``tick`` runs late, so a replay gives the same result.
+    ``deal`` is the group of races playing this deal (see :mod:`solrace.core.shared_deal`): a
+    race on its own, or a tournament round.
+    """
+
+    def __init__(
+        self,
+        race: str,
+        game: str,
+        seed: int,
+        salt: str,
+        options: Options,
+        created_at: int,
+        host_token: str,
+        countdown_ms: int = 3000,
+        seed_chosen: bool = False,
+        seated_until: int | None = None,
+        forfeit: bool = False,
+    ) -> None:
+        self.race = race
+        self.game = game
+        self.seed = seed
+        self.salt = salt
+        self.options = options
+        self.created_at = created_at
+        self.host_token = host_token
+        self.countdown_ms = countdown_ms
+        self.seed_chosen = seed_chosen
+        #: A race of a tournament: its racers are seated by the tournament, and it starts
+        #: when they all joined (said ready) or at this time, whichever comes first.
+        self.seated_until = seated_until
+        #: A racer absent when it starts loses (is resigned at once): a knockout game.
+        self.forfeit = forfeit
+        #: The tournament it belongs to, for its pages: {tournament, name, round} (not durable:
+        #: the tournament sets it).
+        self.tournament: dict[str, Any] | None = None
+        #: Who created the race (client address, connection), to count open lobbies per
+        #: client; not durable.
+        self.creator: tuple[str, int] | None = None
+        #: The race a rematch of this one created, once someone asked (not durable).
+        self.rematch: str | None = None
+        #: The solver's verdict on the deal, shown once it is revealed: ``{"verdict": "won",
+        #: "moves": N}``, ``{"verdict": "lost"}`` or ``{"verdict": "unknown"}``; None until
+        #: known (not durable: the hub works it out again).
+        self.par: dict[str, Any] | None = None
+        self.commitment = commitment(game, seed, salt)
+        self.status: Status = "lobby"
+        self.v = 0
+        self.racers: dict[str, Racer] = {}
+        self.starts_at: int | None = None
+        self.started_at: int | None = None
+        self.ends_at: int | None = None
+        self.finished_at: int | None = None
+        #: Why it ended: "done" (every racer finished or resigned), "humans_done" (every
+        #: human racer did: bots still racing stop), "time" (the time limit), "abandoned"
+        #: (every racer still racing left), "claimed" (a racer claimed it: every other racer
+        #: still racing had been offline for a minute), "expired" (a lobby nobody started).
+        self.reason: str | None = None
+        self._standings: list[Message] | None = None
+        self.deal = Deal([self])
+        # Validate game and seed now, so a bad create fails before anything is stored.
+        solrules.new_game(game, seed)
+
+    # ----------------------------------------------------------------- helpers
+    def _event(self, kind: str, **fields: Any) -> RaceEvent:
+        self.v += 1
+        return RaceEvent(self.v, kind, fields)
+
+    def _log(self, at: int, kind: str, player: str | None = None, data: Any = None) -> LogEntry:
+        return LogEntry(self.race, at, kind, player, data)
+
+    def racer(self, player: str | None) -> Racer:
+        """The racer ``player``; ``forbidden`` if the sender is not a racer of this race."""
+        if player is None or player not in self.racers:
+            raise RaceError("forbidden", "only a racer of this race can do that; join first")
+        return self.racers[player]
+
+    def find_token(self, token: str) -> Racer | None:
+        """The racer holding ``token``, compared in constant time against every racer."""
+        found = None
+        for racer in self.racers.values():
+            if hmac.compare_digest(racer.token.encode(), token.encode()):
+                found = racer
+        return found
+
+    def time_ms(self, racer: Racer) -> int | None:
+        if racer.finished_at is None or self.started_at is None:
+            return None
+        return racer.finished_at - self.started_at
+
+    @property
+    def revealed(self) -> bool:
+        """May the deal (seed, salt, every card, the move lists) be shown to anyone now?"""
+        return self.deal.revealed
+
+    def rank(self, racer: Racer) -> tuple[int, int, int]:
+        """The racer's result as a sort key (smaller is better); equal keys share a place.
+
+        Finishers first, by time plus the hints' penalty; then everyone else by cards home
+        (desc), then by when he reached that count, plus the same penalty (the contract:
+        docs/protocol.md, "Standings").
+        """
+        if racer.finished_at is not None:
+            return (0, (self.time_ms(racer) or 0) + racer.penalty_ms, 0)
+        return (1, -racer.game.progress()[0], racer.reached_at + racer.penalty_ms)
+
+    def places(self) -> dict[str, int]:
+        """Every racer's place as things stand: 1 + the number of racers with a better
+        result (so equal results share a place, and the next place is skipped)."""
+        ranks = {p: self.rank(r) for p, r in self.racers.items()}
+        return {p: 1 + sum(1 for other in ranks.values() if other < mine)
+                for p, mine in ranks.items()}
+
+    def standings(self) -> list[Message]:
+        """Every racer by place (see :meth:`rank`); equal places in join order."""
+        if self._standings is not None:
+            return self._standings
+        places = self.places()
+        order = list(self.racers)
+        ranked = sorted(self.racers.values(),
+                        key=lambda r: (places[r.player], order.index(r.player)))
+        table = []
+        for racer in ranked:
+            table.append(
+                {
+                    "player": racer.player,
+                    "name": racer.name,
+                    "place": places[racer.player],
+                    "progress": racer.progress(),
+                    "time_ms": self.time_ms(racer),
+                    "penalty_ms": racer.penalty_ms,
+                    "resigned": racer.resigned,
+                    "bot": racer.bot,
+                    "hints": racer.hints,
+                }
+            )
+        if self.status == "finished":
+            self._standings = table
+        return table
+
+    def lobby_ends(self) -> int:
+        """When this lobby closes unless it starts: soon if nobody joined it."""
+        return self.created_at + (LOBBY_TTL_MS if self.racers else EMPTY_LOBBY_TTL_MS)
+
+    def next_deadline(self) -> int | None:
+        """When :meth:`tick` has something to do next (unix ms), or None."""
+        if self.status == "lobby":
+            if self.seated_until is not None:
+                return self.seated_until
+            return self.lobby_ends()
+        if self.status == "countdown":
+            return self.starts_at
+        if self.status == "running":
+            return self.ends_at
+        return None
+
+    def due(self, now: int) -> bool:
+        """Is a transition due at ``now`` (the timer may not have fired yet)?"""
+        deadline = self.next_deadline()
+        return deadline is not None and deadline <= now
+
+    # ------------------------------------------------------------ transitions
+    def tick(self, now: int) -> Outcome:
+        """Run the transitions due at ``now``: abandoned lobby, countdown end, time limit."""
+        out = Outcome()
+        if self.status == "lobby" and self.seated_until is not None:
+            if now >= self.seated_until:  # the grace is over: start with whoever is there
+                out.extend(self._countdown(self.seated_until))
+        elif self.status == "lobby" and now >= self.lobby_ends():
+            out.extend(self._finish(self.lobby_ends(), "expired"))
+        if self.status == "countdown" and self.starts_at is not None and now >= self.starts_at:
+            out.extend(self._begin(self.starts_at))
+        if self.status == "running" and self.ends_at is not None and now >= self.ends_at:
+            out.extend(self._finish(self.ends_at, "time"))
+        return out
+
+    def _countdown(self, now: int) -> Outcome:
+        self.status = "countdown"
+        self.starts_at = now + self.countdown_ms
+        return Outcome(events=[self._event("countdown", starts_at=self.starts_at)])
+
+    def _begin(self, at: int) -> Outcome:
+        self.status = "running"
+        self.started_at = at
+        self.ends_at = at + self.options.time_limit * 1000
+        for racer in self.racers.values():
+            racer.reached_at = at
+        event = self._event("started", started_at=self.started_at, ends_at=self.ends_at,
+                            progress={p: r.progress() for p, r in self.racers.items()})
+        out = Outcome(events=[event], started=True, views=True)
+        if self.forfeit:
+            for racer in self.racers.values():
+                if not racer.ready:  # absent when the game starts: it is lost
+                    racer.resigned = True
+                    out.events.append(self._event("resigned", player=racer.player))
+            out.extend(self._maybe_over(at))
+        return out
+
+    def _finish(self, at: int, reason: str) -> Outcome:
+        self.status = "finished"
+        self.finished_at = at
+        self.reason = reason
+        event = self._event("race_over", standings=self.standings(), reason=reason)
+        return Outcome(events=[event], finished=True, views=True)
+
+    def _maybe_over(self, at: int) -> Outcome:
+        """End the race once every racer is done, or once every human racer is: bots
+        still racing then stop where they stand (nobody waits on a program)."""
+        if self.status != "running":
+            return Outcome()
+        racers = self.racers.values()
+        if all(r.done for r in racers):
+            return self._finish(at, "done")
+        humans = [r for r in racers if not r.bot]
+        if humans and all(r.done for r in humans):
+            return self._finish(at, "humans_done")
+        return Outcome()
+
+    # --------------------------------------------------------------- commands
+    def join(self, name: str, token: str, now: int, bot: bool = False) -> Outcome:
+        """Add a new racer with a server-made ``token`` (lobby or countdown only)."""
+        if self.status in ("running", "finished"):
+            raise RaceError("race_started", "the race has started: watch it, or join the next one")
+        if len(self.racers) >= self.options.players:
+            raise RaceError("race_full", f"the race already has {self.options.players} racers")
+        return self._add(name, token, now, bot)
+
+    def _add(self, name: str, token: str, now: int, bot: bool) -> Outcome:
+        player = f"p{len(self.racers) + 1}"
+        self.racers[player] = Racer(
+            player, name, token, solrules.new_game(self.game, self.seed), joined_at=now, bot=bot
+        )
+        event = self._event("player_joined", player=player, name=name, bot=bot)
+        data: Message = {"name": name, "token": token}
+        if bot:
+            data["bot"] = True
+        return Outcome(events=[event], log=[self._log(now, "join", player, data)], acted=player)
+
+    def ready(self, player: str | None, now: int) -> Outcome:
+        """Mark a racer ready; when every racer (at least 2) is ready the countdown starts."""
+        racer = self.racer(player)
+        if self.status != "lobby":
+            raise RaceError("race_started", "the race is already starting")
+        if racer.ready:
+            return Outcome()
+        racer.ready = True
+        out = Outcome(
+            events=[self._event("ready", player=racer.player)],
+            log=[self._log(now, "ready", racer.player)],
+        )
+        enough = len(self.racers) >= 2 or self.seated_until is not None
+        if enough and all(r.ready for r in self.racers.values()):
+            out.extend(self._countdown(now))
+        return out
+
+    def start(self, token: str, now: int) -> Outcome:
+        """The host starts the countdown (needs at least one racer)."""
+        if not hmac.compare_digest(token.encode(), self.host_token.encode()):
+            raise RaceError("forbidden", "only the host (with the host token) can start the race")
+        if self.status != "lobby":
+            raise RaceError("race_started", "the race has already started")
+        if not self.racers:
+            raise RaceError(
+                "no_racers", "nobody has joined yet: share the link, and start once someone is in"
+            )
+        out = self._countdown(now)
+        out.log.append(self._log(now, "start"))
+        return out
+
+    def _playing(self, player: str | None, seq: int) -> Racer | None:
+        """Checks common to move and undo; None means "repeated seq": reply the state."""
+        racer = self.racer(player)
+        if self.status != "running":
+            raise RaceError("race_not_running", f"the race is {self.status}")
+        if seq <= racer.seq:
+            return None
+        if racer.finished_at is not None:
+            raise RaceError("race_not_running", "you have already finished")
+        if racer.resigned:
+            raise RaceError("race_not_running", "you resigned")
+        if seq != racer.seq + 1:
+            raise RaceError("bad_seq", f"expected seq {racer.seq + 1}, got {seq}")
+        if racer.seq >= MAX_ACTIONS:
+            raise RaceError("limit_reached", f"a racer makes at most {MAX_ACTIONS} moves and undos")
+        return racer
+
+    def move(self, player: str | None, text: str, seq: int, now: int) -> Outcome:
+        """Apply one move, exactly as listed in ``legal``; the reply is the racer's new
+        ``state`` (``acted``). A ``seq`` already applied changes nothing (same reply)."""
+        racer = self._playing(player, seq)
+        if racer is None:
+            return Outcome(acted=player)
+        # The game remembers the moves it listed in the racer's last ``state``: a move copied
+        # from ``legal`` is checked with one lookup.
+        move = racer.game.legal_by_text().get(text)
+        if move is None:
+            raise self._refused(racer, text)
+        before = racer.game.progress()[0]
+        seen = racer.game.seen
+        try:
+            racer.game.push(move)
+        except ValueError as exc:  # refusal() and push() should agree; be safe anyway
+            raise RaceError("illegal_move", str(exc)) from None
+        racer.actions.append(text)
+        return self._after_action(racer, before, seen, now, "move", text)
+
+    @staticmethod
+    def _refused(racer: Racer, text: str) -> RaceError:
+        """Why ``text``, which is not one of the legal moves, is refused, in words a player
+        understands."""
+        try:
+            move = solrules.Move.from_text(text)
+        except ValueError as exc:
+            return RaceError("illegal_move", str(exc) or f"{text!r} is not a move")
+        if move.text() != text:
+            return RaceError("illegal_move", f"write the move as listed: {move.text()}")
+        return RaceError("illegal_move", racer.game.refusal(move) or "that move is not legal here")
+
+    def undo(self, player: str | None, seq: int, now: int) -> Outcome:
+        """Take back the racer's last move (an action of its own for ``seq``)."""
+        if not self.options.undo:
+            self.racer(player)
+            raise RaceError("forbidden", "this race does not allow undo")
+        racer = self._playing(player, seq)
+        if racer is None:
+            return Outcome(acted=player)
+        if not racer.game.move_stack:
+            raise RaceError("illegal_move", "there is no move to undo")
+        before = racer.game.progress()[0]
+        racer.game.pop()
+        racer.actions.append("undo")
+        return self._after_action(racer, before, racer.game.seen, now, "undo", None)
+
+    def _after_action(
+        self, racer: Racer, before: int, seen: int, now: int, kind: str, data: str | None
+    ) -> Outcome:
+        if racer.game.progress()[0] != before:
+            racer.reached_at = now
+        racer.times.append(now)
+        out = Outcome(
+            log=[self._log(now, kind, racer.player, data)],
+            acted=racer.player,
+            moved=[racer.player],
+            views=racer.game.seen != seen,
+        )
+        out.events.append(self._event("progress", player=racer.player, progress=racer.progress()))
+        if racer.game.is_won():
+            racer.finished_at = now
+            places = self.places()
+            racer.place = places[racer.player]
+            finishers = {p: places[p] for p, r in self.racers.items()
+                         if r.finished_at is not None}
+            for p, place in finishers.items():
+                self.racers[p].place = place
+            fields: Message = {"player": racer.player, "place": racer.place,
+                               "time_ms": self.time_ms(racer)}
+            if self.options.hints:
+                # With penalties a later finisher may still pass him: places of every
+                # finisher so far, final only in ``race_over``.
+                fields["penalty_ms"] = racer.penalty_ms
+                fields["places"] = finishers
+            out.events.append(self._event("finished", **fields))
+            out.views = True
+        if racer.done:  # the race can only end when the racer who acted has finished
+            out.extend(self._maybe_over(now))
+        return out
+
+    def may_hint(self, player: str | None) -> Racer:
+        """The racer, if he may be given a hint now (RaceError otherwise)."""
+        racer = self.racer(player)
+        if not self.options.hints:
+            raise RaceError("forbidden", "this race does not allow hints")
+        if self.status != "running":
+            raise RaceError("race_not_running", f"the race is {self.status}")
+        if racer.done:
+            raise RaceError("race_not_running", "you are no longer racing")
+        if racer.hints >= MAX_ACTIONS:
+            raise RaceError("limit_reached", f"a racer gets at most {MAX_ACTIONS} hints")
+        return racer
+
+    def hint(self, player: str | None, now: int) -> Outcome:
+        """Count a hint given to the racer at his current position (a second hint at the same
+        position is the same hint: not counted again). Everyone sees the count (``hinted``);
+        the hint itself goes to the racer only."""
+        racer = self.may_hint(player)
+        if racer.hint_seq == racer.seq:
+            return Outcome(acted=racer.player)
+        racer.hints += 1
+        racer.hint_seq = racer.seq
+        return Outcome(
+            events=[self._event("hinted", player=racer.player, hints=racer.hints)],
+            log=[self._log(now, "hint", racer.player)],
+            acted=racer.player,
+        )
+
+    def still_racing(self) -> list[Racer]:
+        """Racers who have neither finished nor resigned."""
+        return [r for r in self.racers.values() if not r.done]
+
+    def abandon(self, now: int) -> Outcome:
+        """End a running race that every racer still racing has left (the server decides
+        when: see ``limits.ABANDON_MS``); the standings are as they stand."""
+        if self.status != "running":
+            return Outcome()
+        out = self._finish(now, "abandoned")
+        out.log.append(self._log(now, "abandon"))
+        return out
+
+    def resign(self, player: str | None, now: int) -> Outcome:
+        """The racer stops; it is ranked after every finisher."""
+        racer = self.racer(player)
+        if self.status != "running":
+            raise RaceError("race_not_running", f"the race is {self.status}")
+        if racer.done:
+            return Outcome()
+        racer.resigned = True
+        out = Outcome(
+            events=[self._event("resigned", player=racer.player)],
+            log=[self._log(now, "resign", racer.player)],
+            views=True,
+        )
+        out.extend(self._maybe_over(now))
+        return out
+
+    def claim(self, player: str | None, now: int, after_ms: int = CLAIM_AFTER_MS,
+              check: bool = True) -> Outcome:
+        """A racer still racing ends the race when every other racer still racing has been
+        offline (no connection) for ``after_ms``: the standings are as they stand.
+        ``check`` is off when the claim is replayed from the log (presence is not durable:
+        the check was made when it was accepted)."""
+        racer = self.racer(player)
+        if self.status != "running":
+            raise RaceError("race_not_running", f"the race is {self.status}")
+        if racer.done:
+            raise RaceError("race_not_running", "you are no longer racing")
+        others = [r for r in self.still_racing() if r is not racer]
+        if check:
+            if not others:
+                raise RaceError("forbidden", "nobody else is racing")
+            waiting = [r for r in others if r.connections > 0 or r.offline_since is None
+                       or now - r.offline_since < after_ms]
+            if waiting:
+                raise RaceError("forbidden", f"{waiting[0].name} has not been offline for "
+                                f"{after_ms // 1000} s: the race goes on")
+        out = self._finish(now, "claimed")
+        out.log.append(self._log(now, "claim", racer.player))
+        return out
+
+    # ----------------------------------------------------------------- replay
+    def replay(self, entry: LogEntry) -> None:
+        """Re-apply one durable log entry (at its recorded time) when loading a race."""
+        self.tick(entry.at)
+        kind, player = entry.kind, entry.player
+        if kind == "join":
+            data = entry.data
+            self._add(data["name"], data["token"], entry.at, bool(data.get("bot", False)))
+        elif kind == "ready":
+            self.ready(player, entry.at)
+        elif kind == "start":
+            self.start(self.host_token, entry.at)
+        elif kind == "move":
+            self.move(player, entry.data, self.racer(player).seq + 1, entry.at)
+        elif kind == "undo":
+            self.undo(player, self.racer(player).seq + 1, entry.at)
+        elif kind == "resign":
+            self.resign(player, entry.at)
+        elif kind == "abandon":
+            self.abandon(entry.at)
+        elif kind == "hint":
+            self.hint(player, entry.at)
+        elif kind == "claim":
+            self.claim(player, entry.at, check=False)
+        else:
+            raise ValueError(f"unknown log entry {kind!r}")

@@ -1,0 +1,215 @@
+"""The server, wired: store + bus + hub, WebSocket connections and HTTP routes on one port.
+
+The parts (docs/architecture.md): :mod:`solrace.core.race` (a race, sans-I/O),
+:mod:`solrace.core.shared_deal` and :mod:`solrace.core.views` (what is public, who sees which
+card), :mod:`solrace.protocol.messages` (wire messages), :mod:`solrace.core.dispatch` (command →
+effects, pure), :mod:`solrace.service.hub` (the races held here; commit, then emit), a
+:class:`~solrace.store.base.Store` and a :class:`~solrace.bus.base.Bus`, and the I/O shell:
+:mod:`solrace.net.connection`, :mod:`solrace.net.web`, :mod:`solrace.service.timers`. Only the
+shell awaits."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import solrules
+from websockets.asyncio.server import Server, ServerConnection, serve
+
+from solrace.bus.base import Bus
+from solrace.bus.memory_bus import MemoryBus
+from solrace.core.quotas import Caps
+from solrace.net.connection import Connection, Output
+from solrace.net.web import Routes, SecureConnection, client_dir
+from solrace.service.hub import Hub
+from solrace.settings import (
+    CLOSE_TIMEOUT,
+    HTTP_RATE,
+    MAX_FRAME_HARD,
+    MAX_LOBBIES,
+    MAX_RACES,
+    RATE_LIMIT,
+    WRITE_LIMIT,
+)
+from solrace.solver.deal_source import Deals
+from solrace.solver.jobs import Solver
+from solrace.solver.pool import Pool
+from solrace.store.base import Store
+
+if TYPE_CHECKING:  # Redis is imported only when the server runs on it
+    from solrace.cluster.processes import Cluster
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class App:
+    """One server process: its hub, its connections and its HTTP routes."""
+
+    def __init__(
+        self,
+        store: Store,
+        bus: Bus | None = None,
+        *,
+        countdown: float = 3.0,
+        rate_limit: float = RATE_LIMIT,
+        max_races: int = MAX_RACES,
+        client: Path | None = None,
+        clock: Callable[[], int] = now_ms,
+        masking: bool = True,
+        max_lobbies: int = MAX_LOBBIES,
+        max_connections: int = 1 << 30,
+        allow_origins: tuple[str, ...] = (),
+        trust_proxy: bool = False,
+        http_rate: float = HTTP_RATE,
+        solver: Solver | None = None,
+        abandon_after: float | None = None,
+        caps: Caps | None = None,
+        pool: Pool | None = None,
+        demo_catalogue: bool = False,
+    ) -> None:
+        self.store = store
+        self.bus: Bus = bus if bus is not None else MemoryBus()
+        self.solver = solver
+        if caps is None:
+            caps = Caps(races=max_races, lobbies=max_lobbies, connections=max_connections)
+        self.hub = Hub(store, self.bus, clock, countdown=countdown, masking=masking,
+                       solver=solver, caps=caps)
+        if abandon_after is not None:
+            self.hub.abandon_ms = int(abandon_after * 1000)
+        #: The private pool of winnable deals (solrace.solver.pool); None: no winnable deals, but
+        #: from the public catalogue with ``demo_catalogue``.
+        self.pool = pool
+        self.hub.assist.deals = Deals(pool=pool, demo=demo_catalogue, games=solrules.GAMES)
+        self.output = Output()
+        store.on_commit = self.output.uncork
+        self.rate_limit = rate_limit
+        self.connections = 0
+        #: Open connections per client address (solrace.core.quotas: each address's share).
+        self.by_address: dict[str, int] = {}
+        self.routes = Routes(
+            self.hub,
+            client if client is not None else client_dir(),
+            connections=lambda: self.connections,
+            from_address=lambda address: self.by_address.get(address, 0),
+            allow_origins=allow_origins,
+            trust_proxy=trust_proxy,
+            http_rate=http_rate,
+        )
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.clients: set[Connection] = set()
+        self.hub.on_health = self.service
+        #: With several processes on Redis (``solrace.cluster.processes``); None in the
+        #: embedded server.
+        self.cluster: Cluster | None = None
+
+    async def start(self) -> None:
+        """Before serving: join the service on Redis (if any), then take back the races."""
+        if self.cluster is not None:
+            await self.cluster.start()
+        self.recover()
+        if self.pool is not None:
+            self.pool.start()
+
+    async def stop(self) -> None:
+        if self.cluster is not None:
+            await self.cluster.stop()
+        if self.pool is not None:
+            await self.pool.stop()
+        if self.solver is not None:
+            await self.solver.stop()
+        self.close()
+
+    # Shortcuts for tests and tools.
+    @property
+    def races(self) -> dict[str, Any]:
+        return self.hub.races
+
+    @property
+    def max_races(self) -> int:
+        return self.hub.max_races
+
+    @max_races.setter
+    def max_races(self, value: int) -> None:
+        self.hub.max_races = value
+
+    def spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    def recover(self) -> int:
+        return self.hub.recover()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+        if self.solver is not None:
+            self.solver.close()
+        self.hub.close()
+
+    def service(self, healthy: bool) -> None:
+        """Tell every client whether the server can save moves (the pages show it)."""
+        msg = {"type": "service", "status": "ok" if healthy else "degraded"}
+        for client in self.clients:
+            client.send(msg)
+
+    async def handler(self, ws: ServerConnection) -> None:
+        address = self.routes.address(ws, ws.request)
+        conn = Connection(self.hub, self.output, ws, self.rate_limit, self.spawn, address,
+                          self.cluster)
+        self.connections += 1
+        self.by_address[address] = self.by_address.get(address, 0) + 1
+        self.clients.add(conn)
+        if self.cluster is not None:
+            self.cluster.joined(conn)
+        if not self.store.healthy:
+            conn.send({"type": "service", "status": "degraded"})
+        try:
+            await conn.run()
+        finally:
+            self.connections -= 1
+            left = self.by_address[address] - 1
+            if left:
+                self.by_address[address] = left
+            else:
+                del self.by_address[address]
+            self.clients.discard(conn)
+            if self.cluster is not None:
+                self.cluster.gone(conn)
+
+    def serve(self, host: str, port: int) -> Any:
+        """``websockets`` server context for this app (use ``async with``)."""
+        return serve(
+            self.handler,
+            host,
+            port,
+            process_request=self.routes.process_request,
+            compression=None,
+            max_size=MAX_FRAME_HARD,  # beyond limits.MAX_FRAME: error; beyond this: close
+            max_queue=16,
+            write_limit=WRITE_LIMIT,
+            close_timeout=CLOSE_TIMEOUT,
+            server_header="solrace",
+            create_connection=SecureConnection,
+        )
+
+
+async def run_server(
+    app: App, host: str, port: int, ready: Callable[[Server], None] | None = None
+) -> None:
+    """Serve until cancelled (the CLI cancels on SIGINT/SIGTERM), then close cleanly: stop
+    accepting, close connections with 1001, commit what is queued, let go of the races this
+    process runs (with Redis: another process takes them at once)."""
+    await app.start()
+    try:
+        async with app.serve(host, port) as server:
+            if ready is not None:
+                ready(server)
+            await server.serve_forever()
+    finally:
+        await app.stop()

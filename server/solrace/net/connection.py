@@ -1,0 +1,375 @@
+"""One WebSocket client: reading its commands, writing its frames, following races.
+
+Per connection there is one reader (the handler coroutine: it decodes frames, dispatches each
+command and hands the effects to the hub) and one writer task (it takes frames from a bounded
+queue and sends them with back-pressure). Most frames skip the queue: they are corked and
+written together at the end of the loop turn (see :meth:`Connection.send`). Moves and undos
+never make the reader wait; a command that binds the connection to a racer (``join``) or
+creates a race does, until it is durable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import time
+import urllib.parse
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
+
+from solrace.bus.base import Event, Publishable, Subscription, frame
+from solrace.core.dispatch import Pending
+from solrace.core.race import RaceError
+from solrace.protocol import codec
+from solrace.protocol.codec import ProtocolError
+from solrace.settings import EVENT_DELAY, OUT_QUEUE, WRITE_LIMIT
+
+if TYPE_CHECKING:
+    from solrace.cluster.processes import Cluster
+    from solrace.service.hub import Hub
+
+log = logging.getLogger(__name__)
+
+_ids = itertools.count(1)
+
+#: What ``Cluster.route`` answers for a command this process runs itself.
+LOCAL = object()
+
+
+class RateLimiter:
+    """Token bucket: ``rate`` messages per second with bursts of ``2 * rate``.
+
+    :meth:`check` returns "ok", "limited" (refuse this message) or "flood" (the client went on
+    sending far past the limit: close the connection). Every message costs a token, refused ones
+    too, so a client that keeps sending faster than ``rate`` ends in "flood".
+    """
+
+    def __init__(self, rate: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate = rate
+        self.capacity = 2 * rate
+        self.tokens = self.capacity
+        self.clock = clock
+        self.last = clock()
+        self.verdict = "ok"  # of the latest check
+
+    def check(self) -> str:
+        if self.rate <= 0:
+            return "ok"
+        t = self.clock()
+        self.tokens = min(self.capacity, self.tokens + (t - self.last) * self.rate)
+        self.last = t
+        self.tokens -= 1
+        if self.tokens >= 0:
+            self.verdict = "ok"
+        elif self.tokens >= -self.capacity:
+            self.verdict = "limited"
+        else:
+            self.verdict = "flood"
+        return self.verdict
+
+
+def wants_batch(ws: ServerConnection) -> bool:
+    """Did the client open ``/ws?batch=1`` (see :func:`batch_frame`)?"""
+    request = getattr(ws, "request", None)
+    if request is None or "?" not in request.path:
+        return False
+    query = urllib.parse.parse_qs(request.path.split("?", 1)[1])
+    return query.get("batch", ["0"])[-1] in ("1", "true")
+
+
+def batch_frame(payloads: list[bytes], binary: bool) -> bytes:
+    """One frame carrying several encoded messages, in order, as one JSON array (or msgpack
+    array). Only for clients that asked for it with ``/ws?batch=1``: a reader then parses one
+    frame per loop turn of the server instead of one per message (a racer in a race of 8 gets
+    up to 8 ``progress`` events per round of moves besides its own ``state``)."""
+    if binary:
+        n = len(payloads)
+        if n < 16:
+            head = bytes((0x90 | n,))
+        elif n < 1 << 16:
+            head = b"\xdc" + n.to_bytes(2, "big")
+        else:
+            head = b"\xdd" + n.to_bytes(4, "big")
+        return frame(head + b"".join(payloads), True)
+    return frame(b"[" + b",".join(payloads) + b"]", False)
+
+
+class Output:
+    """The connections with frames to write at the end of this loop turn (corked), or within
+    ``EVENT_DELAY`` (held race events of batch clients). Shared by every connection."""
+
+    def __init__(self) -> None:
+        self.corked: list[Connection] = []
+        self.held: list[Connection] = []
+
+    def cork(self, conn: Connection) -> None:
+        if not self.corked:
+            asyncio.get_running_loop().call_soon(self.uncork)
+        self.corked.append(conn)
+
+    def uncork(self) -> None:
+        corked, self.corked = self.corked, []
+        for conn in corked:
+            conn.uncork()
+
+    def hold(self, conn: Connection) -> None:
+        if not self.held:
+            asyncio.get_running_loop().call_later(EVENT_DELAY, self.release)
+        self.held.append(conn)
+
+    def release(self) -> None:
+        held, self.held = self.held, []
+        for conn in held:
+            conn.holding = False
+            conn.uncork()
+
+
+class Connection:
+    """One WebSocket client: its bounded outgoing queue, encoding, and the racers it speaks for.
+
+    ``players`` maps race → player id for races this connection joined as a racer (the only way
+    to move for a racer is to join with its token first); ``follows`` maps each race it follows
+    to whether it wants the other racers' boards; ``subs`` holds the bus subscriptions.
+    """
+
+    def __init__(self, hub: Hub, output: Output, ws: ServerConnection, rate_limit: float,
+                 spawn: Callable[[Any], None], address: str = "",
+                 cluster: Cluster | None = None) -> None:
+        self.id = next(_ids)
+        self.cluster = cluster
+        self.address = address
+        self.hub = hub
+        self.output = output
+        self.ws = ws
+        self.spawn = spawn
+        self.queue: asyncio.Queue[Event] = asyncio.Queue(maxsize=OUT_QUEUE)
+        self.binary = False
+        self.players: dict[str, str] = {}
+        self.seats: dict[str, str] = {}
+        self.follows: dict[str, bool] = {}
+        self.subs: dict[str, Subscription] = {}
+        self.closing = False
+        self.sending = False  # the writer task is inside ws.send()
+        self.corked: list[Event] = []  # events waiting for Output.uncork()
+        self.batch = wants_batch(ws)
+        self.scheduled = False  # Output.uncork() writes ``corked`` at the end of this turn
+        self.holding = False  # Output.release() writes ``corked`` within EVENT_DELAY
+        self.limiter = RateLimiter(rate_limit)
+
+    # ---------------------------------------------------------------- sending
+    def send(self, msg: dict[str, Any] | Event, urgent: bool = True) -> None:
+        """Send a frame without waiting, in order.
+
+        Fast path: when nothing is queued, the writer is idle and the transport's buffer is
+        below ``WRITE_LIMIT``, the event is added to ``corked``, and :meth:`Output.uncork`
+        writes all of this connection's frames in one system call at the end of the loop turn,
+        with no task switch: the event's ready-made frame (built once for all recipients), or,
+        for a client that asked for batches, one frame holding every message of the turn.
+        A racer's client that asked for batches gets race events (``urgent`` false) up to
+        ``EVENT_DELAY`` later, with its next reply if one comes sooner: in a busy race a
+        racer then gets one frame per reply rather than one per opponent's move as well.
+        Spectators get them at the end of the loop turn.
+        Otherwise the frame waits in the bounded queue for the writer task, which goes through
+        ``ws.send()`` and so respects back-pressure. If the queue is full the client is not
+        reading fast enough: it is disconnected (close code 1013) and may reconnect and
+        resume. Nothing is sent once the closing handshake has begun.
+        """
+        if self.closing:
+            return
+        event = msg if isinstance(msg, Event) else Event(msg)
+        # With frames already corked, the checks below passed when the first one was (and
+        # nothing can be queued without uncorking first): a fan-out only appends.
+        if not self.corked:
+            transport = self.ws.transport
+            if (
+                self.sending
+                or not self.queue.empty()
+                or transport is None
+                or transport.get_write_buffer_size() >= WRITE_LIMIT
+            ):
+                try:
+                    self.queue.put_nowait(event)
+                except asyncio.QueueFull:
+                    self.kick(1013, "too slow: reconnect and resume")
+                return
+        self.corked.append(event)
+        # Only a racer's events wait for its next reply: a spectator sends no moves, so
+        # holding its events would only delay them.
+        if urgent or not self.batch or not self.players:
+            if not self.scheduled:
+                self.scheduled = True
+                self.output.cork(self)
+        elif not self.scheduled and not self.holding:
+            self.holding = True
+            self.output.hold(self)
+
+    def kick(self, code: int, reason: str) -> None:
+        """Close the connection from synchronous code (the close handshake runs in a task)."""
+        if self.closing:
+            return
+        self.closing = True
+        log.info("closing %s: %s", self.ws.remote_address, reason)
+        self.spawn(self.ws.close(code, reason))
+
+    def uncork(self) -> None:
+        """Write the corked frames in one system call (dropped if the socket is closing)."""
+        events, self.corked = self.corked, []
+        self.scheduled = False
+        if not events:
+            return
+        binary = self.binary
+        if len(events) == 1 or not self.batch:
+            data = b"".join([e.frame(binary) for e in events])
+        else:
+            data = batch_frame([e.encoded(binary) for e in events], binary)
+        if self.ws.protocol.state is State.OPEN and self.ws.transport is not None:
+            # The socket may have just closed; the reader notices and cleans up.
+            with contextlib.suppress(Exception):
+                self.ws.transport.write(data)
+
+    def attach(self, race: str, player: str) -> None:
+        self.players[race] = player
+        self.seats[race] = player
+
+    def detach(self, race: str) -> str | None:
+        return self.players.pop(race, None)
+
+    def follow(self, race: str, boards: bool = True) -> None:
+        """Subscribe to the race's events (idempotent). Without ``boards``, the other racers'
+        ``board`` views are left out (a racer's own board comes with its ``state``)."""
+        self.follows[race] = boards
+        if race in self.subs:
+            return
+
+        send = self.send
+
+        def deliver(event: Publishable) -> None:
+            if event.to is None and type(event) is Event:  # a race event, for everyone
+                send(event, event.urgent)
+                return
+            picked = event.pick(self, race)
+            if picked is not None:
+                send(picked, picked.to is not None or picked.urgent)
+
+        self.subs[race] = self.hub.bus.subscribe(race, deliver)
+
+    def unfollow(self, race: str) -> None:
+        sub = self.subs.pop(race, None)
+        self.follows.pop(race, None)
+        if sub is not None:
+            sub.cancel()
+
+    async def writer(self) -> None:
+        """Send queued frames in order. Ends when the socket closes or the task is cancelled;
+        frames still queued then are dropped (the client resyncs with a snapshot)."""
+        try:
+            while True:
+                event = await self.queue.get()
+                self.sending = True
+                await self.ws.send(event.encoded(self.binary), text=not self.binary)
+                self.sending = False
+        except ConnectionClosed:
+            pass
+
+    # --------------------------------------------------------------- reading
+    async def run(self) -> None:
+        """Read frames until the socket closes. A bad frame gets an ``error`` reply; nothing
+        a client sends can end this loop except by closing or flooding."""
+        writer = asyncio.create_task(self.writer())
+        try:
+            async for data in self.ws:
+                # Once closing, keep reading and discarding: the peer's close frame is behind
+                # whatever it sent before, and websockets stops reading when frames pile up.
+                if self.closing:
+                    continue
+                self.binary = isinstance(data, bytes)
+                if self.limiter.check() == "flood":
+                    self.kick(1008, "too many messages")
+                    continue
+                cmd = self.parse(data)
+                if cmd is not None:
+                    barrier = self.handle(cmd)
+                    if barrier is not None:
+                        await barrier
+        except ConnectionClosed:
+            pass
+        finally:
+            writer.cancel()
+            for race in list(self.players):
+                self.hub.unbind(self, race)
+            for race in list(self.subs):
+                self.unfollow(race)
+
+    def parse(self, data: str | bytes) -> codec.Command | None:
+        """The command in ``data``; None after replying with an error."""
+        try:
+            cmd = codec.decode(data)
+        except ProtocolError as exc:
+            self.hub.reply_later(self, codec.error(exc.code, exc.message, exc.rid))
+            return None
+        if self.limiter.verdict == "limited":
+            self.hub.reply_later(
+                self, codec.error("rate_limited", "too many messages: slow down", cmd.rid)
+            )
+            return None
+        return cmd
+
+    def handle(self, cmd: codec.Command) -> asyncio.Future[Any] | None:
+        """Dispatch one command; the returned awaitable, if any, must be awaited before the
+        next command is read. With several processes (``cluster``), a command for a race run
+        by another process is forwarded there."""
+        if self.cluster is not None:
+            routed = self.cluster.route(self, cmd)
+            if routed is not LOCAL:
+                return routed  # type: ignore[no-any-return]
+        return self.handle_local(cmd)
+
+    def handle_local(self, cmd: codec.Command, again: int = 2) -> asyncio.Future[Any] | None:
+        """Dispatch one command to this process's hub. A command that needs something first
+        (a race loaded from the store, a hint worked out) waits for it, off the event loop,
+        and is dispatched again (``again`` times at most)."""
+        hub = self.hub
+        try:
+            fx = hub.dispatcher.handle(self, cmd, hub.clock())
+        except Pending as exc:
+            if again:
+                return asyncio.ensure_future(self._prepare_then(exc, cmd, again - 1))
+            hub.reply_later(self, codec.error("unavailable", "the server is busy with this: "
+                                              "try again", cmd.rid))
+            return None
+        except (RaceError, ProtocolError) as exc:
+            hub.reply_later(self, codec.error(exc.code, exc.message, getattr(exc, "rid", None)
+                                              or cmd.rid))
+            return None
+        except Exception:
+            log.exception("command failed")
+            hub.reply_later(self, codec.error("internal", "the server failed on this message",
+                                              cmd.rid))
+            return None
+        return hub.run(self, fx)
+
+    async def _prepare_then(self, pending: Pending, cmd: codec.Command, again: int) -> None:
+        """Do what the command waits for (see :meth:`Hub.prepare`), then dispatch it again."""
+        try:
+            found = await self.hub.prepare(pending)
+        except RaceError as exc:
+            self.hub.reply_later(self, codec.error(exc.code, exc.message, cmd.rid))
+            return
+        except Exception:
+            log.exception("cannot prepare %s", type(pending).__name__)
+            found = False
+        if not found:
+            what = "tournament" if getattr(pending, "tournament", False) else "race"
+            race_id = getattr(pending, "race", "")
+            self.hub.reply_later(self, codec.error("not_found", f"no {what} {race_id[:64]!r}",
+                                                   cmd.rid))
+            return
+        barrier = self.handle_local(cmd, again)
+        if barrier is not None:
+            await barrier

@@ -1,0 +1,422 @@
+"""HTTP routes on the WebSocket port: the browser client, health, and the read-only API.
+
+``/ws`` goes on to the WebSocket handshake once the request passes the checks: the connection
+cap (503), and the page's ``Origin`` (403: only this server's own pages, plus
+``--allow-origin``, may open a socket, so that a page on another site cannot drive a
+visitor's). Everything else is answered here: ``GET`` and ``HEAD`` only (405), no control
+characters in the path (400), a rate per client address (429), security headers on every
+answer. The API shows a race as any outsider may see it (the views rule; move lists, seed and
+salt once the deal is revealed). A race not in memory is loaded, and a replay built, away from
+the event loop; built replays are cached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import email.utils
+import http
+import json
+import logging
+import math
+import time
+import urllib.parse
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import solrules
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+from websockets.server import ServerProtocol
+
+from solrace.core.quotas import client_key, refusal
+from solrace.core.race import Race
+from solrace.protocol import messages
+from solrace.settings import (
+    HTTP_BURST,
+    HTTP_CLIENTS,
+    HTTP_RATE,
+    REPLAY_CACHE_BYTES,
+    REPLAY_COST,
+    STATIC_BURST,
+    STATIC_RATE,
+)
+
+if TYPE_CHECKING:
+    from solrace.service.hub import Hub
+
+log = logging.getLogger(__name__)
+
+CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".ico": "image/x-icon",
+    ".json": "application/json",
+    ".txt": "text/plain; charset=utf-8",
+    ".woff2": "font/woff2",
+}
+
+
+def client_dir() -> Path:
+    """Where the browser client's files are: the installed package data if present, else
+    the repo's ``client/`` directory."""
+    import solrace
+
+    packaged = Path(solrace.__file__).parent / "webclient"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[3] / "client"
+
+
+#: Pages may load only this server's own scripts and styles and open only its own socket, and
+#: may not be framed.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+       "form-action 'self'; frame-ancestors 'none'")
+
+
+#: On every answer but the WebSocket upgrade itself.
+SECURITY_HEADERS = (
+    ("Cache-Control", "no-cache"),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+    ("X-Frame-Options", "DENY"),
+)
+
+
+def response(status: int, body: bytes, content_type: str,
+             extra: Iterable[tuple[str, str]] = ()) -> Response:
+    headers = Headers(
+        [
+            ("Date", email.utils.formatdate(usegmt=True)),
+            ("Connection", "close"),
+            ("Content-Length", str(len(body))),
+            ("Content-Type", content_type),
+            *SECURITY_HEADERS,
+            *extra,
+        ]
+    )
+    if content_type.startswith("text/html"):
+        headers["Content-Security-Policy"] = CSP
+    return Response(status, http.HTTPStatus(status).phrase, headers, body)
+
+
+def secured(answer: Response) -> Response:
+    """``answer`` with the security headers it lacks (the library's own error answers)."""
+    for name, value in SECURITY_HEADERS:
+        if name not in answer.headers:
+            answer.headers[name] = value
+    return answer
+
+
+class SecureConnection(ServerConnection):
+    """A server connection whose every HTTP answer carries the security headers.
+
+    Our routes build theirs with :func:`response`; the answers websockets makes itself (426
+    for a plain GET of ``/ws``, 414 and 431 for a request line or headers too long, 400 for
+    a bad handshake) all come from ``ServerProtocol.reject``, which is wrapped here. That is
+    the one place this module leans on websockets' internals; tests/solrace/test_http.py
+    fails if the library stops going through it.
+    """
+
+    def __init__(self, protocol: ServerProtocol, *args: Any, **kwargs: Any) -> None:
+        super().__init__(protocol, *args, **kwargs)
+        reject = protocol.reject
+
+        def secure_reject(status: Any, text: str) -> Response:
+            return secured(reject(status, text))
+
+        protocol.reject = secure_reject  # type: ignore[method-assign]
+
+
+def text_response(status: int, text: str) -> Response:
+    return response(status, text.encode(), "text/plain; charset=utf-8")
+
+
+def json_response(status: int, obj: Any, extra: Iterable[tuple[str, str]] = ()) -> Response:
+    body = json.dumps(obj, separators=(",", ":")).encode()
+    return response(status, body, "application/json", extra)
+
+
+class AddressRates:
+    """A token bucket per client address (``rate`` per second, bursts of ``burst``, by default
+    twice the rate), for at most ``size`` addresses at once (the least recently seen are
+    forgotten)."""
+
+    def __init__(self, rate: float, size: int = HTTP_CLIENTS,
+                 clock: Callable[[], float] = time.monotonic, burst: float | None = None
+                 ) -> None:
+        self.rate = rate
+        self.burst = burst if burst is not None else 2 * rate
+        self.size = size
+        self.clock = clock
+        self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # tokens, when
+
+    def allow(self, address: str, cost: float = 1.0) -> bool:
+        return self.wait(address, cost) == 0.0
+
+    def wait(self, address: str, cost: float = 1.0) -> float:
+        """0.0 if a request of ``cost`` may go now (and it is counted); else the seconds until
+        it could (for ``Retry-After``), and nothing is counted."""
+        if self.rate <= 0:
+            return 0.0
+        now = self.clock()
+        tokens, then = self.buckets.pop(address, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - then) * self.rate)
+        allowed = tokens >= cost
+        self.buckets[address] = (tokens - cost if allowed else tokens, now)
+        while len(self.buckets) > self.size:
+            self.buckets.popitem(last=False)
+        return 0.0 if allowed else (cost - tokens) / self.rate
+
+
+class ReplayCache:
+    """Built replays (encoded), least recently used out first, at most ``limit`` bytes."""
+
+    def __init__(self, limit: int = REPLAY_CACHE_BYTES) -> None:
+        self.limit = limit
+        self.size = 0
+        self.items: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+
+    def get(self, key: tuple[str, str]) -> bytes | None:
+        body = self.items.get(key)
+        if body is not None:
+            self.items.move_to_end(key)
+        return body
+
+    def put(self, key: tuple[str, str], body: bytes) -> None:
+        if len(body) > self.limit or key in self.items:
+            return
+        self.items[key] = body
+        self.size += len(body)
+        while self.size > self.limit:
+            _, old = self.items.popitem(last=False)
+            self.size -= len(old)
+
+
+def replay(race: Race, player: str) -> dict[str, Any]:
+    """Every board a racer saw, after each of its actions (blocking: run it in a thread)."""
+    racer = race.racers[player]
+    game = solrules.new_game(race.game, race.seed)
+    boards = [game.board()]
+    for action in racer.actions:
+        if action == "undo":
+            game.pop()
+        else:
+            game.push(solrules.Move.from_text(action))
+        boards.append(game.board())
+    return {
+        "race": race.race,
+        "player": player,
+        "name": racer.name,
+        "bot": racer.bot,
+        "moves": list(racer.actions),
+        "times": [t - (race.started_at or 0) for t in racer.times],
+        "boards": boards,
+    }
+
+
+#: Request headers that must appear at most once (their value decides something).
+SINGLE_HEADERS = ("Host", "Origin", "If-None-Match", "X-Forwarded-For", "X-Real-IP", "Cookie")
+
+
+def _controls(text: str) -> bool:
+    return any(ord(c) < 0x20 or ord(c) == 0x7F for c in text)
+
+
+class Routes:
+    """The HTTP side of the server (see the module docstring).
+
+    ``connections()`` is the number of open WebSocket connections, ``from_address(a)`` those
+    of one client address; the caps are the hub's (:class:`solrace.core.quotas.Caps`);
+    ``allow_origins`` the pages of other sites that may open a socket;
+    ``trust_proxy``: take the client's address from ``X-Forwarded-For`` (the last address, the
+    one the proxy saw), as when nginx is in front.
+    """
+
+    def __init__(
+        self,
+        hub: Hub,
+        client: Path,
+        *,
+        connections: Callable[[], int] = lambda: 0,
+        from_address: Callable[[str], int] = lambda address: 0,
+        allow_origins: Iterable[str] = (),
+        trust_proxy: bool = False,
+        http_rate: float = HTTP_RATE,
+    ) -> None:
+        self.hub = hub
+        self.client = client
+        self.connections = connections
+        self.from_address = from_address
+        self.allow_origins = {o.rstrip("/").lower() for o in allow_origins}
+        self.trust_proxy = trust_proxy
+        self.rates = AddressRates(http_rate, burst=http_rate * HTTP_BURST / HTTP_RATE)
+        self.static_rates = AddressRates(http_rate * STATIC_RATE / HTTP_RATE,
+                                         burst=http_rate * STATIC_BURST / HTTP_RATE)
+        self.replays = ReplayCache()
+        self.files: dict[Path, tuple[str, bytes]] = {}
+
+    def address(self, conn: ServerConnection, request: Request | None) -> str:
+        """The client's address (the proxy's forwarded one with ``trust_proxy``), as the
+        unit of every per-client limit (:func:`solrace.core.quotas.client_key`: an IPv6 client
+        is its /64)."""
+        if self.trust_proxy and request is not None:
+            forwarded = request.headers.get("X-Forwarded-For")
+            if forwarded:
+                return client_key(forwarded.rsplit(",", 1)[-1].strip()[:64])
+            real = request.headers.get("X-Real-IP")
+            if real:
+                return client_key(real.strip()[:64])
+        peer = conn.remote_address
+        return client_key(str(peer[0])) if peer else ""
+
+    def origin_ok(self, request: Request) -> bool:
+        """Same origin as the page (the ``Host`` the browser asked for), an allowed origin, or
+        no ``Origin`` at all (not a browser: the Python client, bots)."""
+        origin = request.headers.get("Origin")
+        if origin is None:
+            return True
+        origin = origin.rstrip("/").lower()
+        if origin in self.allow_origins:
+            return True
+        parsed = urllib.parse.urlsplit(origin)
+        host = (request.headers.get("Host") or "").lower()
+        return parsed.scheme in ("http", "https") and bool(host) and parsed.netloc == host
+
+    async def process_request(self, conn: ServerConnection, request: Request) -> Response | None:
+        if request.method not in ("GET", "HEAD"):
+            return response(405, b"only GET and HEAD", "text/plain; charset=utf-8",
+                            [("Allow", "GET, HEAD")])
+        if _controls(request.path):
+            return text_response(400, "bad request")
+        if any(len(request.headers.get_all(name)) > 1 for name in SINGLE_HEADERS):
+            # Which one would count? Two answers to one question is a bad request.
+            return text_response(400, "bad request: a header given twice")
+        path = request.path.split("?", 1)[0]
+        if path == "/ws":
+            caps = self.hub.caps
+            address = self.address(conn, request)
+            why = refusal(self.from_address(address), self.connections(), caps.connections,
+                          caps.connections_per_address)
+            if why == "share":
+                return response(429, b"too many connections from your network",
+                                "text/plain; charset=utf-8", [("Retry-After", "5")])
+            if why is not None:
+                return text_response(503, "too many connections: try again later")
+            if not self.origin_ok(request):
+                return text_response(403, "this page may not open a socket here")
+            return None
+        # A page load fetches some thirty client files: they cost little (a 304, or a small
+        # file from memory) and have their own, larger budget, so that a room of players
+        # behind one address loading pages at once does not use up its API calls. A replay
+        # costs more only when it has to be built.
+        address = self.address(conn, request)
+        if path.startswith("/static/"):
+            wait = self.static_rates.wait(address)
+        else:
+            cost = 1.0
+            if "/replay/" in path:
+                key = tuple(path.rsplit("/", 3)[1::2])
+                cost = 1.0 if self.replays.get(key) is not None else REPLAY_COST  # type: ignore[arg-type]
+            wait = self.rates.wait(address, cost)
+        if wait:
+            return json_response(429, {"error": "rate_limited"},
+                                 [("Retry-After", str(max(1, math.ceil(wait))))])
+        try:
+            answer = await self.route(path, request.headers.get("If-None-Match"))
+        except Exception:
+            log.exception("HTTP %s failed", path[:200])
+            answer = json_response(500, {"error": "internal"})
+        if request.method == "HEAD":
+            answer = dataclasses.replace(answer, body=b"")
+        return answer
+
+    async def route(self, path: str, etag: str | None = None) -> Response:
+        if path == "/healthz":
+            if not self.hub.store.healthy:
+                return text_response(503, "store unavailable")
+            return text_response(200, "ok")
+        if path == "/api/lobby":
+            return json_response(200, [messages.listing(r) for r in self.hub.open_races()[:100]])
+        if path == "/api/games":
+            deals = self.hub.assist.deals
+            games = []
+            for g in solrules.GAMES:
+                entry = {"game": g, "title": solrules.TITLES.get(g, g),
+                         "winnable": deals.winnable(g)}
+                if deals.pool is not None and not deals.demo:
+                    entry["pool"] = deals.pool.stats(g)
+                if deals.demo:
+                    entry["demo_catalogue"] = True
+                games.append(entry)
+            return json_response(200, games)
+        parts = [p for p in path.split("/") if p]
+        if path == "/" or (parts and parts[0] in ("race", "tournament") and len(parts) <= 3):
+            return self.static("index.html", etag)
+        if len(parts) in (3, 4) and parts[:2] == ["api", "tournaments"]:
+            t = await self.hub.load_tournament(parts[2])
+            if t is None:
+                return json_response(404, {"error": "not_found"})
+            if len(parts) == 3:
+                return json_response(200, messages.tournament_view(t))
+            if parts[3] == "standings.csv":
+                return response(200, messages.standings_csv(t).encode(),
+                                "text/csv; charset=utf-8",
+                                [("Content-Disposition",
+                                  f'attachment; filename="{t.tid}-standings.csv"')])
+            return json_response(404, {"error": "not_found"})
+        if parts and parts[0] == "static" and len(parts) > 1:
+            return self.static("/".join(parts[1:]), etag)
+        if len(parts) == 3 and parts[:2] == ["api", "races"]:
+            race = await self.hub.load(parts[2])
+            if race is None:
+                return json_response(404, {"error": "not_found"})
+            return json_response(200, messages.summary(race, self.hub.masking))
+        if len(parts) == 5 and parts[:2] == ["api", "races"] and parts[3] == "replay":
+            return await self.replay(parts[2], parts[4])
+        return json_response(404, {"error": "not_found"})
+
+    async def replay(self, race_id: str, player: str) -> Response:
+        key = (race_id, player)
+        body = self.replays.get(key)
+        if body is None:
+            race = await self.hub.load(race_id)
+            if race is None or player not in race.racers:
+                return json_response(404, {"error": "not_found"})
+            if not race.revealed:
+                return json_response(403, {"error": "forbidden", "message": "race not finished"})
+            body = await asyncio.to_thread(
+                lambda: json.dumps(replay(race, player), separators=(",", ":")).encode())
+            self.replays.put(key, body)
+        return response(200, body, "application/json")
+
+    def static(self, rel: str, etag: str | None = None) -> Response:
+        """A file of the client, with an ``ETag`` (its size and time): a browser that has it
+        asks again with ``If-None-Match`` and gets ``304 Not Modified`` without the body."""
+        root = self.client.resolve()
+        try:
+            target = (root / rel).resolve()
+        except (OSError, ValueError):
+            return json_response(404, {"error": "not_found"})
+        if not target.is_relative_to(root) or not target.is_file():
+            return json_response(404, {"error": "not_found"})
+        ctype = CONTENT_TYPES.get(target.suffix.lower())
+        if ctype is None:
+            return json_response(404, {"error": "not_found"})
+        info = target.stat()
+        tag = f'"{info.st_size:x}-{info.st_mtime_ns:x}"'
+        if etag is not None and tag in (t.strip() for t in etag.split(",")):
+            return response(304, b"", ctype, [("ETag", tag)])
+        cached = self.files.get(target)
+        if cached is None or cached[0] != tag:
+            # The client is a few hundred KiB: kept in memory, a page load reads no file.
+            cached = self.files[target] = (tag, target.read_bytes())
+        return response(200, cached[1], ctype, [("ETag", tag)])

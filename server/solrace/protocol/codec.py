@@ -1,0 +1,439 @@
+"""Wire codec: frames in, typed commands out; messages in, frames out.
+
+A text frame is one JSON object, a binary frame one msgpack map with the same schema. Decoding
+validates everything a command needs (types, ranges, lengths) so the rest of the server only
+sees well-formed commands; anything else raises :class:`ProtocolError` with code
+``bad_message``. Decoding never raises anything else, whatever the bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from solrace.settings import MAX_ENTRANTS, MAX_FRAME, MAX_ID, MAX_MOVE, MAX_NAME, MAX_RID, MAX_SEED
+
+
+class ProtocolError(Exception):
+    """A message the server cannot accept; becomes an ``error`` reply with ``code``."""
+
+    def __init__(self, code: str, message: str, rid: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.rid = rid
+
+
+@dataclass(frozen=True)
+class Create:
+    game: str
+    players: int = 2
+    time_limit: int = 600
+    undo: bool = True
+    seed: int | None = None
+    rid: Any = None
+    public: bool = False  # listed in the lobby of open races
+    hints: bool = False  # racers may ask for hints (counted in the standings)
+    winnable: bool = False  # a secret deal from the catalogue of certified-winnable deals
+
+
+@dataclass(frozen=True)
+class Join:
+    race: str
+    name: str | None = None
+    token: str | None = None
+    rid: Any = None
+    boards: bool = True  # added: the other racers' `board` views (a bot needs none)
+    bot: bool = False  # a program, labelled as such to everyone
+
+
+@dataclass(frozen=True)
+class Watch:
+    race: str
+    rid: Any = None
+
+
+@dataclass(frozen=True)
+class Leave:
+    race: str
+    rid: Any = None
+
+
+@dataclass(frozen=True)
+class Start:
+    race: str
+    token: str
+    rid: Any = None
+
+
+@dataclass(frozen=True)
+class Ready:
+    race: str
+    rid: Any = None
+
+
+@dataclass(frozen=True)
+class MoveCmd:
+    race: str
+    move: str
+    seq: int
+    rid: Any = None
+
+
+@dataclass(frozen=True)
+class Undo:
+    race: str
+    seq: int
+    rid: Any = None
+
+
+@dataclass(frozen=True)
+class Resign:
+    race: str
+    rid: Any = None
+
+
+@dataclass(frozen=True)
+class Rematch:
+    race: str
+    rid: Any = None
+
+
+@dataclass(frozen=True)
+class Hint:
+    race: str
+    rid: Any = None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """End the race: every other racer still racing has been offline for a minute."""
+
+    race: str
+    rid: Any = None
+
+
+@dataclass(frozen=True)
+class Ping:
+    rid: Any = None
+
+
+@dataclass(frozen=True)
+class TournamentCmd:
+    """Every ``tournament_*`` message: ``action`` is the part after ``tournament_``."""
+
+    action: str
+    tournament: str | None
+    rid: Any = None
+    token: str | None = None
+    name: str | None = None
+    code: str | None = None
+    bot: bool = False
+    flag: bool | None = None  # entry: open; pause: paused
+    entrant: str | None = None
+    round: int | None = None
+    create: dict[str, Any] | None = None  # tournament_create's settings, checked
+
+    @property
+    def race(self) -> str:
+        """The unit the command is for (routing uses races and tournaments alike)."""
+        return self.tournament or ""
+
+
+Command = (Create | Join | Watch | Leave | Start | Ready | MoveCmd | Undo | Resign | Rematch
+           | Hint | Claim | Ping | TournamentCmd)
+
+TOURNAMENT_ACTIONS = ("create", "join", "watch", "start", "next", "entry", "pause", "remove",
+                      "redeal", "finish", "leave")
+
+
+def _rid(obj: dict[Any, Any]) -> Any:
+    rid = obj.get("rid")
+    if rid is None:
+        return None
+    if isinstance(rid, bool) or not isinstance(rid, int | str):
+        raise ProtocolError("bad_message", "rid must be an integer or a string")
+    if isinstance(rid, str) and len(rid) > MAX_RID:
+        raise ProtocolError("bad_message", f"rid longer than {MAX_RID} characters")
+    if isinstance(rid, int) and not -(2**63) <= rid < 2**63:
+        raise ProtocolError("bad_message", "rid out of range")
+    return rid
+
+
+def _str(obj: dict[Any, Any], key: str, limit: int, rid: Any, required: bool = True) -> Any:
+    value = obj.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value:
+        raise ProtocolError("bad_message", f"{key!r} must be a non-empty string", rid)
+    if len(value) > limit:
+        raise ProtocolError("bad_message", f"{key!r} longer than {limit} characters", rid)
+    return value
+
+
+def _bool(obj: dict[Any, Any], key: str, rid: Any, default: bool = True) -> bool:
+    value = obj.get(key, default)
+    if not isinstance(value, bool):
+        raise ProtocolError("bad_message", f"'{key}' must be true or false", rid)
+    return value
+
+
+def _int(
+    obj: dict[Any, Any], key: str, lo: int, hi: int, rid: Any, default: int | None = None
+) -> int:
+    value = obj.get(key)
+    if value is None and default is not None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ProtocolError("bad_message", f"{key!r} must be an integer", rid)
+    if not lo <= value <= hi:
+        raise ProtocolError("bad_message", f"{key!r} must be between {lo} and {hi}", rid)
+    return value
+
+
+def parse_seed(value: Any) -> int:
+    """A seed given as an int or a decimal string, 0 <= seed < 2**64; ValueError otherwise."""
+    if isinstance(value, bool):
+        raise ValueError("seed must be an integer or a decimal string")
+    if isinstance(value, str):
+        if not value.isascii() or not value.isdigit() or len(value) > 20:
+            raise ValueError("seed must be a decimal string")
+        value = int(value)
+    if not isinstance(value, int) or not 0 <= value < MAX_SEED:
+        raise ValueError("seed must be between 0 and 2**64 - 1")
+    return value
+
+
+def _name(obj: dict[Any, Any], rid: Any) -> str | None:
+    name = obj.get("name")
+    if name is None:
+        return None
+    if not isinstance(name, str):
+        raise ProtocolError("bad_message", "'name' must be a string", rid)
+    name = " ".join(name.split())  # no control characters, newlines or runs of spaces
+    if not name or len(name) > MAX_NAME or not name.isprintable():
+        raise ProtocolError(
+            "bad_message", f"'name' must be 1 to {MAX_NAME} printable characters", rid
+        )
+    return name
+
+
+def decode_frame(frame: str | bytes) -> dict[str, Any]:
+    """Decode one frame into a dict: JSON for text, msgpack for binary."""
+    if len(frame) > MAX_FRAME:
+        raise ProtocolError("bad_message", f"frame larger than {MAX_FRAME} bytes")
+    try:
+        if isinstance(frame, str):
+            obj = _loads(frame)
+            if "\\u" in frame:
+                # A \uD800-style escape makes a lone surrogate, which no UTF-8 frame can carry
+                # back (say, in an echoed rid): refuse such text here, once.
+                _encode_json_stdlib(obj)
+        else:
+            obj = msgpack.unpackb(frame, raw=False, strict_map_key=False)
+    except RecursionError:
+        raise ProtocolError("bad_message", "message nested too deeply") from None
+    except UnicodeEncodeError:
+        raise ProtocolError("bad_message", "text with unpaired surrogates") from None
+    except Exception:  # msgpack raises many types; any failure is the client's
+        kind = "JSON" if isinstance(frame, str) else "msgpack"
+        raise ProtocolError("bad_message", f"not valid {kind}") from None
+    if not isinstance(obj, dict):
+        raise ProtocolError("bad_message", "a message must be an object (map)")
+    return obj
+
+
+def parse_command(obj: dict[Any, Any]) -> Command:
+    """Validate a decoded message into a typed command (ProtocolError if it is not one)."""
+    rid = _rid(obj)
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        raise ProtocolError("bad_message", "missing 'type'", rid)
+    if kind == "ping":
+        return Ping(rid)
+    if kind.startswith("tournament_"):
+        return _tournament(kind[len("tournament_"):], obj, rid)
+    if kind == "create":
+        game = _str(obj, "game", MAX_ID, rid)
+        seed = None
+        if obj.get("seed") is not None:
+            try:
+                seed = parse_seed(obj["seed"])
+            except ValueError as exc:
+                raise ProtocolError("bad_message", str(exc), rid) from None
+        undo = _bool(obj, "undo", rid)
+        winnable = _bool(obj, "winnable", rid, default=False)
+        if winnable and seed is not None:
+            raise ProtocolError("bad_message", "'winnable' draws a secret seed: leave out 'seed'",
+                                rid)
+        return Create(
+            game=game,
+            players=_int(obj, "players", 1, 8, rid, default=2),
+            time_limit=_int(obj, "time_limit", 1, 86400, rid, default=600),
+            undo=undo,
+            seed=seed,
+            rid=rid,
+            public=_bool(obj, "public", rid, default=False),
+            hints=_bool(obj, "hints", rid, default=False),
+            winnable=winnable,
+        )
+    race = _str(obj, "race", MAX_ID, rid)
+    if kind == "join":
+        name = _name(obj, rid)
+        token = _str(obj, "token", MAX_ID, rid, required=False)
+        if name is None and token is None:
+            raise ProtocolError("bad_message", "join needs a 'name' (new racer) or a 'token'", rid)
+        return Join(race, name, token, rid, _bool(obj, "boards", rid),
+                    _bool(obj, "bot", rid, default=False))
+    if kind == "watch":
+        return Watch(race, rid)
+    if kind == "leave":
+        return Leave(race, rid)
+    if kind == "start":
+        return Start(race, _str(obj, "token", MAX_ID, rid), rid)
+    if kind == "ready":
+        return Ready(race, rid)
+    if kind == "move":
+        move = _str(obj, "move", MAX_MOVE, rid)
+        return MoveCmd(race, move, _int(obj, "seq", 1, 2**31, rid), rid)
+    if kind == "undo":
+        return Undo(race, _int(obj, "seq", 1, 2**31, rid), rid)
+    if kind == "resign":
+        return Resign(race, rid)
+    if kind == "rematch":
+        return Rematch(race, rid)
+    if kind == "hint":
+        return Hint(race, rid)
+    if kind == "claim":
+        return Claim(race, rid)
+    raise ProtocolError("bad_message", f"unknown message type {kind[:40]!r}", rid)
+
+
+def _tournament(action: str, obj: dict[Any, Any], rid: Any) -> TournamentCmd:
+    if action not in TOURNAMENT_ACTIONS:
+        raise ProtocolError("bad_message", f"unknown message type tournament_{action[:30]!r}",
+                            rid)
+    if action == "create":
+        return TournamentCmd("create", None, rid, create=_tournament_settings(obj, rid))
+    tid = _str(obj, "tournament", MAX_ID, rid)
+    if action in ("watch", "leave"):
+        return TournamentCmd(action, tid, rid)
+    if action == "join":
+        name = _name(obj, rid)
+        token = _str(obj, "token", MAX_ID, rid, required=False)
+        if name is None and token is None:
+            raise ProtocolError("bad_message", "tournament_join needs a 'name' or a 'token'", rid)
+        code = _str(obj, "code", MAX_ID, rid, required=False)
+        return TournamentCmd("join", tid, rid, token=token, name=name, code=code,
+                             bot=_bool(obj, "bot", rid, default=False))
+    token = _str(obj, "token", MAX_ID, rid)
+    if action == "entry":
+        return TournamentCmd(action, tid, rid, token=token, flag=_bool(obj, "open", rid))
+    if action == "pause":
+        return TournamentCmd(action, tid, rid, token=token, flag=_bool(obj, "paused", rid))
+    if action == "remove":
+        return TournamentCmd(action, tid, rid, token=token,
+                             entrant=_str(obj, "entrant", MAX_ID, rid))
+    if action == "redeal":
+        return TournamentCmd(action, tid, rid, token=token,
+                             round=_int(obj, "round", 1, 1000, rid))
+    return TournamentCmd(action, tid, rid, token=token)
+
+
+def _tournament_settings(obj: dict[Any, Any], rid: Any) -> dict[str, Any]:
+    name = _name(obj, rid)
+    if name is None:
+        raise ProtocolError("bad_message", "a tournament needs a 'name'", rid)
+    fmt = obj.get("format")
+    if fmt not in ("rounds", "knockout"):
+        raise ProtocolError("bad_message", "'format' must be \"rounds\" or \"knockout\"", rid)
+    games = obj.get("games")
+    if (not isinstance(games, list) or not games or len(games) > 20
+            or not all(isinstance(g, str) and 0 < len(g) <= MAX_ID for g in games)):
+        raise ProtocolError("bad_message", "'games' must be a list of 1 to 20 game names", rid)
+    best_of = _int(obj, "best_of", 1, 9, rid, default=1)
+    if best_of % 2 == 0:
+        raise ProtocolError("bad_message", "'best_of' must be odd", rid)
+    return {
+        "name": name, "format": fmt, "games": list(games),
+        "rounds": _int(obj, "rounds", 1, 50, rid, default=len(games)),
+        "best_of": best_of,
+        "race_size": _int(obj, "race_size", 2, 8, rid, default=8),
+        "time_limit": _int(obj, "time_limit", 10, 86400, rid, default=600),
+        "grace": _int(obj, "grace", 1, 3600, rid, default=60),
+        "gap": _int(obj, "gap", 0, 86400, rid, default=30),
+        "code": _str(obj, "code", MAX_ID, rid, required=False),
+        "max_entrants": _int(obj, "max_entrants", 2, MAX_ENTRANTS, rid, default=MAX_ENTRANTS),
+        "winnable": _bool(obj, "winnable", rid, default=False),
+    }
+
+
+#: The wire type of each command (for forwarding a parsed command to another process).
+TYPES: dict[type, str] = {
+    Create: "create", Join: "join", Watch: "watch", Leave: "leave", Start: "start",
+    Ready: "ready", MoveCmd: "move", Undo: "undo", Resign: "resign", Rematch: "rematch",
+    Hint: "hint", Claim: "claim", Ping: "ping",
+}
+
+
+def to_dict(cmd: Command) -> dict[str, Any]:
+    """A command as a message again: ``parse_command(to_dict(cmd)) == cmd``."""
+    if isinstance(cmd, TournamentCmd):
+        t: dict[str, Any] = {"type": f"tournament_{cmd.action}", **(cmd.create or {})}
+        for name in ("tournament", "rid", "token", "name", "code", "entrant", "round"):
+            value = getattr(cmd, name)
+            if value is not None and name not in t:
+                t[name] = value
+        if cmd.bot:
+            t["bot"] = True
+        if cmd.flag is not None:
+            t["open" if cmd.action == "entry" else "paused"] = cmd.flag
+        return t
+    msg: dict[str, Any] = {"type": TYPES[type(cmd)]}
+    for name, value in vars(cmd).items():
+        if value is not None:
+            msg[name] = str(value) if name == "seed" else value
+    return msg
+
+
+def decode(frame: str | bytes) -> Command:
+    """Frame to command in one step; raises only :class:`ProtocolError`."""
+    obj = decode_frame(frame)
+    return parse_command(obj)
+
+
+# One encoder object: json.dumps() with non-default options builds a new one on every call.
+_json_encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
+def _encode_json_stdlib(msg: dict[str, Any]) -> bytes:
+    return _json_encoder.encode(msg).encode()
+
+
+try:  # orjson, when installed, encodes ~8x faster (a state message: ~2 µs instead of ~17 µs)
+    import orjson
+
+    _loads: Callable[[str], Any] = orjson.loads
+
+    def encode_json(msg: dict[str, Any]) -> bytes:
+        """Compact UTF-8 JSON."""
+        return orjson.dumps(msg)
+
+except ImportError:  # pragma: no cover - depends on the environment
+    encode_json = _encode_json_stdlib
+    _loads = json.loads
+
+
+def encode_msgpack(msg: dict[str, Any]) -> bytes:
+    return msgpack.packb(msg)  # type: ignore[no-any-return]
+
+
+def error(code: str, message: str, rid: Any = None) -> dict[str, Any]:
+    msg: dict[str, Any] = {"type": "error", "code": code, "message": message}
+    if rid is not None:
+        msg["rid"] = rid
+    return msg

@@ -1,0 +1,351 @@
+"""Wire messages built from a race's state: what each message looks like (docs/protocol.md).
+
+The room (:mod:`solrace.core.race`) knows what happened; this module knows how it is written,
+and asks :mod:`solrace.core.views` which cards the receiver may see and
+:mod:`solrace.core.shared_deal` (through ``race.revealed``) whether seed, salt and move lists
+may be shown. Pure: no I/O."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+import solrules
+
+from solrace.core.race import Race, RaceEvent, Racer
+from solrace.core.tournament import TEvent, Tournament
+from solrace.core.views import board_for
+
+Message = dict[str, Any]
+
+
+def event(race: Race, ev: RaceEvent) -> Message:
+    """A numbered race event. ``race_over`` carries seed and salt only if the deal is revealed
+    (a race of a tournament round that ends before the others gets ``reveal`` later)."""
+    msg: Message = {"type": ev.kind, "race": race.race, "v": ev.v, **ev.fields}
+    if ev.kind == "race_over" and race.revealed:
+        msg["seed"] = str(race.seed)
+        msg["salt"] = race.salt
+        if race.par is not None:
+            msg["par"] = race.par
+    return msg
+
+
+def state(race: Race, player: str, rid: Any = None) -> Message:
+    """The racer's own ``state``: his board with every face-up card, every legal move (none
+    once he is done or the race is not running), progress."""
+    racer = race.racers[player]
+    if racer.done or race.status != "running":
+        legal: list[str] = []
+    else:
+        legal = list(racer.game.legal_by_text())
+    msg: Message = {
+        "type": "state",
+        "race": race.race,
+        "player": player,
+        "seq": racer.seq,
+        "board": racer.game.board(),
+        "legal": legal,
+        "safe": safe_moves(racer.game, legal),
+        "progress": racer.progress(),
+    }
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
+
+
+def safe_moves(game: solrules.Game, legal: list[str]) -> list[str]:
+    """The moves of ``legal`` that send a card home when nothing could ever need it, judged
+    from what every player sees (``solrules.safe_moves``): a client may play them for the
+    racer (auto-move). Worked out only when a foundation move is legal at all."""
+    for text in legal:
+        if ">f" in text:
+            return solrules.safe_moves(game)
+    return []
+
+
+def header(race: Race) -> Message:
+    """The race's public facts, common to snapshots and the HTTP summary."""
+    return {
+        "race": race.race,
+        "game": race.game,
+        "status": race.status,
+        "v": race.v,
+        "options": race.options.as_dict(),
+        "commitment": race.commitment,
+        "seed_chosen": race.seed_chosen,
+        "created_at": race.created_at,
+        "starts_at": race.starts_at,
+        "started_at": race.started_at,
+        "ends_at": race.ends_at,
+        "tournament": race.tournament,
+        "seated_until": race.seated_until,
+        "reason": race.reason,
+        "rematch": race.rematch,
+    }
+
+
+def player_entry(race: Race, racer: Racer) -> Message:
+    return {
+        "player": racer.player,
+        "name": racer.name,
+        "bot": racer.bot,
+        "progress": racer.progress(),
+        "ready": racer.ready,
+        "finished": racer.finished_at is not None,
+        "place": racer.place,
+        "time_ms": race.time_ms(racer),
+        "resigned": racer.resigned,
+        "hints": racer.hints,
+        "penalty_ms": racer.penalty_ms,
+        "connected": racer.connections > 0,
+        "offline_since": racer.offline_since,
+    }
+
+
+def snapshot(
+    race: Race, you: str | None, seat: Racer | None, now: int, rid: Any = None,
+    masking: bool = True,
+) -> Message:
+    """The full current view for one receiver: ``you`` is his racer in this race (None for a
+    spectator), ``seat`` his racer in the deal (see :func:`solrace.core.views.seat_of`), which
+    decides the cards he is shown. Once the race runs every racer's board is included; before
+    the start none, not even an open Scotch layout, so that nobody studies the deal before the
+    clock runs. Standings once finished; seed and salt once the deal is revealed."""
+    boards = race.status in ("running", "finished")
+    players = []
+    for racer in race.racers.values():
+        entry = player_entry(race, racer)
+        if boards:
+            entry["board"] = board_for(race, racer.player, seat, masking)
+        players.append(entry)
+    msg: Message = {
+        "type": "snapshot",
+        **header(race),
+        "now": now,
+        "you": you,
+        "role": "racer" if you is not None else "spectator",
+        "players": players,
+    }
+    if race.status == "finished":
+        msg["standings"] = race.standings()
+    if race.revealed:
+        msg["seed"] = str(race.seed)
+        msg["salt"] = race.salt
+        if race.par is not None:
+            msg["par"] = race.par
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
+
+
+def summary(race: Race, masking: bool = True) -> Message:
+    """The ``GET /api/races/{race}`` view, as any outsider may see it: boards while the race
+    runs (masked by the views rule); move lists, seed and salt once the deal is revealed."""
+    revealed = race.revealed
+    boards = race.status in ("running", "finished")
+    players = []
+    for racer in race.racers.values():
+        entry = player_entry(race, racer)
+        del entry["connected"], entry["offline_since"]
+        if boards:
+            entry["board"] = board_for(race, racer.player, None, masking)
+        if revealed:
+            entry["moves"] = list(racer.actions)
+        players.append(entry)
+    out: Message = {**header(race), "finished_at": race.finished_at, "players": players}
+    if race.status == "finished":
+        out["standings"] = race.standings()
+    if revealed:
+        out["seed"] = str(race.seed)
+        out["salt"] = race.salt
+        if race.par is not None:
+            out["par"] = race.par
+    return out
+
+
+def created(race: Race, rid: Any = None) -> Message:
+    msg: Message = {
+        "type": "created",
+        "race": race.race,
+        "host_token": race.host_token,
+        "commitment": race.commitment,
+        "game": race.game,
+        "options": race.options.as_dict(),
+        "seed_chosen": race.seed_chosen,
+    }
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
+
+
+def joined(race: Race, racer: Racer, rid: Any = None) -> Message:
+    msg: Message = {
+        "type": "joined",
+        "race": race.race,
+        "player": racer.player,
+        "token": racer.token,
+        "name": racer.name,
+        "bot": racer.bot,
+    }
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
+
+
+def ok(race_id: str, rid: Any = None) -> Message:
+    msg: Message = {"type": "ok", "race": race_id}
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
+
+
+def listing(race: Race) -> Message:
+    """A public race waiting for racers, as the home page's lobby lists it."""
+    return {
+        "race": race.race,
+        "game": race.game,
+        "status": race.status,
+        "options": race.options.as_dict(),
+        "racers": len(race.racers),
+        "seed_chosen": race.seed_chosen,
+        "created_at": race.created_at,
+        "starts_at": race.starts_at,
+    }
+
+
+def par(race: Race) -> Message:
+    """The deal's par, worked out after the deal was revealed (unnumbered)."""
+    return {"type": "par", "race": race.race, "par": race.par}
+
+
+def hint(race: Race, player: str, answer: Message, rid: Any = None) -> Message:
+    msg: Message = {"type": "hint", "race": race.race, "move": answer.get("move"),
+                    "source": answer.get("source", "heuristic"),
+                    "lost": bool(answer.get("lost", False)),
+                    "hints": race.racers[player].hints}
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
+
+
+def presence(race: Race, player: str) -> Message:
+    return {"type": "presence", "race": race.race, "player": player,
+            "connected": race.racers[player].connections > 0}
+
+
+# ------------------------------------------------------------------------- tournaments
+def tournament_view(t: Tournament, you: str | None = None, rid: Any = None) -> Message:
+    """The whole ``tournament`` view; ``you``: the receiver's entrant, if any."""
+    rounds = []
+    for rnd in t.rounds:
+        entry: Message = {"round": rnd.number, "game": rnd.game, "races": list(rnd.races),
+                          "status": "over" if rnd.over else "running",
+                          "results": {race: [r.entrant for r in sorted(
+                              res, key=lambda r: r.key(t.entrants[r.entrant].order))]
+                              for race, res in rnd.results.items()},
+                          "seats": {race: list(rnd.seats.get(race, [])) for race in rnd.races}}
+        if rnd.void:
+            entry["void"] = list(rnd.void)
+        rounds.append(entry)
+    msg: Message = {
+        "type": "tournament",
+        "tournament": t.tid,
+        "name": t.settings.name,
+        "format": t.settings.format,
+        "status": t.status,
+        "v": t.v,
+        "settings": t.settings.as_dict(),
+        "total_rounds": t.total_rounds,
+        "entry_open": t.entry_open,
+        "paused": t.paused,
+        "next_at": t.next_deadline() if t.status == "running" else None,
+        "entry_ends": t.entry_ends() if t.status == "entry" else None,
+        "reason": t.reason,
+        "created_at": t.created_at,
+        "entrants": [{"entrant": e.entrant, "name": e.name, "bot": e.bot,
+                      "removed": e.removed} for e in t.entrants.values()],
+        "rounds": rounds,
+        "standings": t.standings(),
+        "you": you,
+    }
+    bracket = t.bracket()
+    if bracket is not None:
+        msg["bracket"] = bracket
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
+
+
+def tournament_event(t: Tournament, ev: TEvent) -> Message:
+    if ev.kind == "standings":
+        cur = t.current()
+        msg = {"type": "standings", "tournament": t.tid, "v": ev.v,
+               "round": cur.number if cur else 0, "standings": t.standings(),
+               "round_over": bool(cur and cur.over), "status": t.status,
+               "next_at": t.next_deadline() if t.status == "running" else None}
+        if ev.race is not None and cur is not None and ev.race in cur.results:
+            # The race that just ended and its order, for pages that list the rounds' races.
+            msg["race"] = ev.race
+            msg["results"] = [r.entrant for r in sorted(
+                cur.results[ev.race], key=lambda r: r.key(t.entrants[r.entrant].order))]
+        return msg
+    if ev.kind == "tournament_over":
+        return {"type": "tournament_over", "tournament": t.tid, "v": ev.v,
+                "standings": t.standings(), "reason": t.reason}
+    view = tournament_view(t)
+    view["v"] = ev.v
+    return view
+
+
+def seat(t: Tournament, round_: int, race: Race, player: str) -> Message:
+    """An entrant's seat in a race of the tournament (to him only)."""
+    return {"type": "round", "tournament": t.tid, "v": t.v, "round": round_,
+            "race": race.race, "player": player, "token": race.racers[player].token,
+            "game": race.game}
+
+
+def reveal(race: Race) -> Message:
+    """The deal of a race that ended before the rest of its round, now that all have."""
+    race.v += 1
+    msg = {"type": "reveal", "race": race.race, "v": race.v, "seed": str(race.seed),
+           "salt": race.salt}
+    if race.par is not None:
+        msg["par"] = race.par
+    return msg
+
+
+#: Characters that make a spreadsheet read a cell as a formula when they start it.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "|")
+#: A separator some spreadsheet may split on (";" in many locales, full-width ones too), then
+#: a formula start (full-width ones too): "x;=1+1" would put a formula in the next cell.
+FORMULA_INSIDE = re.compile(r"([;,\t|；，]\s*)([=+\-@＝＋－＠﹦﹢﹣])")
+
+
+def csv_cell(value: Any) -> Any:
+    """A cell a spreadsheet will show as text, whatever separator it splits on: a formula
+    start right after a separator inside it gets an apostrophe before it, and so does the
+    cell if it starts with one, as written or once its full-width and other compatibility
+    characters are folded (``＝`` is ``=``)."""
+    if not isinstance(value, str):
+        return value
+    value = FORMULA_INSIDE.sub(r"\1'\2", value)
+    if unicodedata.normalize("NFKC", value).startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def standings_csv(t: Tournament) -> str:
+    """The table as CSV: a header, then one row per entrant, every cell quoted and made safe
+    for spreadsheets (:func:`csv_cell`)."""
+    import csv
+    import io
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n", quoting=csv.QUOTE_ALL)
+    writer.writerow(["place", "name", "points", "entrant", "bot"])
+    for row in t.standings():
+        writer.writerow([row["place"], csv_cell(row["name"]), row["points"], row["entrant"],
+                         "yes" if row["bot"] else "no"])
+    return out.getvalue()

@@ -1,0 +1,3 @@
+"""One process's races: the hub (commit, then emit), the organizer of tournaments, timers, and what
+happens when the store fails.
+"""

@@ -1,0 +1,248 @@
+"""The organizer: the tournaments this process holds, next to the hub's races.
+
+It carries out what a :class:`~solrace.core.tournament.Tournament` decides: the races of a round
+are created (their entrants seated, with the tokens each entrant gets in his ``round`` message)
+and written in the same commit as the tournament's log entry; the races of one round share one
+:class:`~solrace.core.shared_deal.Deal`, so that the views rule treats them as one race and none
+of them reveals anything until all are over (then the others get ``reveal``); a race's result
+goes to its tournament when it ends; the next round starts after the gap (a timer) or when the
+host says so. Everything goes through the hub's commit-then-emit path: nothing is sent before it
+is durable."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import TYPE_CHECKING
+
+from solrace.bus.base import Event
+from solrace.core.quotas import outside_reserve
+from solrace.core.race import Options, Race
+from solrace.core.shared_deal import Deal
+from solrace.core.tournament import Draw, RacePlan, Result, Tournament, TOutcome
+from solrace.protocol import messages
+from solrace.service.timers import Deadlines
+
+if TYPE_CHECKING:
+    from solrace.service.hub import Hub
+
+log = logging.getLogger(__name__)
+
+#: A round that does not fit in the race cap is tried again this much later.
+ROOM_RETRY_MS = 5000
+#: A winnable round whose deals are not ready yet is tried again this much later.
+DEALS_RETRY_MS = 1000
+
+
+class Organizer:
+    """See the module docstring."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.tournaments: dict[str, Tournament] = {}
+        #: Each tournament race: (tournament, round, player -> entrant).
+        self.seats: dict[str, tuple[str, int, dict[str, str]]] = {}
+        #: Entrants of each tournament by the client address they joined from (not durable:
+        #: after a restart the share counts from zero again).
+        self.joined_from: dict[str, dict[str, int]] = {}
+        self.deadlines = Deadlines(hub.clock, self._on_deadline)
+
+    def entered(self, t: Tournament, entrant: str, address: str) -> None:
+        """``entrant`` joined ``t`` from ``address``."""
+        by = self.joined_from.setdefault(t.tid, {})
+        by[address] = by.get(address, 0) + 1
+
+    def entrants_from(self, t: Tournament, address: str) -> int:
+        return self.joined_from.get(t.tid, {}).get(address, 0)
+
+    def races_needed(self, t: Tournament) -> int:
+        return t.races_of_next_round()
+
+    def drawer(self, t: Tournament) -> Draw:
+        """The tournament's source of new deals: secret seeds (winnable ones if it asks)."""
+        winnable = t.settings.winnable
+        return lambda game: self.hub.assist.draw(game, winnable)
+
+    # ------------------------------------------------------------- writing
+    def queue(self, t: Tournament, out: TOutcome, now: int) -> None:
+        """Queue ``out``'s writes: the tournament's log, and the races it creates (with
+        their seats), all in the same commit."""
+        store = self.hub.store
+        if out.log:
+            store.append_tournament(out.log)
+        if out.finished and t.finished_at is not None:
+            store.mark_tournament_finished(t.tid, t.finished_at)
+        created = [self._race(t, plan, now) for plan in out.plans]
+        if created:
+            self._group(t, created)
+        out.created += created
+
+    def _race(self, t: Tournament, plan: RacePlan, now: int) -> Race:
+        s = t.settings
+        race = Race(
+            plan.race, plan.game, plan.seed, secrets.token_hex(16),
+            Options(len(plan.entrants), s.time_limit, True, False, False, s.winnable), now,
+            t.host_token,
+            countdown_ms=self.hub.countdown_ms, seated_until=now + s.grace * 1000,
+            forfeit=plan.forfeit,
+        )
+        self.hub.assist.known(race)
+        self.hub.store.add_race(race)
+        seats: dict[str, str] = {}
+        log_entries = []
+        for entrant_id in plan.entrants:
+            entrant = t.entrants[entrant_id]
+            joined = race.join(entrant.name, secrets.token_urlsafe(24), now, bot=entrant.bot)
+            assert joined.acted is not None
+            seats[joined.acted] = entrant_id
+            log_entries += joined.log
+        self.hub.store.append(log_entries)
+        self.hub.races[race.race] = race
+        self.seats[race.race] = (t.tid, plan.round, seats)
+        race.tournament = {"tournament": t.tid, "name": t.settings.name, "round": plan.round,
+                           "rounds": t.total_rounds}
+        return race
+
+    def _group(self, t: Tournament, races: list[Race]) -> None:
+        """The races of one round of the rounds format play one deal: one group."""
+        if t.settings.format != "rounds":
+            return
+        by_round: dict[int, list[Race]] = {}
+        for race in races:
+            by_round.setdefault(self.seats[race.race][1], []).append(race)
+        for group in by_round.values():
+            deal = Deal(group)
+            for race in group:
+                race.deal = deal
+
+    # ------------------------------------------------------------ emitting
+    def emit(self, t: Tournament, out: TOutcome) -> None:
+        """Send a committed outcome: the tournament's events, each seated entrant's
+        ``round``, and the new races' timers."""
+        bus = self.hub.bus
+        for ev in out.events:  # rare, and awaited: never held for a batch
+            bus.publish(t.tid, Event(messages.tournament_event(t, ev), urgent=True))
+        for race in out.created:
+            self.hub.deadlines.set(race.race, race.next_deadline())
+            _, round_, seats = self.seats[race.race]
+            for player, entrant in seats.items():
+                bus.publish(t.tid, Event(messages.seat(t, round_, race, player), to=entrant))
+        cur = t.current()
+        if cur is not None:
+            for race_id in cur.void:  # a re-dealt round: its old races end now
+                race = self.hub.races.get(race_id)
+                if race is not None and race.status == "running":
+                    self.hub.record(race, race.abandon(self.hub.clock()))
+                elif race is not None and race.status in ("lobby", "countdown"):
+                    self.hub.record(race, race.tick(race.created_at + 10**12))
+        self.deadlines.set(t.tid, t.next_deadline())
+        if out.finished:
+            self.deadlines.cancel(t.tid)
+
+    def record(self, t: Tournament, out: TOutcome) -> None:
+        """Make an outcome nobody asked for (a result, a timer) durable, then emit it."""
+        self.queue(t, out, self.hub.clock())
+        self.hub.store.after_commit(lambda: self.emit(t, out))
+
+    # -------------------------------------------------------------- races
+    def race_over(self, race: Race) -> None:
+        """A race ended: if it is a tournament's, its result goes there; if it was the last
+        of its round's deal, the round's other races reveal theirs."""
+        seat = self.seats.get(race.race)
+        if seat is None:
+            return
+        tid, _, seats = seat
+        t = self.tournaments.get(tid)
+        deal = race.deal
+        if len(deal.races) > 1 and deal.revealed:
+            for other in deal.races:
+                if other is not race:
+                    self.hub.bus.publish(other.race, Event(messages.reveal(other)))
+        if t is None:
+            return
+        started = race.started_at or race.finished_at or 0
+        results = []
+        for player, entrant in seats.items():
+            racer = race.racers[player]
+            results.append(Result(
+                entrant, racer.finished_at is not None, race.time_ms(racer),
+                racer.game.progress()[0], max(0, racer.reached_at - started), racer.resigned,
+            ))
+        out = t.race_over(race.race, results, self.hub.clock())
+        if out.log or out.events:
+            self.record(t, out)
+
+    def _on_deadline(self, tid: str) -> None:
+        t = self.tournaments.get(tid)
+        if t is None:
+            return
+        now = self.hub.clock()
+        if not self.hub.store.healthy:
+            self.deadlines.set(tid, now + 1000)
+            return
+        if t.status == "running" and not outside_reserve(
+                len(self.hub.races), self.hub.caps.races, self.races_needed(t)):
+            # The next round does not fit now: it waits for races to end (looked at again).
+            log.warning("tournament %s: no room for the next round's races yet", tid)
+            self.deadlines.set(tid, now + ROOM_RETRY_MS)
+            return
+        if t.status == "running" and t.settings.winnable:
+            deals, game = self.hub.assist.deals, t.next_game()
+            need = self.races_needed(t) if t.settings.format == "knockout" else 1
+            if deals.ready(game) < need:  # its deals are taken from the pool first
+                deals.prefetch(game, need)
+                self.deadlines.set(tid, now + DEALS_RETRY_MS)
+                return
+        out = t.tick(now, self.drawer(t))
+        if out.log or out.events:
+            self.record(t, out)
+
+    # ----------------------------------------------------------- holding
+    def adopt(self, t: Tournament, races: list[Race]) -> None:
+        """Hold a tournament rebuilt from the store, with its races (seats and deals
+        rebuilt from the tournament's rounds)."""
+        self.tournaments[t.tid] = t
+        by_id = {race.race: race for race in races}
+        for rnd in t.rounds:
+            group = []
+            for race_id in [*rnd.races, *rnd.void]:
+                race = by_id.get(race_id)
+                if race is None:
+                    continue
+                entrants = rnd.seats.get(race_id, [])
+                seats = {f"p{i + 1}": e for i, e in enumerate(entrants)}
+                if not seats:  # a void race: its seats are its racers
+                    seats = {p: p for p in race.racers}
+                self.seats[race_id] = (t.tid, rnd.number, seats)
+                race.tournament = {"tournament": t.tid, "name": t.settings.name,
+                                   "round": rnd.number}
+                if race_id in rnd.races:
+                    group.append(race)
+            if t.settings.format == "rounds" and group:
+                deal = Deal(group)
+                for race in group:
+                    race.deal = deal
+        self.deadlines.set(t.tid, t.next_deadline())
+
+    def seat_messages(self, t: Tournament, entrant: str) -> list[dict[str, object]]:
+        """The entrant's seats in the races of the current round that have not ended (sent
+        again when he comes back)."""
+        cur = t.current()
+        out: list[dict[str, object]] = []
+        if cur is None:
+            return out
+        for race_id in cur.races:
+            race = self.hub.get(race_id)
+            seat = self.seats.get(race_id)
+            if race is None or seat is None or race.status == "finished":
+                continue
+            for player, e in seat[2].items():
+                if e == entrant:
+                    out.append(messages.seat(t, cur.number, race, player))
+        return out
+
+    def race_ids(self, t: Tournament) -> list[str]:
+        return [r for rnd in t.rounds for r in (*rnd.races, *rnd.void)]
+
+    def close(self) -> None:
+        self.deadlines.close()

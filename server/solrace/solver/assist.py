@@ -1,0 +1,121 @@
+"""What the solver adds to races: secret winnable deals, hints and par.
+
+:class:`Assist` sits beside the hub. It draws new deals
+(:class:`~solrace.solver.deal_source.Deals`), works out hints for racers and par for revealed
+deals with the :class:`~solrace.solver.jobs.Solver`, and keeps what it learned:
+
+- **Hints**: the dispatcher cannot wait for a search, so a ``hint`` command it has no answer
+  for raises :class:`~solrace.core.dispatch.NeedsHint`; the connection awaits :meth:`Assist.hint`
+  (the search runs in the solver's process) and dispatches the command again, which then
+  finds the answer here, counts the hint durably and replies. Each client address has at most
+  :data:`MAX_HINTS_IN_FLIGHT` hints being worked out at once.
+- **Par** is known at creation for a catalogued deal; for any other deal the solver works it
+  out once the deal is revealed (never before: a par of "unwinnable" would tell the racers
+  something about the deal), and everyone following the race gets a ``par`` message.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from solrace.bus.base import Event
+from solrace.core.dispatch import NeedsHint
+from solrace.core.race import Race, RaceError
+from solrace.protocol import messages
+from solrace.solver.deal_source import Deals
+from solrace.solver.jobs import Par, Solver, SolverBusy
+
+if TYPE_CHECKING:
+    from solrace.service.hub import Hub
+
+#: Hints being worked out at once for one client address.
+MAX_HINTS_IN_FLIGHT = 2
+#: Answers kept (by race, racer and position): a hint asked again at the same position is
+#: answered at once.
+MAX_ANSWERS = 2048
+
+
+class Assist:
+    """See the module docstring. ``solver`` None: no hints, par only for catalogued deals."""
+
+    def __init__(self, hub: Hub, solver: Solver | None = None, deals: Deals | None = None
+                 ) -> None:
+        self.hub = hub
+        self.solver = solver
+        self.deals = deals if deals is not None else Deals()
+        self.answers: OrderedDict[tuple[str, str, int], dict[str, Any]] = OrderedDict()
+        self.in_flight: dict[str, int] = {}
+
+    # ---------------------------------------------------------------- deals
+    def draw(self, game: str, winnable: bool = False) -> int:
+        return self.deals.draw(game, winnable)
+
+    def known(self, race: Race) -> None:
+        """Give a race the par already known for its deal (catalogue or earlier solve)."""
+        if race.par is None:
+            race.par = self.deals.par(race.game, race.seed)
+        if race.par is None and self.solver is not None:
+            race.par = self.solver.pars.get((race.game, race.seed))
+
+    # ------------------------------------------------------------------ par
+    def revealed(self, races: Iterable[Race]) -> None:
+        """These races' deal (one deal) was revealed: make sure their par gets known."""
+        races = [r for r in races if r.par is None]
+        if not races:
+            return
+        for race in races:
+            self.known(race)
+        waiting = [r for r in races if r.par is None]
+        if not waiting or self.solver is None:
+            return
+        first = waiting[0]
+        par = self.solver.par(first.game, first.seed, lambda par: self._par(waiting, par))
+        if par is not None:
+            self._par(waiting, par)
+
+    def _par(self, races: list[Race], par: Par) -> None:
+        for race in races:
+            race.par = par
+            self.hub.bus.publish(race.race, Event(messages.par(race)))
+
+    # ---------------------------------------------------------------- hints
+    def answer(self, race: Race, player: str, seq: int) -> dict[str, Any] | None:
+        """The hint worked out for this racer at this position, if any."""
+        return self.answers.get((race.race, player, seq))
+
+    def need(self, race: Race, player: str, address: str) -> NeedsHint:
+        """The exception that makes the connection work the hint out (or RaceError)."""
+        if self.solver is None or not self.solver.hints_on:
+            raise RaceError("unavailable", "this server gives no hints")
+        if self.in_flight.get(address, 0) >= MAX_HINTS_IN_FLIGHT:
+            raise RaceError("rate_limited", "hints are being worked out for you: wait for them")
+        racer = race.racers[player]
+        return NeedsHint(race.race, player, racer.seq, race.game, race.seed,
+                         list(racer.actions), address)
+
+    async def hint(self, need: NeedsHint) -> None:
+        """Work a hint out (in the solver's process) and keep the answer for the dispatcher.
+        RaceError ``unavailable`` if the solver is busy."""
+        assert self.solver is not None
+        address = need.address
+        self.in_flight[address] = self.in_flight.get(address, 0) + 1
+        try:
+            answer = await self.solver.hint(need.game, need.seed, need.actions,
+                                            f"{need.race}/{need.player}", secrets.randbits(32),
+                                            client=address)
+        except SolverBusy:
+            raise RaceError("unavailable", "the solver is busy: ask again in a moment") from None
+        finally:
+            left = self.in_flight[address] - 1
+            if left:
+                self.in_flight[address] = left
+            else:
+                del self.in_flight[address]
+        key = (need.race, need.player, need.seq)
+        self.answers[key] = answer
+        self.answers.move_to_end(key)
+        while len(self.answers) > MAX_ANSWERS:
+            self.answers.popitem(last=False)

@@ -1,0 +1,308 @@
+"""The solver service: hints and par, worked out in a separate process.
+
+:class:`Solver` owns one worker process (:mod:`solrace.solver.worker`, started when first needed,
+at a lower priority) and feeds it one job at a time: hints first, then par. Each job has a
+budget (nodes and seconds), so a job's CPU is bounded; the queue is bounded too (a hint asked
+when it is full gets ``unavailable``; a par that does not fit is left unknown). A worker that
+dies or overruns its budget by far is killed and started again, and its job answered with an
+error: the server never waits on it for long.
+
+Par (the solver's line length for a deal, "unwinnable" when proved lost) is cached per deal;
+a deal drawn from the catalogue of winnable deals has its par already (see
+:mod:`solrace.solver.deal_source`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import struct
+import sys
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import solrules
+
+log = logging.getLogger(__name__)
+
+Par = dict[str, Any]  # {"verdict": "won", "moves": 93} | {"verdict": "lost" | "unknown"}
+
+#: Clients (addresses) with hints waiting, at most; a hint from one more gets ``unavailable``.
+MAX_WAITING_CLIENTS = 256
+#: Par jobs waiting, at most (a par that does not fit is left unknown).
+MAX_PARS_WAITING = 32
+#: Deals whose par is remembered.
+MAX_PARS = 4096
+#: A job that overruns its time budget by this much (seconds) kills the worker.
+GRACE = 10.0
+#: The least time a hint gets when many clients wait (see :meth:`Solver.hint_budget`).
+MIN_HINT_SECONDS = 0.3
+
+Job = tuple[dict[str, Any], "asyncio.Future[dict[str, Any]]"]
+
+
+class FairQueue:
+    """Jobs waiting for the worker: hints first, served round robin by client, then par.
+
+    A client (an address) with many hints waiting gets one turn in each round like everyone
+    else, so a hint asked while twenty-five clients keep the solver busy waits for at most
+    one job of each of them, never for all of theirs. Pure bookkeeping: no I/O.
+    """
+
+    def __init__(self) -> None:
+        self.hints: OrderedDict[str, deque[Job]] = OrderedDict()
+        self.pars: deque[Job] = deque()
+
+    def __len__(self) -> int:
+        return sum(len(q) for q in self.hints.values()) + len(self.pars)
+
+    def clients(self) -> int:
+        """Clients with a hint waiting."""
+        return len(self.hints)
+
+    def add_hint(self, client: str, job: Job) -> None:
+        self.hints.setdefault(client, deque()).append(job)
+
+    def add_par(self, job: Job) -> None:
+        self.pars.append(job)
+
+    def pop(self) -> Job | None:
+        """The next job: the first waiting client's oldest hint (that client goes to the
+        back of the line if it has more), else the oldest par; None if nothing waits."""
+        if self.hints:
+            client, jobs = next(iter(self.hints.items()))
+            job = jobs.popleft()
+            if jobs:
+                self.hints.move_to_end(client)
+            else:
+                del self.hints[client]
+            return job
+        return self.pars.popleft() if self.pars else None
+
+    def drain(self) -> list[Job]:
+        jobs = [job for q in self.hints.values() for job in q] + list(self.pars)
+        self.hints.clear()
+        self.pars.clear()
+        return jobs
+
+
+class SolverBusy(Exception):
+    """The queue is full: try again later."""
+
+
+class Solver:
+    """See the module docstring. ``hint_seconds``/``par_seconds`` are the time budgets of one
+    job (0 turns that kind of job off); the node budgets keep a job's result the same on any
+    machine when it ends within its time."""
+
+    def __init__(
+        self,
+        hint_seconds: float = 3.0,
+        par_seconds: float = 10.0,
+        hint_nodes: int = 400_000,
+        par_nodes: int = 2_000_000,
+        nice: int = 10,
+    ) -> None:
+        self.hint_seconds = hint_seconds
+        self.par_seconds = par_seconds
+        self.hint_nodes = hint_nodes
+        self.par_nodes = par_nodes
+        self.nice = nice
+        self.pars: OrderedDict[tuple[str, int], Par] = OrderedDict()
+        self._waiting_par: dict[tuple[str, int], list[Callable[[Par], None]]] = {}
+        self._queue = FairQueue()
+        self._wake: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._proc: asyncio.subprocess.Process | None = None
+        self.jobs_done = 0
+
+    @property
+    def hints_on(self) -> bool:
+        return self.hint_seconds > 0
+
+    # ------------------------------------------------------------------ jobs
+    async def hint(self, game: str, seed: int, actions: list[str], key: str, rng: int,
+                   client: str = "") -> dict[str, Any]:
+        """A move for a racer (see :func:`solrace.solver.worker.hint`): ``{"move", "source",
+        "lost"}``. ``client`` (an address) is the line it waits in (see :class:`FairQueue`).
+        Raises :class:`SolverBusy` when too many clients wait."""
+        if client not in self._queue.hints and self._queue.clients() >= MAX_WAITING_CLIENTS:
+            raise SolverBusy("the solver is busy")
+        job = {"k": "hint", "g": game, "s": str(seed), "a": actions, "p": key,
+               "n": self.hint_nodes, "t": self.hint_seconds, "r": rng}
+        future = self._future()
+        self._queue.add_hint(client, (job, future))
+        self._kick()
+        answer = await future
+        if "error" in answer:
+            raise SolverBusy(answer["error"])
+        return answer
+
+    def hint_budget(self, job: dict[str, Any]) -> None:
+        """Share the solver's time when many clients wait: a hint gets the full budget when it
+        is alone, and ``hint_seconds / n`` (at least MIN_HINT_SECONDS) when n clients wait,
+        so that the last of them is answered within about one full budget."""
+        waiting = 1 + self._queue.clients()
+        if waiting > 1:
+            share = max(MIN_HINT_SECONDS, self.hint_seconds / waiting)
+            job["t"] = min(job["t"], share)
+            job["n"] = max(1000, int(job["n"] * job["t"] / self.hint_seconds))
+
+    def par(self, game: str, seed: int, then: Callable[[Par], None]) -> Par | None:
+        """The par of a deal if known; else None, and ``then(par)`` is called once it is (not
+        at all if par is off or the queue is full)."""
+        key = (game, seed)
+        known = self.pars.get(key)
+        if known is not None:
+            return known
+        if self.par_seconds <= 0:
+            return None
+        waiting = self._waiting_par.get(key)
+        if waiting is not None:
+            waiting.append(then)
+            return None
+        if len(self._queue.pars) >= MAX_PARS_WAITING:
+            return None
+        self._waiting_par[key] = [then]
+        job = {"k": "par", "g": game, "s": str(seed), "n": self.par_nodes,
+               "t": self.par_seconds}
+        future = self._future()
+        self._queue.add_par((job, future))
+        self._kick()
+        future.add_done_callback(lambda f: self._par_done(key, f))
+        return None
+
+    async def solve(self, game: str, seed: int) -> Par:
+        """Solve a deal now (with the par budget), whatever is known of it: ``{"verdict",
+        "moves"?}``, or ``{"verdict": "unknown"}`` if the job failed. For the pool of winnable
+        deals, which runs a solver of its own."""
+        job = {"k": "par", "g": game, "s": str(seed), "n": self.par_nodes,
+               "t": self.par_seconds}
+        future = self._future()
+        self._queue.add_par((job, future))
+        self._kick()
+        answer = await future
+        if "error" in answer:
+            return {"verdict": "unknown"}
+        return {k: answer[k] for k in ("verdict", "moves") if k in answer}
+
+    def remember(self, game: str, seed: int, par: Par) -> None:
+        self.pars[game, seed] = par
+        self.pars.move_to_end((game, seed))
+        while len(self.pars) > MAX_PARS:
+            self.pars.popitem(last=False)
+
+    def _par_done(self, key: tuple[str, int], future: asyncio.Future[dict[str, Any]]) -> None:
+        callbacks = self._waiting_par.pop(key, [])
+        if future.cancelled() or future.exception() is not None:
+            return
+        answer = future.result()
+        if "error" in answer:
+            return
+        par: Par = {"verdict": answer["verdict"]}
+        if "moves" in answer:
+            par["moves"] = answer["moves"]
+        self.remember(key[0], key[1], par)
+        for then in callbacks:
+            try:
+                then(par)
+            except Exception:
+                log.exception("par callback failed")
+
+    @staticmethod
+    def _future() -> asyncio.Future[dict[str, Any]]:
+        return asyncio.get_running_loop().create_future()
+
+    def _kick(self) -> None:
+        """Make sure the task feeding the worker runs, and wake it."""
+        if self._task is None or self._task.done():
+            self._wake = asyncio.Event()
+            self._task = asyncio.get_running_loop().create_task(self._run())
+        assert self._wake is not None
+        self._wake.set()
+
+    # ---------------------------------------------------------------- worker
+    async def _run(self) -> None:
+        assert self._wake is not None
+        while True:
+            popped = self._queue.pop()
+            while popped is None:
+                self._wake.clear()
+                await self._wake.wait()
+                popped = self._queue.pop()
+            job, future = popped
+            if future.done():  # its asker is gone
+                continue
+            if job["k"] == "hint":
+                self.hint_budget(job)
+            try:
+                answer = await self._ask(job)
+            except Exception as exc:
+                log.warning("solver job failed: %s", exc)
+                await self._kill()
+                answer = {"error": "the solver failed on this position"}
+            self.jobs_done += 1
+            if not future.done():
+                future.set_result(answer)
+
+    async def _ask(self, job: dict[str, Any]) -> dict[str, Any]:
+        proc = await self._worker()
+        assert proc.stdin is not None and proc.stdout is not None
+        job["q"] = self.jobs_done
+        body = msgpack.packb(job)
+        proc.stdin.write(struct.pack(">I", len(body)) + body)
+        await proc.stdin.drain()
+        async with asyncio.timeout(float(job["t"]) + GRACE):
+            head = await proc.stdout.readexactly(4)
+            (size,) = struct.unpack(">I", head)
+            answer: dict[str, Any] = msgpack.unpackb(await proc.stdout.readexactly(size),
+                                                     raw=False)
+        return answer
+
+    async def _worker(self) -> asyncio.subprocess.Process:
+        if self._proc is not None and self._proc.returncode is None:
+            return self._proc
+        # The worker imports solrace and solrules from wherever this process found them.
+        paths = {str(Path(solrules.__file__).parent.parent),
+                 str(Path(__file__).resolve().parents[2])}
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([*sorted(paths), env.get("PYTHONPATH", "")])
+        self._proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "solrace.solver.worker", str(self.nice),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env,
+            limit=1 << 24,
+        )
+        return self._proc
+
+    async def _kill(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            with contextlib.suppress(Exception):
+                await proc.wait()
+
+    async def stop(self) -> None:
+        """:meth:`close`, then wait for the worker to be gone."""
+        proc = self._proc
+        self.close()
+        if proc is not None:
+            with contextlib.suppress(Exception):
+                await proc.wait()
+
+    def close(self) -> None:
+        """Stop at once: the worker is killed, waiting jobs are dropped."""
+        if self._task is not None:
+            self._task.cancel()
+        for _, future in self._queue.drain():
+            if not future.done():
+                future.cancel()
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()

@@ -1,0 +1,608 @@
+"""The :class:`~solrace.store.base.Store` on Redis, shared by every server process.
+
+Each race is a hash (settings, seed, salt, finished_at) and a list (its accepted actions, in
+order) under its unit's hash tag (see :mod:`solrace.cluster.connect`). One process at a time
+*owns* a unit: it holds the unit's lease ``"pid:epoch"``, renews it, and is the only one that
+runs the unit's rooms and writes its log. Every write is one Lua script per unit that first
+checks the lease (a process that lost it — paused, cut off — is *fenced*: its write fails, and
+it lets the unit go), so the log has one order whoever writes it. A new race claims its unit in
+the same script that stores it.
+
+Writes are group commits, as with SQLite: everything queued during one loop turn goes out in
+one pipeline (one script per unit), and the callbacks run when Redis has answered. At most one
+pipeline is in flight, so batches are durable in order. Redis acknowledges a write once it is
+in its memory and its append-only file's buffer; with ``appendfsync everysec`` (the shipped
+configuration) a crash of Redis itself can lose the last second (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import NoScriptError, RedisError, ResponseError
+
+from solrace.cluster.connect import UNITS, Client, key, pool_key, unit_of
+from solrace.core.race import LogEntry, Options, Race
+from solrace.core.tournament import Settings, TLogEntry, Tournament
+from solrace.store.base import Callback, Failure, OnFailure, committed, failed
+
+log = logging.getLogger(__name__)
+
+#: Milliseconds a unit's lease lasts unless its owner renews it.
+LEASE_MS = 5000
+
+#: Write one unit's batch: claim the unit (a new race) or check the lease, check that every
+#: log is as long as the writer thinks, then apply the operations. KEYS: lease, epoch, then the
+#: data keys. ARGV: pid, epoch ('' to claim), lease ms, then operations: 'H' key# n field value
+#: ... (HSET), 'L' key# length entries (RPUSH the entries of a msgpack array onto a list that
+#: holds ``length`` entries; -1: unchecked), 'X' key# ms (PEXPIRE), 'P' channel# stream#
+#: message (SPUBLISH to the other processes, and XADD to the unit's capped stream).
+#:
+#: Idempotent: a script that already ran (sent again after a timeout, say) finds its last
+#: entries already at the end of the first log it writes, and does nothing (it answers the
+#: claimed epoch, or 0, as the first time). A log of any other length means the writer's
+#: picture is wrong (a write it took for failed went through after all): nothing is written
+#: ('CONFLICT'), and the writer rebuilds the unit's races from what the log holds.
+COMMIT = """
+local holder
+local claimed = 0
+if ARGV[2] == '' then
+  local current = redis.call('GET', KEYS[1])
+  if current then
+    local pid, epoch = string.match(current, '^(.*):(%d+)$')
+    if pid ~= ARGV[1] then return redis.error_reply('TAKEN') end
+    claimed = tonumber(epoch)  -- ours: this very claim, sent again
+    holder = current
+  else
+    claimed = redis.call('INCR', KEYS[2])
+    holder = ARGV[1] .. ':' .. claimed
+    redis.call('SET', KEYS[1], holder, 'PX', ARGV[3])
+  end
+else
+  holder = ARGV[1] .. ':' .. ARGV[2]
+  if redis.call('GET', KEYS[1]) ~= holder then return redis.error_reply('FENCED') end
+end
+local i = 4
+while i <= #ARGV do
+  local op = ARGV[i]
+  if op == 'L' then
+    local k, want = KEYS[tonumber(ARGV[i + 1])], tonumber(ARGV[i + 2])
+    if want >= 0 then
+      local have = redis.call('LLEN', k)
+      if have ~= want then
+        local entries = cmsgpack.unpack(ARGV[i + 3])
+        if have == want + #entries and redis.call('LINDEX', k, -1) == entries[#entries] then
+          return claimed
+        end
+        return redis.error_reply('CONFLICT ' .. k .. ' holds ' .. have .. ', not ' .. want)
+      end
+    end
+    i = i + 4
+  elseif op == 'H' then
+    i = i + 3 + 2 * tonumber(ARGV[i + 2])
+  elseif op == 'P' then
+    i = i + 4
+  else
+    i = i + 3
+  end
+end
+i = 4
+while i <= #ARGV do
+  local op, k, n = ARGV[i], KEYS[tonumber(ARGV[i + 1])], tonumber(ARGV[i + 2])
+  if op == 'H' then
+    redis.call('HSET', k, unpack(ARGV, i + 3, i + 2 + 2 * n))
+    i = i + 3 + 2 * n
+  elseif op == 'L' then
+    local entries = cmsgpack.unpack(ARGV[i + 3])
+    for j = 1, #entries, 1000 do
+      redis.call('RPUSH', k, unpack(entries, j, math.min(j + 999, #entries)))
+    end
+    i = i + 4
+  elseif op == 'P' then
+    redis.call('SPUBLISH', k, ARGV[i + 3])
+    redis.call('XADD', KEYS[n], 'MAXLEN', '~', 500, '*', 'm', ARGV[i + 3])
+    i = i + 4
+  else
+    redis.call('PEXPIRE', k, n)
+    i = i + 3
+  end
+end
+return claimed
+"""
+
+#: Take a unit whose lease has lapsed: the new epoch, or the holder that has it.
+ACQUIRE = """
+local holder = redis.call('GET', KEYS[1])
+if holder then return holder end
+local epoch = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. ':' .. epoch, 'PX', ARGV[2])
+return epoch
+"""
+
+#: Renew a lease still held by this holder: 1, else 0.
+RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
+"""
+
+#: Let a unit go (its races are over, or the process stops).
+RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+class Fenced(Exception):
+    """Another process owns the unit now: this one's write was refused."""
+
+
+@dataclass
+class _UnitOps:
+    keys: list[str] = field(default_factory=list)
+    ops: list[Any] = field(default_factory=list)
+    races: set[str] = field(default_factory=set)
+    claim: bool = False
+    entries: dict[str, list[bytes]] = field(default_factory=dict)  # log key -> new entries
+    #: Log key -> its length before these entries (-1: not known, not checked).
+    lengths: dict[str, int] = field(default_factory=dict)
+
+    def args(self) -> list[Any]:
+        """The operations, each race's new log entries first (in one msgpack array each,
+        with the length the log must have before them)."""
+        out: list[Any] = []
+        for log_key, packed in self.entries.items():
+            out += ["L", self.key_index(log_key), self.lengths[log_key],
+                    msgpack.packb(packed, use_bin_type=False)]
+        return out + self.ops
+
+    def key_index(self, name: str) -> int:
+        if name not in self.keys:
+            self.keys.append(name)
+        return self.keys.index(name) + 3  # after the lease and epoch keys
+
+
+@dataclass
+class _Batch:
+    units: dict[str, _UnitOps] = field(default_factory=dict)
+    finished: list[str] = field(default_factory=list)
+    created: list[str] = field(default_factory=list)
+    after: list[tuple[Callback, Failure | None]] = field(default_factory=list)
+    done: asyncio.Future[None] | None = None
+
+
+def _fields(race: Race) -> list[Any]:
+    o = race.options
+    values = {
+        "game": race.game, "seed": str(race.seed), "salt": race.salt, "players": o.players,
+        "time_limit": o.time_limit, "undo": int(o.undo), "public": int(o.public),
+        "created_at": race.created_at, "host_token": race.host_token,
+        "countdown_ms": race.countdown_ms, "seed_chosen": int(race.seed_chosen),
+        "forfeit": int(race.forfeit), "hints": int(o.hints), "winnable": int(o.winnable),
+        "demo_catalogue": int(o.demo_catalogue),
+    }
+    if race.seated_until is not None:
+        values["seated_until"] = race.seated_until
+    return [x for pair in values.items() for x in pair]
+
+
+def build(fields: dict[bytes, bytes], entries: list[bytes], race_id: str) -> Race:
+    """A race rebuilt from its hash and log (blocking: run it in a thread). A damaged entry is
+    logged and skipped, never the whole race."""
+    f = {k.decode(): v.decode() for k, v in fields.items()}
+    race = Race(
+        race_id, f["game"], int(f["seed"]), f["salt"],
+        Options(int(f["players"]), int(f["time_limit"]), f["undo"] == "1", f["public"] == "1",
+                f.get("hints") == "1", f.get("winnable") == "1",
+                f.get("demo_catalogue") == "1"),
+        int(f["created_at"]), f["host_token"], countdown_ms=int(f["countdown_ms"]),
+        seed_chosen=f["seed_chosen"] == "1",
+        seated_until=int(f["seated_until"]) if "seated_until" in f else None,
+        forfeit=f.get("forfeit") == "1",
+    )
+    for n, raw in enumerate(entries):
+        try:
+            at, kind, player, data = msgpack.unpackb(raw, raw=False)
+            race.replay(LogEntry(race_id, at, kind, player, data))
+        except Exception as exc:
+            log.warning("race %s: log entry %d skipped (%s)", race_id, n, exc)
+    if "finished_at" in f and race.status != "finished":
+        race.tick(int(f["finished_at"]))
+    return race
+
+
+def build_tournament(fields: dict[bytes, bytes], entries: list[bytes], tid: str) -> Tournament:
+    """A tournament rebuilt from its hash and log (blocking: run it in a thread)."""
+    f = {k.decode(): v.decode() for k, v in fields.items()}
+    t = Tournament(tid, Settings.from_record(json.loads(f["settings"])), f["host_token"],
+                   int(f["created_at"]))
+    for n, raw in enumerate(entries):
+        try:
+            at, kind, data = msgpack.unpackb(raw, raw=False)
+            t.replay(TLogEntry(tid, at, kind, data))
+        except Exception as exc:
+            log.warning("tournament %s: log entry %d skipped (%s)", tid, n, exc)
+    return t
+
+
+class RedisStore:
+    """Races and their logs in Redis (see the module docstring). ``pid`` names this process in
+    the leases; ``on_lost(unit)`` is told when a write shows that another process owns a unit
+    now."""
+
+    def __init__(self, client: Client, pid: str, finished_ttl_ms: int = 30 * 86400 * 1000,
+                 writer: Client | None = None) -> None:
+        self.client = client
+        #: The client commits go through: one that never sends a command again by itself
+        #: (see :func:`solrace.cluster.connect.connect`).
+        self.writer = writer if writer is not None else client
+        self.pid = pid
+        #: Each log's length once everything queued so far is written (log key -> entries),
+        #: for the commit script's check; forgotten when a write fails (a rebuild reads it).
+        self.lengths: dict[str, int] = {}
+        self.finished_ttl_ms = finished_ttl_ms
+        self.epochs: dict[str, int] = {}  # units this process owns -> epoch
+        self.on_commit: Callable[[], None] | None = None
+        self.on_failure: OnFailure | None = None
+        self.on_lost: Callable[[str], None] | None = None
+        self._healthy = True
+        self._batch: _Batch | None = None
+        self._writing: asyncio.Task[None] | None = None
+        self._sha: dict[str, str] = {}
+        self.commits = 0
+
+    # ---------------------------------------------------------------- scripts
+    async def start(self) -> None:
+        """Load the scripts (raises if Redis cannot be reached)."""
+        await self._load_scripts()
+
+    async def _load_scripts(self) -> None:
+        for name, body in (("commit", COMMIT), ("acquire", ACQUIRE), ("renew", RENEW),
+                           ("release", RELEASE)):
+            self._sha[name] = await self.client.script_load(body)
+
+    async def _script(self, name: str, keys: list[str], args: list[Any]) -> Any:
+        try:
+            return await self.client.evalsha(self._sha[name], len(keys), *keys, *args)
+        except NoScriptError:  # Redis restarted without its script cache
+            await self._load_scripts()
+            return await self.client.evalsha(self._sha[name], len(keys), *keys, *args)
+
+    # ---------------------------------------------------------------- leases
+    async def acquire(self, unit: str) -> str | None:
+        """Take ``unit`` if nobody holds it: None then (it is ours), else the holder's pid."""
+        result = await self._script("acquire", [key(unit, "lease"), key(unit, "epoch")],
+                                    [self.pid, LEASE_MS])
+        if isinstance(result, int):
+            self.epochs[unit] = result
+            return None
+        holder = result.decode() if isinstance(result, bytes) else str(result)
+        pid, _, epoch = holder.rpartition(":")
+        if pid == self.pid:  # ours already (a retry after a lost answer)
+            self.epochs[unit] = int(epoch)
+            return None
+        return pid
+
+    async def holder(self, unit: str) -> str | None:
+        """The pid of the process that owns ``unit`` now, or None."""
+        value = await self.client.get(key(unit, "lease"))
+        if value is None:
+            return None
+        text = value.decode() if isinstance(value, bytes) else str(value)
+        return text.rpartition(":")[0]
+
+    async def renew(self) -> list[str]:
+        """Renew every lease this process holds; the units it lost."""
+        units = list(self.epochs)
+        if not units:
+            return []
+        results = await asyncio.gather(
+            *(self._script("renew", [key(u, "lease")], [f"{self.pid}:{self.epochs[u]}",
+                                                         LEASE_MS]) for u in units),
+            return_exceptions=True,
+        )
+        lost = []
+        for unit, result in zip(units, results, strict=True):
+            if isinstance(result, BaseException):
+                raise result
+            if result == 0 and unit in self.epochs:
+                del self.epochs[unit]
+                lost.append(unit)
+        return lost
+
+    async def release(self, unit: str) -> None:
+        epoch = self.epochs.pop(unit, None)
+        if epoch is not None:
+            await self._script("release", [key(unit, "lease")], [f"{self.pid}:{epoch}"])
+
+    def owns(self, unit: str) -> bool:
+        return unit in self.epochs
+
+    # ------------------------------------------------------------------ writes
+    @property
+    def healthy(self) -> bool:
+        return self._healthy
+
+    def unreachable(self) -> None:
+        """Redis did not answer (a renewal, a publish): no write is taken until a probe
+        goes through."""
+        self._healthy = False
+
+    def _current(self) -> _Batch:
+        if self._batch is None:
+            self._batch = _Batch()
+            loop = asyncio.get_running_loop()
+            self._batch.done = loop.create_future()
+            loop.call_soon(self._end_of_turn)
+        return self._batch
+
+    def _unit(self, race: str) -> _UnitOps:
+        batch = self._current()
+        unit = unit_of(race)
+        ops = batch.units.get(unit)
+        if ops is None:
+            ops = batch.units[unit] = _UnitOps()
+        ops.races.add(race)
+        return ops
+
+    def add_race(self, race: Race) -> None:
+        ops = self._unit(race.race)
+        if not self.owns(unit_of(race.race)):
+            ops.claim = True
+        values = _fields(race)
+        ops.ops += ["H", ops.key_index(key(unit_of(race.race), f"r:{race.race}")),
+                    len(values) // 2, *values]
+        self.lengths[key(unit_of(race.race), f"log:{race.race}")] = 0
+        self._current().created.append(unit_of(race.race))
+
+    def append(self, entries: list[LogEntry]) -> None:
+        if not entries:
+            return
+        race = entries[0].race
+        ops = self._unit(race)
+        log_key = key(unit_of(race), f"log:{race}")
+        packed = [msgpack.packb([e.at, e.kind, e.player, e.data]) for e in entries]
+        self._extend(ops, log_key, packed)
+
+    def _extend(self, ops: _UnitOps, log_key: str, packed: list[bytes]) -> None:
+        """Queue entries for a log, with the length it must have before the first of them."""
+        if log_key not in ops.entries:
+            ops.entries[log_key] = []
+            ops.lengths[log_key] = self.lengths.get(log_key, -1)
+        ops.entries[log_key].extend(packed)
+        if log_key in self.lengths:
+            self.lengths[log_key] += len(packed)
+
+    def publish(self, race: str, message: bytes) -> None:
+        """Publish ``message`` on the race's unit channel in the script that writes this
+        batch: the other processes hear of it exactly when it is durable."""
+        ops = self._unit(race)
+        unit = unit_of(race)
+        channel, stream = ops.key_index(key(unit, "ev")), ops.key_index(key(unit, "evs"))
+        ops.ops += ["P", channel, stream, message]
+
+    # ------------------------------------------------------------ tournaments
+    def add_tournament(self, t: Tournament) -> None:
+        ops = self._unit(t.tid)
+        if not self.owns(t.tid):
+            ops.claim = True
+        values = ["settings", json.dumps(t.settings.as_record()), "host_token", t.host_token,
+                  "created_at", t.created_at]
+        ops.ops += ["H", ops.key_index(key(t.tid, "t")), len(values) // 2, *values]
+        self.lengths[key(t.tid, "tlog")] = 0
+        self._current().created.append(t.tid)
+
+    def append_tournament(self, entries: list[TLogEntry]) -> None:
+        if not entries:
+            return
+        tid = entries[0].tournament
+        ops = self._unit(tid)
+        packed = [msgpack.packb([e.at, e.kind, e.data]) for e in entries]
+        self._extend(ops, key(tid, "tlog"), packed)
+
+    def mark_tournament_finished(self, tid: str, at: int) -> None:
+        ops = self._unit(tid)
+        ops.ops += ["H", ops.key_index(key(tid, "t")), 1, "finished_at", at]
+        for name in ("t", "tlog", "epoch"):
+            ops.ops += ["X", ops.key_index(key(tid, name)), self.finished_ttl_ms]
+        self._current().finished.append(tid)
+
+    async def load_tournament(self, tid: str) -> Tournament | None:
+        async with self.client.pipeline(transaction=False) as pipe:
+            pipe.hgetall(key(tid, "t"))
+            pipe.lrange(key(tid, "tlog"), 0, -1)
+            fields, entries = await pipe.execute()
+        if not fields:
+            return None
+        self.lengths[key(tid, "tlog")] = len(entries)
+        return await asyncio.to_thread(build_tournament, fields, entries, tid)
+
+    def load_unfinished_tournaments(self) -> list[Tournament]:
+        return []  # taken on demand and by the janitor (solrace.cluster.processes)
+
+    def mark_finished(self, race: str, at: int) -> None:
+        ops = self._unit(race)
+        unit = unit_of(race)
+        ops.ops += ["H", ops.key_index(key(unit, f"r:{race}")), 1, "finished_at", at]
+        for name in (f"r:{race}", f"log:{race}", "epoch"):
+            ops.ops += ["X", ops.key_index(key(unit, name)), self.finished_ttl_ms]
+        if unit == race:
+            # The stream only serves processes catching up on a live race.
+            ops.ops += ["X", ops.key_index(key(unit, "evs")), 60_000]
+            self._current().finished.append(unit)
+
+    def pending(self) -> bool:
+        return self._batch is not None
+
+    def after_commit(self, ok: Callback, fail: Failure | None = None) -> None:
+        if self._batch is None and self._writing is None:
+            ok()
+        else:
+            self._current().after.append((ok, fail))
+
+    def flushed(self) -> asyncio.Future[None]:
+        batch = self._batch
+        if batch is None or batch.done is None:
+            fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            fut.set_result(None)
+            return fut
+        return asyncio.shield(batch.done)
+
+    def _end_of_turn(self) -> None:
+        if self._writing is None:
+            self._writing = asyncio.ensure_future(self._write_batches())
+
+    def commit(self) -> None:
+        """Nothing to do at once: batches go out from the event loop (see ``_end_of_turn``)."""
+
+    async def _write_batches(self) -> None:
+        """Write the batches one after the other. When one fails, the batch collected while
+        it was in flight fails too, unsent: it was worked out on top of the failed one (a
+        move after a move that is not written; a repeated ``seq`` answered from a move that
+        is not written)."""
+        try:
+            while self._batch is not None:
+                batch, self._batch = self._batch, None
+                error = await self._write(batch)
+                if error is not None and self._batch is not None:
+                    after, self._batch = self._batch, None
+                    self._failed(after, error, set(after.units))
+        finally:
+            self._writing = None
+
+    async def _send(self, batch: _Batch, units: list[tuple[str, _UnitOps]]) -> list[Any]:
+        if isinstance(self.writer, RedisCluster):
+            # A cluster pipeline cannot run scripts: send them side by side (each to the node
+            # of its unit's slot), then the index updates.
+            calls: list[Any] = []
+            for unit, ops in units:
+                epoch = "" if ops.claim else str(self.epochs.get(unit, ""))
+                args = ops.args()
+                keys = [key(unit, "lease"), key(unit, "epoch"), *ops.keys]
+                calls.append(self.writer.evalsha(self._sha["commit"], len(keys), *keys,
+                                                 self.pid, epoch, LEASE_MS, *args))
+            for unit in batch.created:
+                calls.append(self.writer.sadd(UNITS, unit))
+            for unit in batch.finished:
+                calls.append(self.writer.srem(UNITS, unit))
+            return list(await asyncio.gather(*calls, return_exceptions=True))
+        async with self.writer.pipeline(transaction=False) as pipe:
+            for unit, ops in units:
+                epoch = "" if ops.claim else str(self.epochs.get(unit, ""))
+                args = ops.args()
+                keys = [key(unit, "lease"), key(unit, "epoch"), *ops.keys]
+                pipe.evalsha(self._sha["commit"], len(keys), *keys, self.pid, epoch, LEASE_MS,
+                             *args)
+            for unit in batch.created:
+                pipe.sadd(UNITS, unit)
+            for unit in batch.finished:
+                pipe.srem(UNITS, unit)
+            return list(await pipe.execute(raise_on_error=False))
+
+    async def _write(self, batch: _Batch) -> BaseException | None:
+        """Write one batch; the error if it failed (its callbacks have failed then)."""
+        units = list(batch.units.items())
+        try:
+            results = await self._send(batch, units)
+            if any(isinstance(r, NoScriptError) for r in results):
+                # Redis restarted without its script cache: nothing ran, send it again.
+                await self._load_scripts()
+                results = await self._send(batch, units)
+        except RedisError as exc:
+            self._failed(batch, exc, set(batch.units))
+            return exc
+        errors: dict[str, BaseException] = {}
+        for (unit, _ops), result in zip(units, results, strict=False):
+            if isinstance(result, BaseException):
+                errors[unit] = result
+            elif isinstance(result, int) and result > 0:
+                self.epochs[unit] = result  # claimed with this race
+        if errors:
+            for unit, error in errors.items():
+                if isinstance(error, ResponseError) and (
+                        "FENCED" in str(error) or "TAKEN" in str(error)):
+                    self.epochs.pop(unit, None)
+                    if self.on_lost is not None:
+                        self.on_lost(unit)
+            error = next(iter(errors.values()))
+            self._failed(batch, error, set(errors))
+            return error
+        self._healthy = True
+        self.commits += 1
+        committed(batch.done, batch.after, self.on_commit)
+        return None
+
+    def _failed(self, batch: _Batch, exc: BaseException, units: set[str]) -> None:
+        """Nothing of ``batch`` may be shown: its callbacks fail, and every race it touched is
+        rebuilt from what Redis holds (writes of other units that did go through are then
+        part of it)."""
+        log.error("Redis write failed (%d units): %s", len(batch.units), exc)
+        if not isinstance(exc, ResponseError):
+            self._healthy = False
+        for ops in batch.units.values():  # how long these logs are now: a rebuild reads it
+            for log_key in ops.entries:
+                self.lengths.pop(log_key, None)
+        failed(batch.done, batch.after, exc)
+        races = {r for ops in batch.units.values() for r in ops.races}
+        if self.on_failure is not None and races:
+            self.on_failure(races, exc)
+
+    async def probe(self) -> bool:
+        try:
+            await self.client.set("sr:probe", str(time.time()), px=60_000)
+            if not self._sha:
+                await self._load_scripts()
+        except RedisError as exc:
+            log.warning("Redis still unreachable: %s", exc)
+            self._healthy = False
+            return False
+        self._healthy = True
+        return True
+
+    # -------------------------------------------------------------------- pool
+    async def pool_put(self, game: str, deals: list[tuple[int, int]]) -> None:
+        if deals:
+            await self.client.rpush(pool_key(game),
+                                    *(msgpack.packb([str(s), m]) for s, m in deals))
+
+    async def pool_take(self, game: str, n: int) -> list[tuple[int, int]]:
+        # LPOP with a count is one command: two processes never get the same deal.
+        raw = await self.client.lpop(pool_key(game), n) or []
+        out = []
+        for item in raw:
+            seed, moves = msgpack.unpackb(item, raw=False)
+            out.append((int(seed), int(moves)))
+        return out
+
+    async def pool_size(self, game: str) -> int:
+        return int(await self.client.llen(pool_key(game)))
+
+    # ------------------------------------------------------------------- reads
+    def exists(self, race_id: str) -> bool:
+        return False  # a new race claims its unit: a taken id fails that write (TAKEN)
+
+    async def load(self, race_id: str) -> Race | None:
+        unit = unit_of(race_id)
+        async with self.client.pipeline(transaction=False) as pipe:
+            pipe.hgetall(key(unit, f"r:{race_id}"))
+            pipe.lrange(key(unit, f"log:{race_id}"), 0, -1)
+            fields, entries = await pipe.execute()
+        if not fields:
+            return None
+        self.lengths[key(unit, f"log:{race_id}")] = len(entries)
+        return await asyncio.to_thread(build, fields, entries, race_id)
+
+    def load_unfinished(self) -> list[Race]:
+        return []  # units are taken on demand, and by the janitor (solrace.cluster.processes)
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,1 @@
+"""Programs around the server: the command line, the Python race client, the bots."""

@@ -1,0 +1,193 @@
+"""A bot racer: joins a race (as a bot: every client labels it), says ready, and plays until it
+finishes, resigns or time is up.
+
+Policies: ``random`` (any legal move), ``greedy`` (a move to a foundation first, else a
+random one) and ``solver`` (:class:`Planner`: a winning line found by the solver from what the
+bot has seen). The bot never plays a move that is not in the server's ``legal`` list, gives up
+(resigns) when no legal move is left, when ``give_up`` moves in a row made no progress (no
+card home, no new card seen: a greedy bot can shuffle cards back and forth for minutes), and
+after ``max_moves`` moves. Its pace is ``delay`` seconds between moves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from typing import Any
+
+import solrules
+from websockets.exceptions import ConnectionClosed
+
+from solrace.tools.race_client import RaceClient, ServerError
+
+Message = dict[str, Any]
+log = logging.getLogger(__name__)
+
+#: Moves in a row without progress after which a bot resigns.
+GIVE_UP = 150
+
+
+def headway(state: Message) -> tuple[int, int]:
+    """How far a bot has got: cards home, then cards it can see on its board (a card turned
+    face up is progress too)."""
+    seen = sum(1 for pile in state["board"]["piles"] for card in pile["cards"] if card)
+    return state["progress"]["foundation"], seen
+
+
+def choose(state: Message, policy: str, rng: random.Random) -> str | None:
+    legal: list[str] = state["legal"]
+    if not legal:
+        return None
+    if policy == "greedy":
+        home = [m for m in legal if m.split(">")[1].startswith("f")]
+        if home:
+            return rng.choice(home)
+        # Avoid taking cards back off the foundations, which only undoes progress.
+        rest = [m for m in legal if not m.startswith("f")]
+        if rest:
+            return rng.choice(rest)
+    return rng.choice(legal)
+
+
+class Planner:
+    """The ``solver`` policy: plays a line that wins a guess of its own board.
+
+    The bot sees its board as any racer does: face-down cards (and the stock) hidden. It fills
+    them in at random with the cards not on show (:func:`solrules.guess_game`), solves that
+    position (every card known) and plays the winning line, move by move, for as long as the
+    board the server sends is the board the line expects. A card turned up that is not the one
+    guessed is a surprise: it guesses again and solves again from there. With no line found
+    within the budget it plays the solver's first choice (or a card home) for a few moves and
+    then tries again.
+    """
+
+    def __init__(self, rng: random.Random, nodes: int = 200_000, seconds: float = 3.0) -> None:
+        self.rng = rng
+        self.budget = solrules.Budget(nodes, seconds)
+        self.game: solrules.Game | None = None  # the guess, advanced along the line
+        self.line: list[str] = []
+        self.base: str | None = None  # the foundations' base rank, once seen
+        self.wait = 0  # moves to play before solving again after a failed search
+        self.solves = 0
+        self.surprises = 0
+
+    def _base(self, board: Message) -> str | None:
+        if self.base is None:
+            for pile in board["piles"]:
+                if pile["pile"].startswith("f") and pile["cards"] and pile["cards"][0]:
+                    self.base = pile["cards"][0][0]
+                    break
+        return self.base
+
+    def choose(self, state: Message) -> str | None:
+        """The next move (blocking: the search may take up to the budget's seconds)."""
+        legal: list[str] = state["legal"]
+        if not legal:
+            return None
+        board = state["board"]
+        if self.game is not None and self.line and self.game.board() == board:
+            move = self.line.pop(0)
+            if move in legal:
+                self.game.push_text(move)
+                return move
+        if self.game is not None and self.line:
+            self.surprises += 1
+        self.game, self.line = None, []
+        if self.wait > 0:
+            self.wait -= 1
+            return self._fallback(state)
+        guess = solrules.guess_game(board, self.rng, self._base(board))
+        self.solves += 1
+        result = solrules.solve(guess, self.budget, clock=time.perf_counter)
+        if result.verdict == "won" and result.line and result.line[0] in legal:
+            self.game, self.line = guess, list(result.line)
+            move = self.line.pop(0)
+            guess.push_text(move)
+            return move
+        self.wait = 5
+        first = solrules.best_guess(guess)
+        return first if first in legal else self._fallback(state)
+
+    def _fallback(self, state: Message) -> str | None:
+        safe = [m for m in state.get("safe", []) if m in state["legal"]]
+        return safe[0] if safe else choose(state, "greedy", self.rng)
+
+
+async def play(
+    url: str | list[str],
+    race: str,
+    name: str = "bot",
+    policy: str = "greedy",
+    delay: float = 0.2,
+    max_moves: int = 2000,
+    seed: int | None = None,
+    token: str | None = None,
+    give_up: int = GIVE_UP,
+) -> Message:
+    """Join ``race`` and play; returns the last ``state`` (or ``race_over``) seen.
+
+    ``url`` may be a list of server addresses: when the connection is lost (a server process
+    died or restarted), the bot connects to the next one, takes its racer back with its token
+    and goes on; a move that was in flight is sent again with the same ``seq``, which the
+    server applies at most once.
+    """
+    rng = random.Random(seed)
+    planner = Planner(rng) if policy == "solver" else None
+    loop = asyncio.get_running_loop()
+    last = 0.0
+    urls = [url] if isinstance(url, str) else list(url)
+    moves = 0
+    attempt = 0
+    best: tuple[int, int] = (-1, -1)
+    stale = 0  # moves since the last progress
+    state: Message | None = None
+    while True:
+        target = urls[attempt % len(urls)]
+        try:
+            async with await RaceClient.connect(target) as client:
+                if token is None:
+                    token = (await client.join(race, name=name, boards=False, bot=True))["token"]
+                    with contextlib.suppress(ServerError):  # already started: just play
+                        await client.ready(race)
+                else:
+                    await client.join(race, token=token, boards=False, bot=True)
+                state = await client.wait_state(race, timeout=3600)
+                attempt = 0
+                while True:
+                    if state["progress"]["foundation"] == state["progress"]["total"]:
+                        return state
+                    if delay:  # the pace: ``delay`` from one move to the next, thinking included
+                        await asyncio.sleep(max(0.0, last + delay - loop.time()))
+                    if planner is not None:
+                        move = await asyncio.to_thread(planner.choose, state)
+                    else:
+                        move = choose(state, policy, rng)
+                    now = headway(state)
+                    if now > best:
+                        best, stale = now, 0
+                    if move is None or moves >= max_moves or stale >= give_up:
+                        with contextlib.suppress(ServerError):  # the race may be over
+                            await client.resign(race)
+                        return state
+                    try:
+                        state = await client.move(race, move, state["seq"] + 1)
+                    except ServerError as exc:
+                        if exc.code == "race_not_running":
+                            return state
+                        if exc.code in ("rate_limited", "unavailable"):
+                            await asyncio.sleep(0.5)
+                            continue
+                        raise
+                    moves += 1
+                    stale += 1
+                    last = loop.time()
+        except (ConnectionError, ConnectionClosed, OSError, TimeoutError) as exc:
+            attempt += 1
+            if attempt > 10 * len(urls):
+                raise
+            log.info("bot %s: connection lost (%s), trying %s", name,
+                     exc, urls[attempt % len(urls)])
+            await asyncio.sleep(min(2.0, 0.1 * attempt))
