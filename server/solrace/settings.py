@@ -1,7 +1,10 @@
-"""Every limit of the server, in one place (documented once, in docs/protocol.md "Limits").
+"""Every tunable of the server, in one place: each with its unit and why it is what it is.
 
-What a client can make the server hold is bounded per client: frames, messages per second,
-queued output, races followed, seats, lobbies, actions per racer, HTTP requests.
+The limits on what a client can make the server hold (frames, messages per second, queued
+output, races followed, seats, lobbies, actions per racer, HTTP requests, shares of each cap)
+are documented once, in docs/protocol.md "Limits"; the rest (timers, the solver's budgets,
+the Redis service's leases, the stores' housekeeping) in the docstrings of the modules that
+use them. Some can be changed on the command line (``solrace serve --help``).
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ MAX_ID = 64
 MAX_MOVE = 32
 MAX_RID = 64
 MAX_SEED = 2**64
-#: Messages per second per connection (bursts of twice that); 0 turns the limit off.
+#: Messages per second per connection (bursts of twice that); 0 turns the limit off. A racer
+#: clicking fast makes a few a second; a bot at full speed, tens.
 RATE_LIMIT = 50.0
 
 # -------------------------------------------------------------------------------- output
@@ -34,6 +38,9 @@ BOARD_INTERVAL = 0.1
 RACER_BOARD_INTERVAL = 0.25
 
 # --------------------------------------------------------------------------------- races
+#: Seconds from the start (or everyone ready) to the first move: time to look at the deal's
+#: first cards and get ready (``--countdown``).
+COUNTDOWN_S = 3.0
 #: Racers in one race (the contract's `players` is 1..8).
 MAX_RACERS = 8
 #: Races one connection may follow at once (as racer or spectator).
@@ -105,3 +112,97 @@ CONNECTIONS_PER_ADDRESS = 100
 FD_RESERVE = 64
 #: Seconds a closing handshake may take (at shutdown, or when a client is dropped).
 CLOSE_TIMEOUT = 1.0
+
+# ------------------------------------------------------------------------ fair shares
+#: The part of each cap (races, tournaments, a tournament's entrants, connections) kept for
+#: client addresses that hold none of it yet (solrace.core.quotas). A flood from N addresses
+#: takes at most N of the reserve: at the default race cap (1000, a reserve of 200) it takes
+#: more than 200 addresses to shut newcomers out.
+QUOTA_RESERVE = 0.2
+#: Addresses holding fewer than this many may take from the reserve (none, so far).
+QUOTA_SMALL = 1
+#: Below this cap there is no reserve (a test's or a tiny server's caps of a few).
+QUOTA_RESERVE_FROM = 10
+
+# ----------------------------------------------------------------------------- solver
+#: The solver's time for one hint (s, ``--hint-seconds``): a racer waits for it.
+HINT_SECONDS = 3.0
+#: ... and its node budget, which keeps a hint the same on any machine when it ends in time.
+HINT_NODES = 400_000
+#: The solver's time for the par of a revealed deal (s, ``--par-seconds``): nobody waits.
+PAR_SECONDS = 10.0
+PAR_NODES = 2_000_000
+#: A job that overruns its time by this much (s) kills the worker (it is replaced).
+SOLVER_GRACE = 10.0
+#: Hints being worked out at once for one client address.
+MAX_HINTS_IN_FLIGHT = 2
+#: Client addresses with a hint waiting, at most; one more gets ``unavailable``.
+MAX_WAITING_CLIENTS = 256
+#: The least time a hint gets when many clients wait (s): the solver's time is shared.
+MIN_HINT_SECONDS = 0.3
+#: Par jobs waiting, at most (a par that does not fit is left unknown).
+MAX_PARS_WAITING = 32
+#: Deals whose par is remembered (the solver's cache, and the pool's pars not yet dealt).
+MAX_PARS = 4096
+#: Hint answers kept (by race, racer and position): a hint asked again is answered at once.
+MAX_ANSWERS = 2048
+#: Plans kept by the solver's worker between hints (one per racer who asked lately).
+MAX_PLANS = 256
+
+# ------------------------------------------------------------ the pool of winnable deals
+#: Deals kept ready per game in the store, refilled when below half (``--pool``).
+POOL_SIZE = 50
+#: Deals each process holds taken from the store, per game, so that creating a winnable
+#: race never waits for the store.
+POOL_RESERVE = 4
+#: The solver's budget for one fresh deal (s, ``--pool-seconds``; and nodes): most won
+#: deals are won in well under a second, and a deal not won in time is only skipped.
+POOL_SECONDS = 2.0
+POOL_NODES = 400_000
+#: Seconds between two looks at the pool when there is nothing to do.
+POOL_IDLE = 2.0
+
+# ------------------------------------------------------------------- timers and retries
+#: Seconds between two probe writes of a store that failed a write.
+PROBE_INTERVAL = 1.0
+#: A tournament round that does not fit in the race cap is tried again this much later (ms).
+ROOM_RETRY_MS = 5000
+#: A winnable round whose deals are not ready yet is tried again this much later (ms).
+DEALS_RETRY_MS = 1000
+#: Moves in a row without progress after which a bot resigns (a greedy bot can shuffle
+#: cards back and forth for minutes).
+BOT_GIVE_UP = 150
+
+# --------------------------------------------------------------------------- the store
+#: SQLite: commits between two looks at the WAL file's size (a system call each).
+CHECK_WAL_EVERY = 16
+#: SQLite: journal rows after which they are copied into ``log``, clustered by race.
+ARCHIVE_ROWS = 1024
+#: SQLite: WAL bytes after which a worker thread checkpoints it (commits pause meanwhile).
+CHECKPOINT_BYTES = 16 * 2**20
+#: Redis: days a finished race's keys are kept (``--finished-ttl``).
+FINISHED_TTL_DAYS = 30.0
+
+# ------------------------------------------------------------ several processes on Redis
+#: Milliseconds a unit's lease lasts unless its owner renews it: how long a dead owner's
+#: races wait before another process takes them.
+LEASE_MS = 5000
+#: Seconds between two renewals of a process's leases and its ``alive`` key.
+RENEW_EVERY = 1.5
+#: Milliseconds a process's ``alive`` key lasts unless renewed.
+ALIVE_MS = 5000
+#: Seconds after which a unit whose races are all over is let go.
+FINISHED_GRACE = 60.0
+#: Seconds a forwarded command may wait for its owner's answer.
+FORWARD_TIMEOUT = 3.0
+#: Seconds between two looks for units whose owner is gone.
+JANITOR_EVERY = 1.0
+#: Seconds between two tries to reach Redis at start, at most.
+START_RETRY_MAX = 5.0
+#: Seconds a Redis command may take before it fails (an outage must not stall the loop).
+REDIS_TIMEOUT = 2.0
+REDIS_CONNECT_TIMEOUT = 2.0
+#: Events kept per unit in its capped stream, for a process catching up after a lost link.
+STREAM_LEN = 500
+#: Seconds between two tries of a lost subscription link (then the last, again and again).
+LINK_BACKOFF = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)

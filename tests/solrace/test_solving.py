@@ -8,14 +8,9 @@ from typing import Any
 
 import pytest
 import solrules
+from solrace.settings import MAX_PARS_WAITING, MAX_WAITING_CLIENTS
 from solrace.solver import worker as solve_worker
-from solrace.solver.jobs import (
-    MAX_PARS_WAITING,
-    MAX_WAITING_CLIENTS,
-    FairQueue,
-    Solver,
-    SolverBusy,
-)
+from solrace.solver.jobs import FairQueue, Solver, SolverBusy
 
 
 def yukon_positions() -> list[tuple[solrules.Game, list[str]]]:

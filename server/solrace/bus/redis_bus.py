@@ -36,13 +36,10 @@ from solrace.bus.base import Deliver, Event, Publishable, Subscription, Viewer
 from solrace.bus.memory_bus import MemoryBus
 from solrace.cluster.connect import Client, key, node_client, proc_key, unit_of
 from solrace.core.views import BoardViews, for_audience
+from solrace.settings import LINK_BACKOFF, STREAM_LEN
 
 log = logging.getLogger(__name__)
 
-#: Entries (a loop turn's messages each) kept per unit in its stream, to catch up after a lost
-#: link: tens of seconds of a busy race.
-STREAM_LEN = 500
-BACKOFF = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
 
 
 class RemoteBoardViews:
@@ -155,7 +152,7 @@ class _Link:
                 raise
             except Exception as exc:
                 self.ready.clear()
-                delay = BACKOFF[min(attempt, len(BACKOFF) - 1)]
+                delay = LINK_BACKOFF[min(attempt, len(LINK_BACKOFF) - 1)]
                 attempt += 1
                 if attempt <= 3 or attempt % 20 == 0:
                     log.warning("Redis subscription link lost (%s): again in %.2f s", exc, delay)

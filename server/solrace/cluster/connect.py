@@ -29,9 +29,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
-#: Seconds a command may take before it fails (an outage must not stall the event loop).
-SOCKET_TIMEOUT = 2.0
-CONNECT_TIMEOUT = 2.0
+from solrace.settings import REDIS_CONNECT_TIMEOUT, REDIS_TIMEOUT
 
 Client = Redis | RedisCluster
 
@@ -69,8 +67,8 @@ def connect(url: str, retries: int = 2) -> Client:
     may still run once Redis answers again, so sending it again would do it twice (the store
     makes its commits idempotent as well, and decides itself what to do after a failure)."""
     common: dict[str, Any] = {
-        "socket_timeout": SOCKET_TIMEOUT,
-        "socket_connect_timeout": CONNECT_TIMEOUT,
+        "socket_timeout": REDIS_TIMEOUT,
+        "socket_connect_timeout": REDIS_CONNECT_TIMEOUT,
         "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), retries),
     }
     if is_cluster_url(url):
@@ -87,9 +85,10 @@ def node_client(client: Client, channel: str) -> Redis:
         node = client.get_node_from_key(channel)
         if node is None:
             raise ConnectionError(f"no cluster node serves {channel}")
-        return Redis(host=node.host, port=int(node.port), socket_connect_timeout=CONNECT_TIMEOUT)
+        return Redis(host=node.host, port=int(node.port),
+                     socket_connect_timeout=REDIS_CONNECT_TIMEOUT)
     # A subscriber waits for messages as long as it takes: no socket timeout.
     given = client.connection_pool.connection_kwargs
     wanted = ("host", "port", "db", "username", "password", "path")
-    return Redis(socket_connect_timeout=CONNECT_TIMEOUT,
+    return Redis(socket_connect_timeout=REDIS_CONNECT_TIMEOUT,
                  **{k: given[k] for k in wanted if given.get(k) is not None})

@@ -41,8 +41,16 @@ from solrace.core.dispatch import Pending
 from solrace.core.race import RaceError
 from solrace.net.connection import LOCAL
 from solrace.protocol import codec
-from solrace.settings import MAX_FOLLOWED
-from solrace.store.redis_store import LEASE_MS
+from solrace.settings import (
+    ALIVE_MS,
+    FINISHED_GRACE,
+    FORWARD_TIMEOUT,
+    JANITOR_EVERY,
+    LEASE_MS,
+    MAX_FOLLOWED,
+    RENEW_EVERY,
+    START_RETRY_MAX,
+)
 
 if TYPE_CHECKING:
     from solrace.bus.redis_bus import RedisBus
@@ -52,18 +60,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: Seconds between two renewals of this process's leases and ``alive`` key.
-RENEW_EVERY = 1.5
-#: Seconds after which a unit whose races are all over is let go (nothing is written to it
-#: any more; a late watcher's process takes it again, read only).
-FINISHED_GRACE = 60.0
-#: Seconds a forwarded command may wait for the owner's answer.
-FORWARD_TIMEOUT = 3.0
-#: Seconds between two looks for units whose owner is gone.
-JANITOR_EVERY = 1.0
-ALIVE_MS = 5000
-#: Seconds between two tries to reach Redis at start, at most.
-START_RETRY_MAX = 5.0
 
 
 

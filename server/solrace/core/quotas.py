@@ -6,7 +6,7 @@ guarded three ways, by :func:`admit`:
 - the cap itself (``limit_reached`` once it is full);
 - a **share per client address**: one address holds at most so many (a club behind one
   address fits; one machine cannot fill the server alone);
-- a **reserve**: the last part of the cap (:data:`RESERVE`, a fifth) is kept for addresses
+- a **reserve**: the last part of the cap (:data:`QUOTA_RESERVE`, a fifth) is kept for addresses
   that hold nothing yet. A flood from a hundred addresses fills the cap up to the reserve,
   takes one more each, and stops there; a newcomer still gets in.
 
@@ -27,15 +27,11 @@ from solrace.settings import (
     MAX_LOBBIES,
     MAX_RACES,
     MAX_TOURNAMENTS,
+    QUOTA_RESERVE,
+    QUOTA_SMALL,
     RACES_PER_ADDRESS,
     TOURNAMENTS_PER_ADDRESS,
 )
-
-#: The part of each cap kept for addresses that hold fewer than SMALL of it (none). A flood
-#: from N addresses takes N of the reserve at most: at the default race cap (1000, a
-#: reserve of 200) it takes more than 200 addresses to shut newcomers out.
-RESERVE = 0.2
-SMALL = 1
 
 
 @dataclass
@@ -72,8 +68,8 @@ def refusal(held: int, used: int, cap: int, share: int, need: int = 1) -> str | 
         return "full"
     if held + need > share:
         return "share"
-    reserve = math.ceil(cap * RESERVE) if cap >= 10 else 0
-    if used + need > cap - reserve and held >= SMALL:
+    reserve = math.ceil(cap * QUOTA_RESERVE) if cap >= 10 else 0
+    if used + need > cap - reserve and held >= QUOTA_SMALL:
         return "reserve"
     return None
 
@@ -81,7 +77,7 @@ def refusal(held: int, used: int, cap: int, share: int, need: int = 1) -> str | 
 def outside_reserve(used: int, cap: int, need: int) -> bool:
     """Do ``need`` more fit in the cap without touching the reserve? (What a tournament's
     round asks: its races come in dozens, the reserve is for single players.)"""
-    reserve = math.ceil(cap * RESERVE) if cap >= 10 else 0
+    reserve = math.ceil(cap * QUOTA_RESERVE) if cap >= 10 else 0
     return used + need <= cap - reserve
 
 

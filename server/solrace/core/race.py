@@ -25,6 +25,7 @@ import solrules
 from solrace.core.shared_deal import Deal
 from solrace.settings import (
     CLAIM_AFTER_MS,
+    COUNTDOWN_S,
     EMPTY_LOBBY_TTL_MS,
     HINT_PENALTY_MS,
     LOBBY_TTL_MS,
@@ -185,7 +186,7 @@ class Race:
         options: Options,
         created_at: int,
         host_token: str,
-        countdown_ms: int = 3000,
+        countdown_ms: int = int(COUNTDOWN_S * 1000),
         seed_chosen: bool = False,
         seated_until: int | None = None,
         forfeit: bool = False,

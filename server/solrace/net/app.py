@@ -27,6 +27,7 @@ from solrace.net.web import Routes, SecureConnection, client_dir
 from solrace.service.hub import Hub
 from solrace.settings import (
     CLOSE_TIMEOUT,
+    COUNTDOWN_S,
     HTTP_RATE,
     MAX_FRAME_HARD,
     MAX_LOBBIES,
@@ -55,7 +56,7 @@ class App:
         store: Store,
         bus: Bus | None = None,
         *,
-        countdown: float = 3.0,
+        countdown: float = COUNTDOWN_S,
         rate_limit: float = RATE_LIMIT,
         max_races: int = MAX_RACES,
         client: Path | None = None,

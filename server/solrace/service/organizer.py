@@ -22,16 +22,13 @@ from solrace.core.shared_deal import Deal
 from solrace.core.tournament import Draw, RacePlan, Result, Tournament, TOutcome
 from solrace.protocol import messages
 from solrace.service.timers import Deadlines
+from solrace.settings import DEALS_RETRY_MS, ROOM_RETRY_MS
 
 if TYPE_CHECKING:
     from solrace.service.hub import Hub
 
 log = logging.getLogger(__name__)
 
-#: A round that does not fit in the race cap is tried again this much later.
-ROOM_RETRY_MS = 5000
-#: A winnable round whose deals are not ready yet is tried again this much later.
-DEALS_RETRY_MS = 1000
 
 
 class Organizer:

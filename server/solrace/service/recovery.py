@@ -8,13 +8,13 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
+from solrace.settings import PROBE_INTERVAL
+
 if TYPE_CHECKING:
     from solrace.service.hub import Hub
 
 log = logging.getLogger("solrace.service.hub")
 
-#: Seconds between two tries of a store that failed a write.
-PROBE_INTERVAL = 1.0
 
 
 class StoreWatch:

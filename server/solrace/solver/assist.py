@@ -25,17 +25,13 @@ from solrace.bus.base import Event
 from solrace.core.dispatch import NeedsHint
 from solrace.core.race import Race, RaceError
 from solrace.protocol import messages
+from solrace.settings import MAX_ANSWERS, MAX_HINTS_IN_FLIGHT
 from solrace.solver.deal_source import Deals
 from solrace.solver.jobs import Par, Solver, SolverBusy
 
 if TYPE_CHECKING:
     from solrace.service.hub import Hub
 
-#: Hints being worked out at once for one client address.
-MAX_HINTS_IN_FLIGHT = 2
-#: Answers kept (by race, racer and position): a hint asked again at the same position is
-#: answered at once.
-MAX_ANSWERS = 2048
 
 
 class Assist:

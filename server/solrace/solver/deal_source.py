@@ -16,13 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from solrace.core.race import RaceError
+from solrace.settings import MAX_PARS
 from solrace.solver.catalogue import load_catalogue
 from solrace.solver.pool import Pool
 
 Par = dict[str, Any]
 
-#: Pars of drawn deals kept for their races.
-MAX_PARS = 4096
 
 
 class Deals:

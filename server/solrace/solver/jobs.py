@@ -28,20 +28,22 @@ from typing import Any
 import msgpack
 import solrules
 
+from solrace.settings import (
+    HINT_NODES,
+    HINT_SECONDS,
+    MAX_PARS,
+    MAX_PARS_WAITING,
+    MAX_WAITING_CLIENTS,
+    MIN_HINT_SECONDS,
+    PAR_NODES,
+    PAR_SECONDS,
+    SOLVER_GRACE,
+)
+
 log = logging.getLogger(__name__)
 
 Par = dict[str, Any]  # {"verdict": "won", "moves": 93} | {"verdict": "lost" | "unknown"}
 
-#: Clients (addresses) with hints waiting, at most; a hint from one more gets ``unavailable``.
-MAX_WAITING_CLIENTS = 256
-#: Par jobs waiting, at most (a par that does not fit is left unknown).
-MAX_PARS_WAITING = 32
-#: Deals whose par is remembered.
-MAX_PARS = 4096
-#: A job that overruns its time budget by this much (seconds) kills the worker.
-GRACE = 10.0
-#: The least time a hint gets when many clients wait (see :meth:`Solver.hint_budget`).
-MIN_HINT_SECONDS = 0.3
 
 Job = tuple[dict[str, Any], "asyncio.Future[dict[str, Any]]"]
 
@@ -102,10 +104,10 @@ class Solver:
 
     def __init__(
         self,
-        hint_seconds: float = 3.0,
-        par_seconds: float = 10.0,
-        hint_nodes: int = 400_000,
-        par_nodes: int = 2_000_000,
+        hint_seconds: float = HINT_SECONDS,
+        par_seconds: float = PAR_SECONDS,
+        hint_nodes: int = HINT_NODES,
+        par_nodes: int = PAR_NODES,
         nice: int = 10,
     ) -> None:
         self.hint_seconds = hint_seconds
@@ -257,7 +259,7 @@ class Solver:
         body = msgpack.packb(job)
         proc.stdin.write(struct.pack(">I", len(body)) + body)
         await proc.stdin.drain()
-        async with asyncio.timeout(float(job["t"]) + GRACE):
+        async with asyncio.timeout(float(job["t"]) + SOLVER_GRACE):
             head = await proc.stdout.readexactly(4)
             (size,) = struct.unpack(">I", head)
             answer: dict[str, Any] = msgpack.unpackb(await proc.stdout.readexactly(size),

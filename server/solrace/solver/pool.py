@@ -36,21 +36,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from solrace.settings import (
+    POOL_IDLE,
+    POOL_RESERVE,
+    POOL_SIZE,
+)
 from solrace.solver.jobs import Solver
 from solrace.store.base import Store
 
 log = logging.getLogger(__name__)
 
-#: Deals kept ready per game in the store (refilled when below half of it).
-POOL_SIZE = 50
-#: Deals each process holds taken, per game, so that a new race never waits for the store.
-RESERVE = 4
-#: The solver's budget for one fresh deal: most won deals are won in well under a second; a
-#: deal not won within it is skipped (it may be winnable, but the pool only needs some).
-POOL_SECONDS = 2.0
-POOL_NODES = 400_000
-#: Seconds between two looks at the pool when there is nothing to do.
-IDLE = 2.0
 
 
 @dataclass
@@ -73,7 +68,7 @@ class Pool:
     or an operator, fills the store), deals are only taken."""
 
     def __init__(self, store: Store, games: Iterable[str], solver: Solver | None = None,
-                 size: int = POOL_SIZE, reserve: int = RESERVE,
+                 size: int = POOL_SIZE, reserve: int = POOL_RESERVE,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.store = store
         self.games = list(games)
@@ -163,7 +158,7 @@ class Pool:
             if not busy:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(IDLE):
+                    async with asyncio.timeout(POOL_IDLE):
                         await self._wake.wait()
 
     async def _tend(self, game: str) -> bool:

@@ -29,8 +29,7 @@ from typing import Any, BinaryIO
 import msgpack
 import solrules
 
-#: Plans kept between hints (one per racer who asked lately).
-MAX_PLANS = 256
+from solrace.settings import MAX_PLANS
 
 
 @dataclass

@@ -32,12 +32,11 @@ from redis.exceptions import NoScriptError, RedisError, ResponseError
 from solrace.cluster.connect import UNITS, Client, key, pool_key, unit_of
 from solrace.core.race import LogEntry, Options, Race
 from solrace.core.tournament import Settings, TLogEntry, Tournament
+from solrace.settings import FINISHED_TTL_DAYS, LEASE_MS
 from solrace.store.base import Callback, Failure, OnFailure, committed, failed
 
 log = logging.getLogger(__name__)
 
-#: Milliseconds a unit's lease lasts unless its owner renews it.
-LEASE_MS = 5000
 
 #: Write one unit's batch: claim the unit (a new race) or check the lease, check that every
 #: log is as long as the writer thinks, then apply the operations. KEYS: lease, epoch, then the
@@ -239,7 +238,8 @@ class RedisStore:
     the leases; ``on_lost(unit)`` is told when a write shows that another process owns a unit
     now."""
 
-    def __init__(self, client: Client, pid: str, finished_ttl_ms: int = 30 * 86400 * 1000,
+    def __init__(self, client: Client, pid: str,
+                 finished_ttl_ms: int = int(FINISHED_TTL_DAYS * 86400 * 1000),
                  writer: Client | None = None) -> None:
         self.client = client
         #: The client commits go through: one that never sends a command again by itself

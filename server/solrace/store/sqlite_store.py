@@ -31,6 +31,7 @@ from pathlib import Path
 
 from solrace.core.race import LogEntry, Race
 from solrace.core.tournament import TLogEntry, Tournament
+from solrace.settings import ARCHIVE_ROWS, CHECK_WAL_EVERY, CHECKPOINT_BYTES
 from solrace.store.base import Callback, Failure, OnFailure, committed, failed
 from solrace.store.sqlite_schema import (
     COLUMNS,
@@ -46,12 +47,8 @@ from solrace.store.sqlite_schema import (
 
 log = logging.getLogger(__name__)
 
-#: Commits between two looks at the WAL file's size (see Storage._maybe_checkpoint).
-CHECK_WAL_EVERY = 16
 
 
-#: Journal rows after which they are copied into ``log`` (see SQLiteStore).
-ARCHIVE_ROWS = 1024
 
 
 @dataclass
@@ -94,7 +91,7 @@ class SQLiteStore:
     def __init__(
         self,
         path: str | Path,
-        checkpoint_bytes: int = 16 * 2**20,
+        checkpoint_bytes: int = CHECKPOINT_BYTES,
         check_wal_every: int = CHECK_WAL_EVERY,
         archive_rows: int = ARCHIVE_ROWS,
     ) -> None:

@@ -21,13 +21,12 @@ from typing import Any
 import solrules
 from websockets.exceptions import ConnectionClosed
 
+from solrace.settings import BOT_GIVE_UP
 from solrace.tools.race_client import RaceClient, ServerError
 
 Message = dict[str, Any]
 log = logging.getLogger(__name__)
 
-#: Moves in a row without progress after which a bot resigns.
-GIVE_UP = 150
 
 
 def headway(state: Message) -> tuple[int, int]:
@@ -125,7 +124,7 @@ async def play(
     max_moves: int = 2000,
     seed: int | None = None,
     token: str | None = None,
-    give_up: int = GIVE_UP,
+    give_up: int = BOT_GIVE_UP,
 ) -> Message:
     """Join ``race`` and play; returns the last ``state`` (or ``race_over``) seen.
 

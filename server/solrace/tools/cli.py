@@ -18,17 +18,25 @@ from typing import Any
 from websockets.asyncio.server import Server
 
 from solrace.settings import (
+    ABANDON_MS,
     CONNECTIONS_PER_ADDRESS,
+    COUNTDOWN_S,
     ENTRANTS_PER_ADDRESS,
     FD_RESERVE,
+    FINISHED_TTL_DAYS,
+    HINT_SECONDS,
     HTTP_RATE,
     MAX_LOBBIES,
     MAX_RACES,
     MAX_TOURNAMENTS,
+    PAR_SECONDS,
+    POOL_NODES,
+    POOL_SECONDS,
+    POOL_SIZE,
     RACES_PER_ADDRESS,
+    RATE_LIMIT,
     TOURNAMENTS_PER_ADDRESS,
 )
-from solrace.solver.pool import POOL_SECONDS, POOL_SIZE
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -65,7 +73,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     if args.hint_seconds > 0 or args.par_seconds > 0:
         solver = Solver(hint_seconds=args.hint_seconds, par_seconds=args.par_seconds)
-    from solrace.solver.pool import POOL_NODES, Pool
+    from solrace.solver.pool import Pool
 
     refill = None
     if args.pool > 0 and not args.demo_catalogue:
@@ -212,9 +220,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--redis-cluster", default="", metavar="URL",
                    help="the same on a Redis Cluster: redis://HOST:PORT of any node "
                         "(or SOLRACE_REDIS=redis+cluster://HOST:PORT)")
-    s.add_argument("--finished-ttl", type=float, default=30.0, metavar="DAYS",
+    s.add_argument("--finished-ttl", type=float, default=FINISHED_TTL_DAYS, metavar="DAYS",
                    help="with Redis: finished races expire this long after their end")
-    s.add_argument("--rate-limit", type=float, default=50.0, metavar="MSGS_PER_S",
+    s.add_argument("--rate-limit", type=float, default=RATE_LIMIT, metavar="MSGS_PER_S",
                    help="messages per second per connection, bursts of twice that; 0: off")
     s.add_argument("--max-races", type=int, default=MAX_RACES, help="unfinished races at once")
     s.add_argument("--races-per-address", type=int, default=RACES_PER_ADDRESS,
@@ -240,9 +248,9 @@ def parser() -> argparse.ArgumentParser:
                    help="behind a reverse proxy: take client addresses from X-Forwarded-For")
     s.add_argument("--http-rate", type=float, default=HTTP_RATE, metavar="REQS_PER_S",
                    help="HTTP requests per second per client address, bursts of twice that; 0: off")
-    s.add_argument("--hint-seconds", type=float, default=3.0, metavar="SECONDS",
+    s.add_argument("--hint-seconds", type=float, default=HINT_SECONDS, metavar="SECONDS",
                    help="the solver's time for one hint (races created with hints); 0: no hints")
-    s.add_argument("--par-seconds", type=float, default=10.0, metavar="SECONDS",
+    s.add_argument("--par-seconds", type=float, default=PAR_SECONDS, metavar="SECONDS",
                    help="the solver's time for the par of a revealed deal not in the "
                         "catalogue; 0: par of catalogued deals only")
     s.add_argument("--pool", type=int, default=POOL_SIZE, metavar="DEALS",
@@ -255,10 +263,10 @@ def parser() -> argparse.ArgumentParser:
                    help="an offline demo: deal winnable races from the public catalogues "
                         "shipped with solrace instead of the private pool (anyone can look "
                         "those deals up; races say so)")
-    s.add_argument("--countdown", type=float, default=3.0, help="seconds before the start")
+    s.add_argument("--countdown", type=float, default=COUNTDOWN_S, help="seconds before the start")
     s.add_argument("--abandon-after", type=float, default=None, metavar="SECONDS",
                    help="a running race every racer still racing has left ends this long "
-                        "after (default 120)")
+                        f"after (default {ABANDON_MS // 1000})")
     s.add_argument("--client-dir", default=None, help="serve the browser client from here")
     s.add_argument("--uvloop", action="store_true",
                    help="run on uvloop (must be installed; faster event loop)")
