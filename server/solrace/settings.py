@@ -38,6 +38,14 @@ BOARD_INTERVAL = 0.1
 RACER_BOARD_INTERVAL = 0.25
 
 # --------------------------------------------------------------------------------- races
+#: Race and tournament ids: lowercase letters and digits, short enough to read out, long
+#: enough that two never meet without a look at the store (36^10, 3.7e15: with a million
+#: races kept, a new id meets an old one once in some 3.7e9 races; the store's write of the
+#: new race would then fail, and its creator try again). A tournament's races are its id, a
+#: dash and a number.
+ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+RACE_ID_LENGTH = 10
+TOURNAMENT_ID_LENGTH = 10
 #: Seconds from the start (or everyone ready) to the first move: time to look at the deal's
 #: first cards and get ready (``--countdown``).
 COUNTDOWN_S = 3.0

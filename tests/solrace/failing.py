@@ -32,4 +32,4 @@ class FailingStore(SQLiteStore):
         """Fail from now on, and make the store find out (as it would at its next write)."""
         self.failing = True
         self._healthy = False
-        server.app.hub.on_store_failure(set(), sqlite3.OperationalError("disk full"))
+        server.app.hub.watch.failed(set(), sqlite3.OperationalError("disk full"))

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from solrace.net.connection import Connection, Output, RateLimiter
+from solrace.service.supervisor import Supervisor
 from solrace.settings import OUT_QUEUE
 
 
@@ -24,20 +24,17 @@ class FakeWs:
 
 
 def test_slow_client_is_dropped_not_buffered() -> None:
-    spawned: list[Any] = []
-
-    def spawn(coro: Any) -> None:
-        spawned.append(coro)
-        coro.close()
-
     async def scenario() -> None:
-        conn = Connection(None, Output(), FakeWs(), 0.0, spawn)  # type: ignore[arg-type]
+        supervisor = Supervisor()
+        conn = Connection(None, Output(), FakeWs(), 0.0, supervisor)  # type: ignore[arg-type]
         for i in range(OUT_QUEUE + 10):
             conn.send({"type": "x", "i": i})
         assert conn.queue.qsize() == OUT_QUEUE and conn.closing
-        assert len(spawned) == 1  # one close, however many overflows
-        conn.send({"type": "late"})
+        assert supervisor.running() == [f"close connection {conn.id}"]  # one close, however
+        conn.send({"type": "late"})                                      # many overflows
         assert conn.queue.qsize() == OUT_QUEUE  # nothing more is queued once closing
+        await asyncio.sleep(0)  # the close runs
+        await supervisor.close()
 
     asyncio.run(scenario())
 

@@ -1,26 +1,92 @@
-"""The dispatcher on its own: commands in, effects out, nothing awaited, nothing sent."""
+"""The dispatcher on its own: commands in, effects out, nothing awaited, nothing sent, no
+store, no hub. Its world is a plain object holding races in dicts; randomness comes from a
+seeded generator, so every id and token is the same at every run."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import itertools
+import random
+from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
-from solrace.bus.memory_bus import MemoryBus
+from solrace.core import dispatch
 from solrace.core.dispatch import (
     EMIT,
     Bind,
+    Effects,
     Follow,
     NotLoaded,
     Reply,
     Snapshot,
     State,
 )
-from solrace.core.race import RaceError
+from solrace.core.quotas import Caps
+from solrace.core.race import Race, RaceError
+from solrace.core.tournament import Tournament
 from solrace.protocol import codec
-from solrace.service.hub import Hub
-from solrace.store.sqlite_store import SQLiteStore
 
 T0 = 1_800_000_000_000
+
+
+class SeededEntropy:
+    def __init__(self, seed: int = 1) -> None:
+        self.rng = random.Random(seed)
+        self.ids = itertools.count(1)
+
+    def token(self) -> str:
+        return f"token-{self.rng.getrandbits(64):x}"
+
+    def salt(self) -> str:
+        return f"{self.rng.getrandbits(128):032x}"
+
+    def race_id(self) -> str:
+        return f"race{next(self.ids)}"
+
+    def tournament_id(self) -> str:
+        return f"tour{next(self.ids)}"
+
+
+class NoWinnableDeals:
+    demo = False
+
+    def ready(self, game: str) -> int:
+        return 0
+
+    def draw(self, game: str, winnable: bool = False) -> int:
+        assert not winnable
+        return 424242
+
+
+@dataclass
+class World:
+    """A world the dispatcher reads: what a hub would hold, in plain dicts."""
+
+    races: dict[str, Race] = field(default_factory=dict)
+    finished: dict[str, Race] = field(default_factory=dict)
+    tournaments: dict[str, Tournament] = field(default_factory=dict)
+    reloading: set[str] = field(default_factory=set)
+    writable: bool = True
+    caps: Caps = field(default_factory=Caps)
+    countdown_ms: int = 0
+    claim_after_ms: int = 60_000
+    deals: NoWinnableDeals = field(default_factory=NoWinnableDeals)
+    entropy: SeededEntropy = field(default_factory=SeededEntropy)
+
+    def hint_answer(self, race: str, player: str, seq: int) -> dict[str, Any] | None:
+        return None
+
+    def hint_refusal(self, address: str) -> RaceError | None:
+        return RaceError("unavailable", "no hints here")
+
+    def entrants_from(self, tournament: str, address: str) -> int:
+        return 0
+
+    def handle(self, session: Any, cmd: codec.Command, now: int) -> Effects:
+        fx = dispatch.handle(self, session, cmd, now)
+        if fx.created is not None:  # what the hub does with a new race
+            self.races[fx.created.race] = fx.created
+        return fx
 
 
 class Session:
@@ -36,13 +102,13 @@ class Session:
 
 
 @pytest.fixture
-def hub(tmp_path: Path) -> Hub:
-    return Hub(SQLiteStore(tmp_path / "d.db"), MemoryBus(), lambda: T0, countdown=0)
+def hub() -> World:
+    return World()
 
 
-def test_create_then_join_then_move(hub: Hub) -> None:
+def test_create_then_join_then_move(hub: World) -> None:
     host, ann = Session(), Session()
-    fx = hub.dispatcher.handle(host, codec.Create("yukon", players=1, seed=5, rid=1), T0)
+    fx = hub.handle(host, codec.Create("yukon", players=1, seed=5, rid=1), T0)
     assert fx.created is fx.race and fx.barrier and fx.race is not None
     assert fx.race.seed == 5 and fx.race.seed_chosen
     [reply] = fx.steps
@@ -51,18 +117,18 @@ def test_create_then_join_then_move(hub: Hub) -> None:
     race = fx.race
     hub.races[race.race] = race  # what Hub.run does for a created race
 
-    fx = hub.dispatcher.handle(ann, codec.Join(race.race, name="ann", rid=2, bot=True), T0)
+    fx = hub.handle(ann, codec.Join(race.race, name="ann", rid=2, bot=True), T0)
     assert fx.barrier and [o.log[0].kind for o in fx.outcomes] == ["join"]
     kinds = [type(step) for step in fx.steps]
     assert kinds == [type(EMIT), Bind, Follow, Reply, Snapshot]  # no state before the start
     assert race.racers["p1"].bot and fx.steps[3].msg["bot"] is True  # type: ignore[union-attr]
     ann.players[race.race] = "p1"  # what the Bind step does
 
-    fx = hub.dispatcher.handle(host, codec.Start(race.race, race.host_token, rid=3), T0)
+    fx = hub.handle(host, codec.Start(race.race, race.host_token, rid=3), T0)
     assert [o.log[0].kind for o in fx.outcomes] == ["start"]
     assert race.status == "countdown" and race.due(T0)  # countdown 0: the start is due
     move = race.racers["p1"].game.legal_moves()[0].text()
-    fx = hub.dispatcher.handle(ann, codec.MoveCmd(race.race, move, 1, rid=4), T0 + 1)
+    fx = hub.handle(ann, codec.MoveCmd(race.race, move, 1, rid=4), T0 + 1)
     assert not fx.barrier  # the reader goes on at once
     assert fx.outcomes[0].started  # the due start is recorded first, its timer late or not
     state, emit = fx.steps
@@ -72,57 +138,57 @@ def test_create_then_join_then_move(hub: Hub) -> None:
 
     # Resuming with the token: the same racer, and its state since the race runs.
     again = Session()
-    fx = hub.dispatcher.handle(again, codec.Join(race.race, token=race.racers["p1"].token), T0)
+    fx = hub.handle(again, codec.Join(race.race, token=race.racers["p1"].token), T0)
     assert fx.outcomes == [] and isinstance(fx.steps[-1], State)
 
 
-def test_refused_commands_change_nothing(hub: Hub) -> None:
+def test_refused_commands_change_nothing(hub: World) -> None:
     s = Session()
     with pytest.raises(NotLoaded):
-        hub.dispatcher.handle(s, codec.Watch("nope"), T0)
-    fx = hub.dispatcher.handle(s, codec.Create("scotch", players=2), T0)
+        hub.handle(s, codec.Watch("nope"), T0)
+    fx = hub.handle(s, codec.Create("scotch", players=2), T0)
     race = fx.race
     assert race is not None and not race.seed_chosen
     hub.races[race.race] = race
     with pytest.raises(RaceError) as info:
-        hub.dispatcher.handle(s, codec.MoveCmd(race.race, "t1>t2", 1), T0)
+        hub.handle(s, codec.MoveCmd(race.race, "t1>t2", 1), T0)
     assert info.value.code == "forbidden"
     with pytest.raises(RaceError):
-        hub.dispatcher.handle(s, codec.Start(race.race, "not-the-host"), T0)
+        hub.handle(s, codec.Start(race.race, "not-the-host"), T0)
     assert race.v == 0 and race.status == "lobby" and not race.racers
     with pytest.raises(codec.ProtocolError):
-        hub.dispatcher.handle(s, codec.Create("chess"), T0)
+        hub.handle(s, codec.Create("chess"), T0)
 
 
-def test_nothing_is_written_while_the_store_is_unhealthy(hub: Hub) -> None:
+def test_nothing_is_written_while_the_store_is_unhealthy(hub: World) -> None:
     s = Session()
-    fx = hub.dispatcher.handle(s, codec.Create("scotch", players=2), T0)
+    fx = hub.handle(s, codec.Create("scotch", players=2), T0)
     race = fx.race
     assert race is not None
     hub.races[race.race] = race
-    hub.store._healthy = False  # type: ignore[attr-defined]
+    hub.writable = False
     with pytest.raises(RaceError) as info:
-        hub.dispatcher.handle(s, codec.Join(race.race, name="ann"), T0)
+        hub.handle(s, codec.Join(race.race, name="ann"), T0)
     assert info.value.code == "unavailable" and not race.racers
-    fx = hub.dispatcher.handle(s, codec.Watch(race.race), T0)  # reading still works
+    fx = hub.handle(s, codec.Watch(race.race), T0)  # reading still works
     assert isinstance(fx.steps[-1], Snapshot)
 
 
-def test_a_move_after_the_time_limit_is_refused_and_the_end_is_recorded(hub: Hub) -> None:
+def test_a_move_after_the_time_limit_is_refused_and_the_end_is_recorded(hub: World) -> None:
     """The time limit passed but its timer has not fired: the move is refused, and the end of
     the race still goes into the effects (it used to be lost with the refusal)."""
     host, ann = Session(), Session()
-    fx = hub.dispatcher.handle(host, codec.Create("scotch", players=1, time_limit=1, seed=5), T0)
+    fx = hub.handle(host, codec.Create("scotch", players=1, time_limit=1, seed=5), T0)
     race = fx.race
     assert race is not None
     hub.races[race.race] = race
-    hub.dispatcher.handle(ann, codec.Join(race.race, name="ann"), T0)
+    hub.handle(ann, codec.Join(race.race, name="ann"), T0)
     ann.players[race.race] = "p1"
-    hub.dispatcher.handle(host, codec.Start(race.race, race.host_token), T0)
-    hub.dispatcher.handle(ann, codec.Ready(race.race), T0)  # the countdown (0) is due: start
+    hub.handle(host, codec.Start(race.race, race.host_token), T0)
+    hub.handle(ann, codec.Ready(race.race), T0)  # the countdown (0) is due: start
     assert race.status == "running" and race.ends_at == T0 + 1000
     move = race.racers["p1"].game.legal_moves()[0].text()
-    fx = hub.dispatcher.handle(ann, codec.MoveCmd(race.race, move, 1, rid=9), T0 + 1500)
+    fx = hub.handle(ann, codec.MoveCmd(race.race, move, 1, rid=9), T0 + 1500)
     assert race.status == "finished" and race.reason == "time"
     assert [o.finished for o in fx.outcomes] == [True]
     emit, reply = fx.steps

@@ -32,7 +32,7 @@ async def test_flushed_means_committed_and_reload_rebuilds(tmp_path: Path) -> No
     storage.close()
 
     again = Storage(db)
-    [loaded] = again.load_unfinished()
+    [loaded] = await again.startup_races()
     assert messages.state(loaded, "p1") == messages.state(race, "p1")
     p1 = race.racers["p1"]
     assert messages.snapshot(loaded, "p1", loaded.racers["p1"], 0) == messages.snapshot(
@@ -41,7 +41,7 @@ async def test_flushed_means_committed_and_reload_rebuilds(tmp_path: Path) -> No
     again.append(loaded.resign("p1", T0 + 10).log)
     again.mark_finished("r1", T0 + 10)
     await again.flushed()
-    assert again.load_unfinished() == []
+    assert await again.startup_races() == []
     finished = await again.load("r1")
     assert finished is not None and finished.status == "finished"
     assert messages.summary(finished)["players"][0]["moves"] == race.racers["p1"].actions
@@ -82,7 +82,7 @@ async def test_recovery_moves_races_on_to_the_current_time(tmp_path: Path) -> No
 
     again = Storage(tmp_path / "r.db")
     app = App(again, clock=lambda: T0 + 5000, client=tmp_path)
-    assert app.recover() == 2
+    assert await app.hub.recover() == 2
     live = app.races["r3"]
     assert live.status == "running" and live.started_at == T0 + 3000
     r4 = app.hub.get("r4")
@@ -90,7 +90,7 @@ async def test_recovery_moves_races_on_to_the_current_time(tmp_path: Path) -> No
     assert r4.finished_at == T0 + 1000
     app.close()
     again.close()
-    assert Storage(tmp_path / "r.db").load_unfinished()[0].race == "r3"
+    assert Storage(tmp_path / "r.db").unfinished()[0].race == "r3"
 
 
 async def test_checkpoints_run_off_the_loop_and_commits_wait_for_them(tmp_path: Path) -> None:

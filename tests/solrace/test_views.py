@@ -21,9 +21,10 @@ import solrules
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from solrace.core.race import Options, Race
-from solrace.core.views import RACERS, SPECTATORS, BoardViews, mask
+from solrace.core.views import RACERS, SPECTATORS, mask
 from solrace.net.app import App
 from solrace.protocol import messages
+from solrace.protocol.board_views import BoardViews
 from solrace.store.sqlite_store import SQLiteStore
 from solrace.tools.race_client import RaceClient, ServerError
 

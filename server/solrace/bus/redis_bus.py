@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgpack
@@ -35,10 +35,15 @@ from redis.exceptions import RedisError
 from solrace.bus.base import Deliver, Event, Publishable, Subscription, Viewer
 from solrace.bus.memory_bus import MemoryBus
 from solrace.cluster.connect import Client, key, node_client, proc_key, unit_of
-from solrace.core.views import BoardViews, for_audience
+from solrace.core.views import for_audience
+from solrace.protocol.board_views import BoardViews
+from solrace.service.supervisor import Supervisor
 from solrace.settings import LINK_BACKOFF, STREAM_LEN
 
 log = logging.getLogger(__name__)
+
+#: Seconds a subscription change, a send or a catch-up may take before it is given up.
+JOB_TIMEOUT = 10.0
 
 
 
@@ -96,7 +101,7 @@ class _Link:
         self.confirmed: dict[str, asyncio.Event] = {}
 
     def start(self) -> None:
-        self.task = asyncio.ensure_future(self._run())
+        self.task = self.bus.supervisor.spawn(self._run(), "Redis subscription link")
 
     async def subscribe(self, channel: str) -> None:
         """Subscribe, and return once Redis confirmed it (what is published after that
@@ -176,11 +181,12 @@ class RedisBus:
     processes that follow a race this process owns (for their board views); ``on_inbox`` gets
     what other processes send to this one."""
 
-    def __init__(self, client: Client, pid: str) -> None:
+    def __init__(self, client: Client, pid: str, supervisor: Supervisor | None = None) -> None:
         self.client = client
         self.pid = pid
+        self.supervisor = supervisor if supervisor is not None else Supervisor()
         self.local = MemoryBus()
-        self.remote_followers: Callable[[str], list[Viewer]] = lambda race: []
+        self.remote_followers: Callable[[str], Sequence[Viewer]] = lambda race: []
         self.races: Callable[[str], Any] = lambda race: None
         self.on_inbox: Callable[[dict[str, Any]], None] = lambda msg: None
         self.on_control: Callable[[dict[str, Any]], None] = lambda msg: None
@@ -191,7 +197,6 @@ class RedisBus:
         self._out: dict[str, list[Any]] = {}  # channel -> envelopes of this turn
         self._inbox_out: dict[str, list[Any]] = {}
         self._flushing = False
-        self._tasks: set[asyncio.Future[Any]] = set()
         self.published = 0
         self.received_count = 0
 
@@ -215,12 +220,14 @@ class RedisBus:
             link = self._channel_link[channel] = self._link_for(channel)
         await link.subscribe(channel)
 
-    def _spawn(self, coro: Any) -> None:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+    def _spawn(self, coro: Any, name: str = "Redis bus job") -> None:
+        self.supervisor.spawn(coro, name, timeout=JOB_TIMEOUT)
 
     # --------------------------------------------------------------- Bus API
+    def followed_units(self) -> set[str]:
+        """The units some connection of this process follows (the janitor looks after them)."""
+        return set(self._followers)
+
     def subscribe(self, race: str, deliver: Deliver) -> Subscription:
         unit = unit_of(race)
         count = self._followers.get(unit, 0)
@@ -410,8 +417,6 @@ class RedisBus:
         await self.local.close()
         for link in self._links.values():
             await link.close()
-        for task in list(self._tasks):
-            task.cancel()
 
 
 class _RemoteSubscription:

@@ -36,11 +36,11 @@ from typing import TYPE_CHECKING, Any
 from redis.exceptions import RedisError
 
 from solrace.bus.base import Event
-from solrace.cluster.connect import UNITS, key, proc_key, unit_of
+from solrace.cluster.connect import UNITS, proc_key, unit_of
 from solrace.core.dispatch import Pending
-from solrace.core.race import RaceError
 from solrace.net.connection import LOCAL
-from solrace.protocol import codec
+from solrace.protocol import codec, messages
+from solrace.service.supervisor import Supervisor
 from solrace.settings import (
     ALIVE_MS,
     FINISHED_GRACE,
@@ -54,9 +54,20 @@ from solrace.settings import (
 
 if TYPE_CHECKING:
     from solrace.bus.redis_bus import RedisBus
-    from solrace.net.app import App
     from solrace.net.connection import Connection
+    from solrace.service.hub import Hub
     from solrace.store.redis_store import RedisStore
+
+#: Seconds a takeover (lease, rebuild of the unit's races) may take before it is given up.
+TAKE_TIMEOUT = 30.0
+
+
+def cmd_of(msg: dict[str, Any]) -> Any:
+    """The command a forwarded message carries, as well as it can be read (for its rid)."""
+    try:
+        return codec.parse_command(msg["m"])
+    except Exception:
+        return None
 
 log = logging.getLogger(__name__)
 
@@ -127,31 +138,37 @@ class RemoteSession:
 class Cluster:
     """This process's part in the service (see the module docstring)."""
 
-    def __init__(self, app: App, store: RedisStore, bus: RedisBus, pid: str) -> None:
-        self.app = app
-        self.hub = app.hub
+    def __init__(self, hub: Hub, store: RedisStore, bus: RedisBus, pid: str,
+                 supervisor: Supervisor) -> None:
+        self.hub = hub
         self.store = store
         self.bus = bus
         self.pid = pid
+        self.supervisor = supervisor
         self.owners: dict[str, str] = {}  # unit -> pid of its owner, as last seen
         self.sessions: dict[tuple[str, int], RemoteSession] = {}
         self.followers: dict[str, dict[tuple[str, int], RemoteSession]] = {}
         self.pending: dict[int, tuple[Connection, asyncio.Future[None], asyncio.TimerHandle]] = {}
         self.connections: dict[int, Connection] = {}  # this process's, by id
         self._ids = itertools.count(1)
-        self._taking: dict[str, asyncio.Future[str | None]] = {}
+        self._taking: dict[str, asyncio.Task[str | None]] = {}
         self._over_since: dict[str, float] = {}  # owned units whose races are all over
-        self._tasks: set[asyncio.Future[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
         self._missing: set[str] = set()  # processes whose alive key was missing once
-        store.on_lost = self.lost
-        bus.on_inbox = self.inbox
-        bus.on_control = self.control
-        bus.remote_followers = lambda race: list(self.followers.get(race, {}).values())
-        bus.races = self.hub.get
-        self.hub.owns = lambda race_id: store.owns(unit_of(race_id))
-        self.hub.publish_with_commit = lambda race, events: store.publish(
-            race, bus.payload(race, events))
+
+    def owns(self, race_id: str) -> bool:
+        """Does this process run the room of this race (own its unit) now?"""
+        return self.store.owns(unit_of(race_id))
+
+    def publish_with_commit(self, race: str, events: list[Event]) -> None:
+        """Hand an outcome's messages to the store: they go to the other processes in the
+        script that writes the outcome, exactly when it is durable."""
+        self.store.publish(race, self.bus.payload(race, events))
+
+    def remote_followers(self, race: str) -> list[RemoteSession]:
+        """The connections of other processes that follow ``race`` (the bus publishes their
+        views for them)."""
+        return list(self.followers.get(race, {}).values())
 
     # ------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -169,8 +186,8 @@ class Cluster:
                 log.warning("waiting for Redis: %s", exc)
                 await asyncio.sleep(delay)
                 delay = min(START_RETRY_MAX, delay * 2)
-        self._loops = [asyncio.ensure_future(self._renew()),
-                       asyncio.ensure_future(self._janitor())]
+        self._loops = [self.supervisor.spawn(self._renew(), "renew leases"),
+                       self.supervisor.spawn(self._janitor(), "janitor")]
 
     async def stop(self) -> None:
         """Let go of every unit (so another process takes them at once) and stop."""
@@ -183,11 +200,6 @@ class Cluster:
                 await self.store.release(unit)
         with contextlib.suppress(Exception):
             await self.store.client.delete(proc_key(self.pid, "alive"))
-
-    def _spawn(self, coro: Any) -> None:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
 
     async def _renew(self) -> None:
         while True:
@@ -204,7 +216,7 @@ class Cluster:
                 log.warning("cannot renew leases: %s", exc)
                 if self.store.healthy:
                     self.store.unreachable()
-                    self.hub.on_store_failure(set(), exc)
+                    self.hub.watch.failed(set(), exc)
             except Exception:
                 log.exception("renewing leases failed")
 
@@ -222,7 +234,7 @@ class Cluster:
                 del self._over_since[unit]
                 await self.store.release(unit)
                 for race_id in [r for r in self.hub.finished if unit_of(r) == unit]:
-                    self.hub.release(race_id)
+                    self.hub.forget(race_id)
 
     async def _drop_dead_processes(self) -> None:
         """Forget the connections of processes that died (their racers go offline).
@@ -255,7 +267,7 @@ class Cluster:
             await asyncio.sleep(JANITOR_EVERY)
             rounds += 1
             try:
-                units = set(self.bus._followers)
+                units = self.bus.followed_units()
                 if rounds % 5 == 0:
                     some = await self.store.client.srandmember(UNITS, 20) or []
                     units |= {u.decode() if isinstance(u, bytes) else str(u) for u in some}
@@ -274,7 +286,8 @@ class Cluster:
             return None
         taking = self._taking.get(unit)
         if taking is None:
-            taking = asyncio.ensure_future(self._take(unit))
+            taking = self.supervisor.spawn(self._take(unit), f"take {unit}",
+                                           timeout=TAKE_TIMEOUT)
             self._taking[unit] = taking
             taking.add_done_callback(lambda _: self._taking.pop(unit, None))
         return await asyncio.shield(taking)
@@ -287,7 +300,8 @@ class Cluster:
         self.owners[unit] = self.pid
         t = await self.store.load_tournament(unit)
         if t is not None:
-            await self._adopt_tournament(t)
+            await self.hub.adopt_tournament(t)
+            log.warning("took over tournament %s", t.tid)
             self.bus.publish_control(unit, {"k": "owner", "u": unit, "p": self.pid})
             return None
         race = await self.store.load(unit)
@@ -295,47 +309,20 @@ class Cluster:
             await self.store.release(unit)
             self.owners.pop(unit, None)
             return None
-        if race.status != "finished":
-            out = race.tick(self.hub.clock())  # transitions due while nobody owned it
-            self.hub.adopt(race)
-            if out.events or out.log:
-                self.hub.record(race, out)
-        else:
-            self.hub.adopt(race)
+        self.hub.catch_up(race)  # transitions due while nobody owned it happen now
+        self.hub.adopt(race)
         log.warning("took over %s", unit)
         self.bus.publish_control(unit, {"k": "owner", "u": unit, "p": self.pid})
         return None
-
-    async def _adopt_tournament(self, t: Any) -> None:
-        """Run a tournament here, with every race of it; what fell due while nobody owned
-        it happens now."""
-        organizer = self.hub.organizer
-        now = self.hub.clock()
-        races = []
-        for race_id in organizer.race_ids(t):
-            race = await self.store.load(race_id)
-            if race is None:
-                continue
-            out = race.tick(now) if race.status != "finished" else None
-            self.hub.adopt(race)
-            races.append(race)
-            if out is not None and (out.events or out.log):
-                self.hub.record(race, out)
-        organizer.adopt(t, races)
-        tout = t.tick(now, organizer.drawer(t))
-        if tout.log or tout.events:
-            organizer.record(t, tout)
-        log.warning("took over tournament %s", t.tid)
 
     def lost(self, unit: str) -> None:
         """Another process owns ``unit`` now: stop running its races here."""
         log.warning("lost %s to another process", unit)
         self.owners.pop(unit, None)
-        if self.hub.organizer.tournaments.pop(unit, None) is not None:
-            self.hub.organizer.deadlines.cancel(unit)
+        self.hub.organizer.forget(unit)
         for race_id in [r for r in list(self.hub.races) + list(self.hub.finished)
                         if unit_of(r) == unit]:
-            self.hub.release(race_id)
+            self.hub.forget(race_id)
 
     # ------------------------------------------------------------- routing
     def route(self, conn: Connection, cmd: codec.Command) -> Any:
@@ -354,7 +341,8 @@ class Cluster:
         if owner is not None and owner != self.pid and not follows:
             done = self.forward(owner, conn, cmd)
             return done if barrier else None
-        return asyncio.ensure_future(self._take_then(conn, cmd))
+        return self.supervisor.spawn(self._take_then(conn, cmd), f"route to {unit}",
+                                     timeout=TAKE_TIMEOUT + FORWARD_TIMEOUT)
 
     async def _take_then(self, conn: Connection, cmd: codec.Command) -> None:
         unit = unit_of(cmd.race)  # type: ignore[union-attr]
@@ -362,7 +350,7 @@ class Cluster:
             owner = await self.take(unit)
         except RedisError as exc:
             log.warning("cannot reach Redis to find %s's owner: %s", unit, exc)
-            conn.hub.reply_later(conn, codec.error(
+            self.hub.reply_later(conn, messages.error(
                 "unavailable", "the service cannot reach its store right now: try again",
                 cmd.rid))
             return
@@ -375,7 +363,7 @@ class Cluster:
                 # unit's channel reaches this process before the owner takes the snapshot,
                 # so that no event falls in between (the client drops the ones it has).
                 if cmd.race not in conn.follows and len(conn.follows) >= MAX_FOLLOWED:
-                    conn.send(codec.error("limit_reached",
+                    conn.send(messages.error("limit_reached",
                                           f"one connection follows at most {MAX_FOLLOWED} races",
                                           cmd.rid))
                     return
@@ -411,7 +399,9 @@ class Cluster:
             return
         conn, done, _ = entry
         self.owners.pop(unit, None)  # look the owner up again next time
-        self._spawn(self._after_silence(conn, done, unit, owner, cmd))
+        self.supervisor.spawn(self._after_silence(conn, done, unit, owner, cmd),
+                              f"after the silence of {owner}",
+                              timeout=(LEASE_MS + ALIVE_MS) / 1000 + FORWARD_TIMEOUT)
 
     async def _after_silence(self, conn: Connection, done: asyncio.Future[None], unit: str,
                              owner: str, cmd: codec.Command) -> None:
@@ -420,7 +410,7 @@ class Cluster:
         is recognised by its ``seq``); if it is alive but slow, answer ``unavailable``."""
         try:
             if await self.store.client.exists(proc_key(owner, "alive")):
-                conn.send(codec.error("unavailable", "the race's server is slow: try again",
+                conn.send(messages.error("unavailable", "the race's server is slow: try again",
                                       cmd.rid))
                 return
             deadline = asyncio.get_running_loop().time() + (LEASE_MS + ALIVE_MS) / 1000
@@ -436,10 +426,10 @@ class Cluster:
                     await barrier
                     return
                 await asyncio.sleep(0.25)
-            conn.send(codec.error("unavailable", "the race's server is gone: try again",
+            conn.send(messages.error("unavailable", "the race's server is gone: try again",
                                   cmd.rid))
         except RedisError:
-            conn.send(codec.error("unavailable", "the service cannot reach its store: try "
+            conn.send(messages.error("unavailable", "the service cannot reach its store: try "
                                   "again", cmd.rid))
         finally:
             if not done.done():
@@ -462,7 +452,8 @@ class Cluster:
     def inbox(self, msg: dict[str, Any]) -> None:
         kind = msg.get("k")
         if kind == "cmd":
-            self._spawn(self._run_remote(msg))
+            self.supervisor.spawn(self._run_remote(msg), f"forwarded command {msg.get('q')}",
+                                  timeout=TAKE_TIMEOUT + FORWARD_TIMEOUT)
         elif kind == "msg":
             conn = self.connections.get(msg["c"])
             if conn is not None:
@@ -534,33 +525,19 @@ class Cluster:
             if not self.store.owns(unit):
                 owner = await self.take(unit)
                 if owner is not None:  # not ours any more: the sender asks the owner
-                    session.send(codec.error("unavailable", "the race moved: try again",
+                    session.send(messages.error("unavailable", "the race moved: try again",
                                              cmd.rid))
                     return
-            for attempt in range(3):
-                try:
-                    fx = self.hub.dispatcher.handle(session, cmd, self.hub.clock())
-                    break
-                except Pending as exc:
-                    if attempt == 2:
-                        raise RaceError("unavailable", "the server is busy with this: try "
-                                        "again") from None
-                    if not await self.hub.prepare(exc):
-                        raise RaceError("not_found", f"no race {unit[:64]!r}") from None
+            try:
+                fx = self.hub.dispatch(session, cmd)
+            except Pending as pending:
+                fx = await self.hub.settle(session, cmd, pending)
             fx.barrier = True  # to know when its steps ran
             wait = self.hub.run(session, fx)
             if wait is not None:
                 await wait
-        except (RaceError, codec.ProtocolError) as exc:
-            rid = getattr(exc, "rid", None) or msg["m"].get("rid")
-            self.hub.reply_later(session, codec.error(exc.code, exc.message, rid))
-        except Exception:
-            log.exception("forwarded command failed")
-            session.send(codec.error("internal", "the server failed on this message",
-                                     msg["m"].get("rid")))
+        except Exception as exc:
+            self.hub.refuse(session, cmd_of(msg), exc)
         finally:
             self.bus.send_to(msg["f"], {"k": "done", "q": msg["q"]})
 
-
-def unit_channel(unit: str) -> str:
-    return key(unit, "ev")

@@ -1,6 +1,7 @@
-"""The dispatcher: (session, command, now) → effects. Pure: no I/O, no awaiting, no clock.
+"""The dispatcher: (world, session, command, now) → effects. Pure: no I/O, no awaiting, no
+clock, no randomness of its own.
 
-Every client command goes through :meth:`Dispatcher.handle`, moves and undos included. It reads
+Every client command goes through :func:`handle`, moves and undos included. It reads
 the races held in memory, runs the command on its room (which checks it and applies it, or
 raises :class:`~solrace.core.race.RaceError` before changing anything), and returns
 :class:`Effects`: the outcomes to make durable, and the steps to take once they are (send a
@@ -12,20 +13,17 @@ and asks again."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import solrules
 
-from solrace.core.quotas import admit, outside_reserve, refusal
+from solrace.core.quotas import Caps, admit, outside_reserve, refusal
 from solrace.core.race import Options, Outcome, Race, RaceError
 from solrace.core.tournament import Settings, Tournament, TournamentError, TOutcome
 from solrace.protocol import codec, messages
 from solrace.settings import MAX_FOLLOWED
-
-if TYPE_CHECKING:
-    from solrace.service.hub import Hub
 
 Message = dict[str, Any]
 
@@ -149,8 +147,16 @@ class Seats(NamedTuple):
     entrant: str
 
 
+class Entered(NamedTuple):
+    """``entrant`` of ``tournament`` joined from ``address`` (for that address's share)."""
+
+    tournament: str
+    entrant: str
+    address: str
+
+
 Step = (Reply | Emit | Follow | Unfollow | Bind | Unbind | Snapshot | State | Announce | TView
-        | Seats)
+        | Seats | Entered)
 EMIT = Emit()
 
 
@@ -178,359 +184,426 @@ RaceCommand = (codec.Join | codec.Watch | codec.Leave | codec.Start | codec.Read
                | codec.Claim)
 
 
-class Dispatcher:
-    """Turns commands into effects against the races the hub holds in memory.
+class Entropy(Protocol):
+    """Where new secrets and ids come from (``secrets`` in the server; a seeded generator in
+    a test): the dispatcher draws nothing itself."""
 
-    A transition found due while handling a command (the time limit passed, its timer has not
-    fired yet) goes first; if the command is then refused (a move just after the time limit),
-    the effects still record the transition, and the refusal is their reply.
-    """
+    def token(self) -> str: ...
 
-    def __init__(self, hub: Hub, token: Callable[[], str], race_id: Callable[[], str]) -> None:
-        self.hub = hub
-        self.token = token
-        self.race_id = race_id
+    def salt(self) -> str: ...
 
-    def lookup(self, race_id: str) -> Race:
-        """A race held in memory; NotLoaded (or ``unavailable`` while it is being rebuilt)."""
-        race = self.hub.races.get(race_id) or self.hub.finished.get(race_id)
-        if race is None:
-            if race_id in self.hub.reloading:
-                raise RaceError("unavailable", "the race is being reloaded: try again")
-            raise NotLoaded(race_id)
-        return race
+    def race_id(self) -> str: ...
 
-    def handle(self, session: Session, cmd: codec.Command, now: int) -> Effects:
-        """The effects of ``cmd`` from ``session`` at ``now``; raises RaceError or
-        ProtocolError (nothing changed then) or NotLoaded."""
-        if isinstance(cmd, codec.Ping):
-            return Effects(steps=[Reply({"type": "pong", "rid": cmd.rid, "now": now})])
-        if isinstance(cmd, codec.Create):
-            return self.create(session, cmd, now)
-        if isinstance(cmd, codec.TournamentCmd):
-            try:
-                return self.tournament(session, cmd, now)
-            except TournamentError as exc:
-                raise RaceError(exc.code, exc.message) from None
-        race = self.hub.races.get(cmd.race) or self.lookup(cmd.race)
-        if not race.due(now) or not self.hub.store.healthy:
-            return self._on_race(session, cmd, race, [], now)
-        outcomes = [race.tick(now)]  # a transition due goes first
+    def tournament_id(self) -> str: ...
+
+
+class DealDrawer(Protocol):
+    """New deals (:class:`solrace.solver.deal_source.Deals`): a random seed, or a winnable
+    one from what is ready."""
+
+    demo: bool
+
+    def ready(self, game: str) -> int: ...
+
+    def draw(self, game: str, winnable: bool = False) -> int: ...
+
+
+class World(Protocol):
+    """What the dispatcher is given besides the command: the races and tournaments held in
+    memory (read; the dispatcher changes a race only through its own methods), the caps and
+    settings, what the store says (``writable``), hint answers already worked out, and where
+    randomness comes from. The hub is one; a test builds its own."""
+
+    @property
+    def races(self) -> Mapping[str, Race]: ...
+
+    @property
+    def finished(self) -> Mapping[str, Race]: ...
+
+    @property
+    def tournaments(self) -> Mapping[str, Tournament]: ...
+
+    @property
+    def reloading(self) -> Container[str]: ...
+
+    @property
+    def writable(self) -> bool: ...
+
+    @property
+    def caps(self) -> Caps: ...
+
+    @property
+    def countdown_ms(self) -> int: ...
+
+    @property
+    def claim_after_ms(self) -> int: ...
+
+    @property
+    def deals(self) -> DealDrawer: ...
+
+    @property
+    def entropy(self) -> Entropy: ...
+
+    def hint_answer(self, race: str, player: str, seq: int) -> Message | None:
+        """The hint worked out for this racer at this position, if any."""
+
+    def hint_refusal(self, address: str) -> RaceError | None:
+        """Why no hint can be worked out for this client now (no solver, too many in
+        flight), or None."""
+
+    def entrants_from(self, tournament: str, address: str) -> int:
+        """Entrants of the tournament who joined from this client address."""
+
+
+# ----------------------------------------------------------------------------- dispatcher
+# (session, command, now) -> Effects. A transition found due while handling a command (the
+# time limit passed, its timer has not fired yet) goes first; if the command is then refused
+# (a move just after the time limit), the effects still record the transition, and the
+# refusal is their reply.
+
+
+def lookup(world: World, race_id: str) -> Race:
+    """A race held in memory; NotLoaded (or ``unavailable`` while it is being rebuilt)."""
+    race = world.races.get(race_id) or world.finished.get(race_id)
+    if race is None:
+        if race_id in world.reloading:
+            raise RaceError("unavailable", "the race is being reloaded: try again")
+        raise NotLoaded(race_id)
+    return race
+
+
+
+def handle(world: World, session: Session, cmd: codec.Command, now: int) -> Effects:
+    """The effects of ``cmd`` from ``session`` at ``now``; raises RaceError or
+    ProtocolError (nothing changed then) or NotLoaded."""
+    if isinstance(cmd, codec.Ping):
+        return Effects(steps=[Reply(messages.pong(now, cmd.rid))])
+    if isinstance(cmd, codec.Create):
+        return create(world, session, cmd, now)
+    if isinstance(cmd, codec.TournamentCmd):
         try:
-            return self._on_race(session, cmd, race, outcomes, now)
-        except RaceError as exc:  # refused, but the transition happened: record it
-            error = codec.error(exc.code, exc.message, cmd.rid)
-        except Pending:  # a hint just as the race started: record the start first
-            error = codec.error("unavailable", "the race just started: ask again", cmd.rid)
-        return Effects(race, outcomes, [EMIT, Reply(error)], cmd.rid)
+            return tournament(world, session, cmd, now)
+        except TournamentError as exc:
+            raise RaceError(exc.code, exc.message) from None
+    race = world.races.get(cmd.race) or lookup(world, cmd.race)
+    if not race.due(now) or not world.writable:
+        return _on_race(world, session, cmd, race, [], now)
+    outcomes = [race.tick(now)]  # a transition due goes first
+    try:
+        return _on_race(world, session, cmd, race, outcomes, now)
+    except RaceError as exc:  # refused, but the transition happened: record it
+        error = messages.error(exc.code, exc.message, cmd.rid)
+    except Pending:  # a hint just as the race started: record the start first
+        error = messages.error("unavailable", "the race just started: ask again", cmd.rid)
+    return Effects(race, outcomes, [EMIT, Reply(error)], cmd.rid)
 
-    def _on_race(self, session: Session, cmd: RaceCommand, race: Race,
-                 outcomes: list[Outcome], now: int) -> Effects:
-        race_id = race.race
-        player = session.players.get(race_id)
-        if isinstance(cmd, (codec.MoveCmd, codec.Undo)):  # the hot path: keep it short
-            if not self.hub.store.healthy:
-                self._writable()
-            if isinstance(cmd, codec.MoveCmd):
-                out = race.move(player, cmd.move, cmd.seq, now)
-            else:
-                out = race.undo(player, cmd.seq, now)
-            assert out.acted is not None
-            outcomes.append(out)
-            steps: list[Step] = [Reply(messages.state(race, out.acted, cmd.rid)), EMIT]
-            return Effects(race, outcomes, steps, cmd.rid)
-        fx = Effects(race, outcomes, [], cmd.rid)
-        if isinstance(cmd, codec.Join):
-            return self.join(session, fx, race, cmd, now)
-        if isinstance(cmd, codec.Watch):
-            self._may_follow(session, race_id)
-            fx.steps += [EMIT, Follow(race_id), Snapshot(race_id, cmd.rid)]
-            return fx
-        if isinstance(cmd, codec.Leave):
-            fx.steps += [EMIT, Unfollow(race_id), Unbind(race_id),
-                         Reply(messages.ok(race_id, cmd.rid))]
-            fx.barrier = True
-            return fx
-        if isinstance(cmd, codec.Rematch):
-            return self.rematch(session, fx, race, player, now)
-        if isinstance(cmd, codec.Hint):
-            return self.hint(session, fx, race, player, now)
-        self._writable()
-        if isinstance(cmd, codec.Start):
-            fx.outcomes.append(race.start(cmd.token, now))
-        elif isinstance(cmd, codec.Ready):
-            fx.outcomes.append(race.ready(player, now))
-        elif isinstance(cmd, codec.Claim):
-            fx.outcomes.append(race.claim(player, now, self.hub.claim_after_ms))
+def _on_race(world: World, session: Session, cmd: RaceCommand, race: Race,
+             outcomes: list[Outcome], now: int) -> Effects:
+    race_id = race.race
+    player = session.players.get(race_id)
+    if isinstance(cmd, (codec.MoveCmd, codec.Undo)):  # the hot path: keep it short
+        if not world.writable:
+            _writable(world)
+        if isinstance(cmd, codec.MoveCmd):
+            out = race.move(player, cmd.move, cmd.seq, now)
         else:
-            fx.outcomes.append(race.resign(player, now))
-        fx.steps += [Reply(messages.ok(race_id, cmd.rid)), EMIT]
+            out = race.undo(player, cmd.seq, now)
+        assert out.acted is not None
+        outcomes.append(out)
+        steps: list[Step] = [Reply(messages.state(race, out.acted, cmd.rid)), EMIT]
+        return Effects(race, outcomes, steps, cmd.rid)
+    fx = Effects(race, outcomes, [], cmd.rid)
+    if isinstance(cmd, codec.Join):
+        return join(world, session, fx, race, cmd, now)
+    if isinstance(cmd, codec.Watch):
+        _may_follow(world, session, race_id)
+        fx.steps += [EMIT, Follow(race_id), Snapshot(race_id, cmd.rid)]
         return fx
+    if isinstance(cmd, codec.Leave):
+        fx.steps += [EMIT, Unfollow(race_id), Unbind(race_id),
+                     Reply(messages.ok(race_id, cmd.rid))]
+        fx.barrier = True
+        return fx
+    if isinstance(cmd, codec.Rematch):
+        return rematch(world, session, fx, race, player, now)
+    if isinstance(cmd, codec.Hint):
+        return hint(world, session, fx, race, player, now)
+    _writable(world)
+    if isinstance(cmd, codec.Start):
+        fx.outcomes.append(race.start(cmd.token, now))
+    elif isinstance(cmd, codec.Ready):
+        fx.outcomes.append(race.ready(player, now))
+    elif isinstance(cmd, codec.Claim):
+        fx.outcomes.append(race.claim(player, now, world.claim_after_ms))
+    else:
+        fx.outcomes.append(race.resign(player, now))
+    fx.steps += [Reply(messages.ok(race_id, cmd.rid)), EMIT]
+    return fx
 
-    def _writable(self) -> None:
-        if not self.hub.store.healthy:
-            raise RaceError("unavailable", "the server cannot save moves right now: try again")
+def _writable(world: World) -> None:
+    if not world.writable:
+        raise RaceError("unavailable", "the server cannot save moves right now: try again")
 
-    def _may_follow(self, session: Session, race_id: str) -> None:
-        if race_id not in session.follows and len(session.follows) >= MAX_FOLLOWED:
-            raise RaceError(
-                "limit_reached", f"one connection follows at most {MAX_FOLLOWED} races"
-            )
-
-    def _may_create_race(self, session: Session) -> None:
-        """The race cap and this client's share of it (see :mod:`solrace.core.quotas`), and at
-        most ``caps.lobbies`` races not started yet per client address and per connection."""
-        caps = self.hub.caps
-        held = lobbies_here = lobbies_there = 0
-        for race in self.hub.races.values():
-            if race.creator is None:
-                continue
-            address, conn = race.creator
-            mine = address == session.address
-            held += mine
-            if race.status == "lobby":
-                lobbies_here += mine
-                lobbies_there += conn == session.id
-        admit("races", held, len(self.hub.races), caps.races, caps.races_per_address)
-        if lobbies_here >= caps.lobbies or lobbies_there >= caps.lobbies:
-            raise RaceError(
-                "limit_reached",
-                f"you already have {caps.lobbies} races waiting to start: start or finish one "
-                "first",
-            )
-
-    def create(self, session: Session, cmd: codec.Create, now: int) -> Effects:
-        if cmd.game not in solrules.GAMES:
-            raise codec.ProtocolError(
-                "bad_message", f"unknown game; one of {', '.join(solrules.GAMES)}", cmd.rid
-            )
-        options = Options(cmd.players, cmd.time_limit, cmd.undo, cmd.public, cmd.hints,
-                          cmd.winnable)
-        race = self._new_race(session, cmd.game, options, cmd.seed, now)
-        return Effects(race=race, created=race, rid=cmd.rid, barrier=True,
-                       steps=[Reply(messages.created(race, cmd.rid))])
-
-    def _new_race(
-        self, session: Session, game: str, options: Options, seed: int | None, now: int
-    ) -> Race:
-        self._may_create_race(session)
-        self._writable()
-        deals = self.hub.assist.deals
-        if options.winnable:
-            if not deals.ready(game):
-                raise NeedsDeals(game, 1)
-            if deals.demo and not options.demo_catalogue:
-                options = dataclasses.replace(options, demo_catalogue=True)
-        race = Race(
-            self.race_id(),
-            game,
-            seed if seed is not None else deals.draw(game, options.winnable),
-            self.hub.new_salt(),
-            options,
-            now,
-            self.token(),
-            countdown_ms=self.hub.countdown_ms,
-            seed_chosen=seed is not None,
+def _may_follow(world: World, session: Session, race_id: str) -> None:
+    if race_id not in session.follows and len(session.follows) >= MAX_FOLLOWED:
+        raise RaceError(
+            "limit_reached", f"one connection follows at most {MAX_FOLLOWED} races"
         )
-        race.creator = (session.address, session.id)
-        return race
 
-    def rematch(
-        self, session: Session, fx: Effects, race: Race, player: str | None, now: int
-    ) -> Effects:
-        """A racer of a finished race asks for another race with the same settings (a new,
-        secret deal). The first asker creates it and gets its host token; everyone following
-        the old race is told (``rematch``), and later askers get the same new race."""
-        racer = race.racer(player)
-        if race.status != "finished":
-            raise RaceError("race_not_over", "a rematch comes once the race is over")
-        known = race.rematch and (self.hub.races.get(race.rematch)
-                                  or self.hub.finished.get(race.rematch))
-        if known:
-            fx.steps.append(Reply({"type": "rematch", "rid": fx.rid, "race": race.race,
-                                   "next": known.race}))
-            return fx
-        new = self._new_race(session, race.game, race.options, None, now)
-        race.rematch = new.race
-        offer = {"type": "rematch", "race": race.race, "next": new.race, "by": racer.name}
-        reply = {**offer, "rid": fx.rid, "host_token": new.host_token,
-                 "commitment": new.commitment}
-        fx.created = new
-        fx.steps += [Reply(reply), Announce(race.race, offer)]
+def _may_create_race(world: World, session: Session) -> None:
+    """The race cap and this client's share of it (see :mod:`solrace.core.quotas`), and at
+    most ``caps.lobbies`` races not started yet per client address and per connection."""
+    caps = world.caps
+    held = lobbies_here = lobbies_there = 0
+    for race in world.races.values():
+        if race.creator is None:
+            continue
+        address, conn = race.creator
+        mine = address == session.address
+        held += mine
+        if race.status == "lobby":
+            lobbies_here += mine
+            lobbies_there += conn == session.id
+    admit("races", held, len(world.races), caps.races, caps.races_per_address)
+    if lobbies_here >= caps.lobbies or lobbies_there >= caps.lobbies:
+        raise RaceError(
+            "limit_reached",
+            f"you already have {caps.lobbies} races waiting to start: start or finish one "
+            "first",
+        )
+
+def create(world: World, session: Session, cmd: codec.Create, now: int) -> Effects:
+    if cmd.game not in solrules.GAMES:
+        raise codec.ProtocolError(
+            "bad_message", f"unknown game; one of {', '.join(solrules.GAMES)}", cmd.rid
+        )
+    options = Options(cmd.players, cmd.time_limit, cmd.undo, cmd.public, cmd.hints,
+                      cmd.winnable)
+    race = _new_race(world, session, cmd.game, options, cmd.seed, now)
+    return Effects(race=race, created=race, rid=cmd.rid, barrier=True,
+                   steps=[Reply(messages.created(race, cmd.rid))])
+
+def _new_race(
+    world: World, session: Session, game: str, options: Options, seed: int | None, now: int
+) -> Race:
+    _may_create_race(world, session)
+    _writable(world)
+    deals = world.deals
+    if options.winnable:
+        if not deals.ready(game):
+            raise NeedsDeals(game, 1)
+        if deals.demo and not options.demo_catalogue:
+            options = dataclasses.replace(options, demo_catalogue=True)
+    race = Race(
+        world.entropy.race_id(),
+        game,
+        seed if seed is not None else deals.draw(game, options.winnable),
+        world.entropy.salt(),
+        options,
+        now,
+        world.entropy.token(),
+        countdown_ms=world.countdown_ms,
+        seed_chosen=seed is not None,
+    )
+    race.creator = (session.address, session.id)
+    return race
+
+def rematch(
+    world: World, session: Session, fx: Effects, race: Race, player: str | None, now: int
+) -> Effects:
+    """A racer of a finished race asks for another race with the same settings (a new,
+    secret deal). The first asker creates it and gets its host token; everyone following
+    the old race is told (``rematch``), and later askers get the same new race."""
+    racer = race.racer(player)
+    if race.status != "finished":
+        raise RaceError("race_not_over", "a rematch comes once the race is over")
+    known = race.rematch and (world.races.get(race.rematch)
+                              or world.finished.get(race.rematch))
+    if known:
+        fx.steps.append(Reply(messages.rematch(race, known, rid=fx.rid)))
+        return fx
+    new = _new_race(world, session, race.game, race.options, None, now)
+    race.rematch = new.race
+    fx.created = new
+    fx.steps += [Reply(messages.rematch(race, new, by=racer.name, rid=fx.rid, host=True)),
+                 Announce(race.race, messages.rematch(race, new, by=racer.name))]
+    fx.barrier = True
+    return fx
+
+def hint(
+    world: World, session: Session, fx: Effects, race: Race, player: str | None, now: int
+) -> Effects:
+    """A move for the racer from a winning line (see :mod:`solrace.solver.assist`), counted in
+    the standings; NeedsHint until it has been worked out."""
+    racer = race.may_hint(player)
+    answer = world.hint_answer(race.race, racer.player, racer.seq)
+    if answer is None:
+        refused = world.hint_refusal(session.address)
+        if refused is not None:
+            raise refused
+        raise NeedsHint(race.race, racer.player, racer.seq, race.game, race.seed,
+                        list(racer.actions), session.address)
+    _writable(world)
+    fx.outcomes.append(race.hint(racer.player, now))
+    fx.steps += [Reply(messages.hint(race, racer.player, answer, fx.rid)), EMIT]
+    return fx
+
+# ------------------------------------------------------------ tournaments
+def tournament(world: World, session: Session, cmd: codec.TournamentCmd, now: int) -> Effects:
+    if cmd.action == "create":
+        assert cmd.create is not None
+        unknown = [g for g in cmd.create["games"] if g not in solrules.GAMES]
+        if unknown:
+            raise codec.ProtocolError(
+                "bad_message", f"unknown game {unknown[0][:40]!r}; one of "
+                f"{', '.join(solrules.GAMES)}", cmd.rid)
+        live = [t for t in world.tournaments.values() if t.status != "finished"]
+        caps = world.caps
+        held = sum(1 for t in live if t.creator == session.address)
+        admit("tournaments", held, len(live), caps.tournaments, caps.tournaments_per_address)
+        _writable(world)
+        settings = Settings.from_record(cmd.create)
+        new = Tournament(world.entropy.tournament_id(), settings, world.entropy.token(), now)
+        new.creator = session.address
+        # An empty outcome to emit: it arms the tournament's deadline (entry closes).
+        return Effects(tournament=new, tcreated=True, rid=cmd.rid, barrier=True,
+                       steps=[Reply(messages.tournament_created(new, cmd.rid)), EMIT],
+                       touts=[TOutcome()])
+    tid = cmd.race
+    t = world.tournaments.get(tid)
+    if t is None:
+        if tid in world.reloading:
+            raise RaceError("unavailable", "the tournament is being reloaded: try again")
+        raise NotLoaded(tid, tournament=True)
+    fx = Effects(tournament=t, rid=cmd.rid)
+    if cmd.action == "watch":
+        _may_follow(world, session, tid)
+        fx.steps += [Follow(tid), TView(tid, cmd.rid)]
+        return fx
+    if cmd.action == "leave":
+        fx.steps += [Unfollow(tid), Unbind(tid), Reply(messages.ok(tid, cmd.rid))]
         fx.barrier = True
         return fx
-
-    def hint(
-        self, session: Session, fx: Effects, race: Race, player: str | None, now: int
-    ) -> Effects:
-        """A move for the racer from a winning line (see :mod:`solrace.solver.assist`), counted in
-        the standings; NeedsHint until it has been worked out."""
-        racer = race.may_hint(player)
-        assist = self.hub.assist
-        answer = assist.answer(race, racer.player, racer.seq)
-        if answer is None:
-            raise assist.need(race, racer.player, session.address)
-        self._writable()
-        fx.outcomes.append(race.hint(racer.player, now))
-        fx.steps += [Reply(messages.hint(race, racer.player, answer, fx.rid)), EMIT]
-        return fx
-
-    # ------------------------------------------------------------ tournaments
-    def tournament(self, session: Session, cmd: codec.TournamentCmd, now: int) -> Effects:
-        organizer = self.hub.organizer
-        if cmd.action == "create":
-            assert cmd.create is not None
-            unknown = [g for g in cmd.create["games"] if g not in solrules.GAMES]
-            if unknown:
-                raise codec.ProtocolError(
-                    "bad_message", f"unknown game {unknown[0][:40]!r}; one of "
-                    f"{', '.join(solrules.GAMES)}", cmd.rid)
-            live = [t for t in organizer.tournaments.values() if t.status != "finished"]
-            caps = self.hub.caps
-            held = sum(1 for t in live if t.creator == session.address)
-            admit("tournaments", held, len(live), caps.tournaments, caps.tournaments_per_address)
-            self._writable()
-            settings = Settings.from_record(cmd.create)
-            new = Tournament(self.hub.new_tournament_id(), settings, self.token(), now)
-            new.creator = session.address
-            reply = {"type": "tournament_created", "rid": cmd.rid, "tournament": new.tid,
-                     "host_token": new.host_token}
-            # An empty outcome to emit: it arms the tournament's deadline (entry closes).
-            return Effects(tournament=new, tcreated=True, rid=cmd.rid, barrier=True,
-                           steps=[Reply(reply), EMIT], touts=[TOutcome()])
-        tid = cmd.race
-        t = organizer.tournaments.get(tid)
-        if t is None:
-            if tid in self.hub.reloading:
-                raise RaceError("unavailable", "the tournament is being reloaded: try again")
-            raise NotLoaded(tid, tournament=True)
-        fx = Effects(tournament=t, rid=cmd.rid)
-        if cmd.action == "watch":
-            self._may_follow(session, tid)
-            fx.steps += [Follow(tid), TView(tid, cmd.rid)]
-            return fx
-        if cmd.action == "leave":
-            fx.steps += [Unfollow(tid), Unbind(tid), Reply(messages.ok(tid, cmd.rid))]
-            fx.barrier = True
-            return fx
-        if cmd.action == "join":
-            if cmd.token is not None:
-                entrant = t.find_token(cmd.token)
-                if entrant is None:
-                    raise RaceError("forbidden", "unknown token for this tournament")
-            elif tid in session.seats and session.seats[tid] in t.entrants:
-                # One connection enters a tournament once: joining again gives the same
-                # entrant back (a client cannot fill a tournament by itself).
-                entrant = t.entrants[session.seats[tid]]
-            else:
-                self._may_follow(session, tid)
-                self._may_enter(session, t)
-                self._writable()
-                assert cmd.name is not None
-                out = t.join(cmd.name, self.token(), cmd.bot, cmd.code, now)
-                fx.touts.append(out)
-                assert out.entrant is not None
-                entrant = t.entrants[out.entrant]
-                organizer.entered(t, entrant.entrant, session.address)
-            reply = {"type": "tournament_joined", "rid": cmd.rid, "tournament": tid,
-                     "entrant": entrant.entrant, "token": entrant.token, "name": entrant.name,
-                     "bot": entrant.bot}
-            fx.steps += [EMIT, Bind(tid, entrant.entrant), Follow(tid), Reply(reply),
-                         TView(tid), Seats(tid, entrant.entrant)]
-            fx.barrier = True
-            return fx
-        self._writable()
-        token = cmd.token or ""
-        draw = organizer.drawer(t)
-        if cmd.action == "start":
-            self._room_for_round(t, token)
-            self._deals_for_round(t, token, t.next_game(), t.races_of_next_round())
-            fx.touts.append(t.start(token, now, draw))
-        elif cmd.action == "next":
-            self._room_for_round(t, token)
-            self._deals_for_round(t, token, t.next_game(), t.races_of_next_round())
-            fx.touts.append(t.next(token, now, draw))
-        elif cmd.action == "entry":
-            fx.touts.append(t.set_entry(token, bool(cmd.flag), now))
-        elif cmd.action == "pause":
-            fx.touts.append(t.set_paused(token, bool(cmd.flag), now))
-        elif cmd.action == "remove":
-            fx.touts.append(t.remove(token, cmd.entrant or "", now))
-        elif cmd.action == "redeal":
-            cur = t.current()
-            if cur is not None:
-                self._deals_for_round(t, token, cur.game, 1)
-            fx.touts.append(t.redeal(token, cmd.round or 0, now, draw))
-        elif cmd.action == "finish":
-            fx.touts.append(t.finish(token, now))
-        fx.steps += [Reply(messages.ok(tid, cmd.rid)), EMIT]
-        return fx
-
-    def _may_enter(self, session: Session, t: Tournament) -> None:
-        """This address's share of the tournament's entrants, and the part of them kept for
-        addresses with none yet (see :mod:`solrace.core.quotas`)."""
-        held = self.hub.organizer.entrants_from(t, session.address)
-        why = refusal(held, len(t.active()), t.settings.max_entrants,
-                      self.hub.caps.entrants_per_address)
-        if why == "share":
-            raise RaceError("limit_reached", f"{held} entrants of this tournament came from "
-                            "your network already, its share")
-        if why == "reserve":
-            raise RaceError("tournament_full", "the tournament is nearly full; the last places "
-                            "are kept for players from other networks")
-
-    def _deals_for_round(self, t: Tournament, token: str, game: str, races: int) -> None:
-        """A winnable tournament's next round needs its deals ready (one per round, one per
-        race in a knockout): NeedsDeals until they are."""
-        if not t.settings.winnable or not t.is_host(token):
-            return
-        need = races if t.settings.format == "knockout" else 1
-        if self.hub.assist.deals.ready(game) < need:
-            raise NeedsDeals(game, need)
-
-    def _room_for_round(self, t: Tournament, token: str) -> None:
-        """The races of the tournament's next round fit in the race cap, outside the reserve
-        kept for single players (see :mod:`solrace.core.quotas`); ``limit_reached`` otherwise.
-        Only the host may ask (the tournament checks the token after)."""
-        if not t.is_host(token):
-            return
-        need = self.hub.organizer.races_needed(t)
-        if not outside_reserve(len(self.hub.races), self.hub.caps.races, need):
-            raise RaceError("limit_reached", f"this server cannot hold the {need} races of "
-                            "the next round now: try again in a while")
-
-    def join(
-        self, session: Session, fx: Effects, race: Race, cmd: codec.Join, now: int
-    ) -> Effects:
-        """Join as a new racer (``name``) or resume one (``token``): ``joined``, ``snapshot``
-        and, in a running race, the racer's ``state``."""
-        seat = session.seats.get(race.race)
+    if cmd.action == "join":
         if cmd.token is not None:
-            racer = race.find_token(cmd.token)
-            if racer is None:
-                raise RaceError("forbidden", "unknown token for this race")
-            if race.seated_until is not None and race.status == "lobby" and not racer.ready:
-                # A tournament's entrant takes his seat: the race starts once all are there.
-                self._writable()
-                fx.outcomes.append(race.ready(racer.player, now))
-        elif race.seated_until is not None and seat is None:
-            raise RaceError("forbidden", "this race seats a tournament's entrants: join the "
-                            "tournament to race in it")
-        elif seat is not None:
-            # One connection holds one seat per race: joining again, even after leaving,
-            # gives the same racer back (a client cannot fill a lobby by itself).
-            racer = race.racers[seat]
+            entrant = t.find_token(cmd.token)
+            if entrant is None:
+                raise RaceError("forbidden", "unknown token for this tournament")
+        elif tid in session.seats and session.seats[tid] in t.entrants:
+            # One connection enters a tournament once: joining again gives the same
+            # entrant back (a client cannot fill a tournament by itself).
+            entrant = t.entrants[session.seats[tid]]
         else:
-            self._may_follow(session, race.race)
-            self._writable()
+            _may_follow(world, session, tid)
+            _may_enter(world, session, t)
+            _writable(world)
             assert cmd.name is not None
-            out = race.join(cmd.name, self.token(), now, bot=cmd.bot)
-            fx.outcomes.append(out)
-            assert out.acted is not None
-            racer = race.racers[out.acted]
-        fx.steps += [EMIT, Bind(race.race, racer.player), Follow(race.race, cmd.boards),
-                     Reply(messages.joined(race, racer, cmd.rid)), Snapshot(race.race)]
-        if race.status == "running" or any(out.started for out in fx.outcomes):
-            fx.steps.append(State(race.race, racer.player))
+            out = t.join(cmd.name, world.entropy.token(), cmd.bot, cmd.code, now)
+            fx.touts.append(out)
+            assert out.entrant is not None
+            entrant = t.entrants[out.entrant]
+            fx.steps.append(Entered(tid, entrant.entrant, session.address))
+        fx.steps += [EMIT, Bind(tid, entrant.entrant), Follow(tid),
+                     Reply(messages.tournament_joined(t, entrant, cmd.rid)),
+                     TView(tid), Seats(tid, entrant.entrant)]
         fx.barrier = True
         return fx
+    _writable(world)
+    token = cmd.token or ""
+    winnable = t.settings.winnable
+
+    def draw(game: str) -> int:
+        return world.deals.draw(game, winnable)
+
+    if cmd.action == "start":
+        _room_for_round(world, t, token)
+        _deals_for_round(world, t, token, t.next_game(), t.races_of_next_round())
+        fx.touts.append(t.start(token, now, draw))
+    elif cmd.action == "next":
+        _room_for_round(world, t, token)
+        _deals_for_round(world, t, token, t.next_game(), t.races_of_next_round())
+        fx.touts.append(t.next(token, now, draw))
+    elif cmd.action == "entry":
+        fx.touts.append(t.set_entry(token, bool(cmd.flag), now))
+    elif cmd.action == "pause":
+        fx.touts.append(t.set_paused(token, bool(cmd.flag), now))
+    elif cmd.action == "remove":
+        fx.touts.append(t.remove(token, cmd.entrant or "", now))
+    elif cmd.action == "redeal":
+        cur = t.current()
+        if cur is not None:
+            _deals_for_round(world, t, token, cur.game, 1)
+        fx.touts.append(t.redeal(token, cmd.round or 0, now, draw))
+    elif cmd.action == "finish":
+        fx.touts.append(t.finish(token, now))
+    fx.steps += [Reply(messages.ok(tid, cmd.rid)), EMIT]
+    return fx
+
+def _may_enter(world: World, session: Session, t: Tournament) -> None:
+    """This address's share of the tournament's entrants, and the part of them kept for
+    addresses with none yet (see :mod:`solrace.core.quotas`)."""
+    held = world.entrants_from(t.tid, session.address)
+    why = refusal(held, len(t.active()), t.settings.max_entrants,
+                  world.caps.entrants_per_address)
+    if why == "share":
+        raise RaceError("limit_reached", f"{held} entrants of this tournament came from "
+                        "your network already, its share")
+    if why == "reserve":
+        raise RaceError("tournament_full", "the tournament is nearly full; the last places "
+                        "are kept for players from other networks")
+
+def _deals_for_round(world: World, t: Tournament, token: str, game: str, races: int) -> None:
+    """A winnable tournament's next round needs its deals ready (one per round, one per
+    race in a knockout): NeedsDeals until they are."""
+    if not t.settings.winnable or not t.is_host(token):
+        return
+    need = races if t.settings.format == "knockout" else 1
+    if world.deals.ready(game) < need:
+        raise NeedsDeals(game, need)
+
+def _room_for_round(world: World, t: Tournament, token: str) -> None:
+    """The races of the tournament's next round fit in the race cap, outside the reserve
+    kept for single players (see :mod:`solrace.core.quotas`); ``limit_reached`` otherwise.
+    Only the host may ask (the tournament checks the token after)."""
+    if not t.is_host(token):
+        return
+    need = t.races_of_next_round()
+    if not outside_reserve(len(world.races), world.caps.races, need):
+        raise RaceError("limit_reached", f"this server cannot hold the {need} races of "
+                        "the next round now: try again in a while")
+
+def join(
+    world: World, session: Session, fx: Effects, race: Race, cmd: codec.Join, now: int
+) -> Effects:
+    """Join as a new racer (``name``) or resume one (``token``): ``joined``, ``snapshot``
+    and, in a running race, the racer's ``state``."""
+    seat = session.seats.get(race.race)
+    if cmd.token is not None:
+        racer = race.find_token(cmd.token)
+        if racer is None:
+            raise RaceError("forbidden", "unknown token for this race")
+        if race.seated_until is not None and race.status == "lobby" and not racer.ready:
+            # A tournament's entrant takes his seat: the race starts once all are there.
+            _writable(world)
+            fx.outcomes.append(race.ready(racer.player, now))
+    elif race.seated_until is not None and seat is None:
+        raise RaceError("forbidden", "this race seats a tournament's entrants: join the "
+                        "tournament to race in it")
+    elif seat is not None:
+        # One connection holds one seat per race: joining again, even after leaving,
+        # gives the same racer back (a client cannot fill a lobby by itself).
+        racer = race.racers[seat]
+    else:
+        _may_follow(world, session, race.race)
+        _writable(world)
+        assert cmd.name is not None
+        out = race.join(cmd.name, world.entropy.token(), now, bot=cmd.bot)
+        fx.outcomes.append(out)
+        assert out.acted is not None
+        racer = race.racers[out.acted]
+    fx.steps += [EMIT, Bind(race.race, racer.player), Follow(race.race, cmd.boards),
+                 Reply(messages.joined(race, racer, cmd.rid)), Snapshot(race.race)]
+    if race.status == "running" or any(out.started for out in fx.outcomes):
+        fx.steps.append(State(race.race, racer.player))
+    fx.barrier = True
+    return fx

@@ -567,6 +567,12 @@ class Race:
             acted=racer.player,
         )
 
+    def reveal(self) -> RaceEvent:
+        """The deal of this race, which ended before the rest of its tournament round, is
+        public now that the round is over: a numbered event (seed, salt and par go with it;
+        not logged: a race rebuilt from its log is revealed with its round)."""
+        return self._event("reveal")
+
     def still_racing(self) -> list[Racer]:
         """Racers who have neither finished nor resigned."""
         return [r for r in self.racers.values() if not r.done]

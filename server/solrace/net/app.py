@@ -10,7 +10,6 @@ shell awaits."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +23,9 @@ from solrace.bus.memory_bus import MemoryBus
 from solrace.core.quotas import Caps
 from solrace.net.connection import Connection, Output
 from solrace.net.web import Routes, SecureConnection, client_dir
+from solrace.protocol import messages
 from solrace.service.hub import Hub
+from solrace.service.supervisor import Supervisor
 from solrace.settings import (
     CLOSE_TIMEOUT,
     COUNTDOWN_S,
@@ -35,6 +36,7 @@ from solrace.settings import (
     RATE_LIMIT,
     WRITE_LIMIT,
 )
+from solrace.solver.assist import Assist
 from solrace.solver.deal_source import Deals
 from solrace.solver.jobs import Solver
 from solrace.solver.pool import Pool
@@ -72,20 +74,26 @@ class App:
         caps: Caps | None = None,
         pool: Pool | None = None,
         demo_catalogue: bool = False,
+        deals: Deals | None = None,
+        supervisor: Supervisor | None = None,
     ) -> None:
         self.store = store
         self.bus: Bus = bus if bus is not None else MemoryBus()
         self.solver = solver
+        #: Every background task of this process (solrace.service.supervisor).
+        self.supervisor = supervisor if supervisor is not None else Supervisor()
         if caps is None:
             caps = Caps(races=max_races, lobbies=max_lobbies, connections=max_connections)
-        self.hub = Hub(store, self.bus, clock, countdown=countdown, masking=masking,
-                       solver=solver, caps=caps)
+        #: The private pool of winnable deals (solrace.solver.pool); None: no winnable deals,
+        #: but from the public catalogue with ``demo_catalogue``.
+        self.pool = pool
+        if deals is None:
+            deals = Deals(pool=pool, demo=demo_catalogue, games=solrules.GAMES)
+        assist = Assist(solver, deals, self.bus.publish)
+        self.hub = Hub(store, self.bus, clock, assist=assist, supervisor=self.supervisor,
+                       countdown=countdown, masking=masking, caps=caps)
         if abandon_after is not None:
             self.hub.abandon_ms = int(abandon_after * 1000)
-        #: The private pool of winnable deals (solrace.solver.pool); None: no winnable deals, but
-        #: from the public catalogue with ``demo_catalogue``.
-        self.pool = pool
-        self.hub.assist.deals = Deals(pool=pool, demo=demo_catalogue, games=solrules.GAMES)
         self.output = Output()
         store.on_commit = self.output.uncork
         self.rate_limit = rate_limit
@@ -101,18 +109,32 @@ class App:
             trust_proxy=trust_proxy,
             http_rate=http_rate,
         )
-        self.tasks: set[asyncio.Task[Any]] = set()
         self.clients: set[Connection] = set()
         self.hub.on_health = self.service
         #: With several processes on Redis (``solrace.cluster.processes``); None in the
         #: embedded server.
         self.cluster: Cluster | None = None
 
+    def run_on_redis(self, cluster: Cluster) -> None:
+        """This process joins several on Redis (see :mod:`solrace.cluster`): the store tells
+        the cluster when a write shows that another process owns a unit, the bus hands it
+        the messages of its inbox and the units' control messages and asks it who follows a
+        race elsewhere, and the hub asks it which races it runs and publishes with each
+        commit. The wiring is here, in one place, so that no part holds another."""
+        self.cluster = cluster
+        cluster.store.on_lost = cluster.lost
+        cluster.bus.on_inbox = cluster.inbox
+        cluster.bus.on_control = cluster.control
+        cluster.bus.remote_followers = cluster.remote_followers
+        cluster.bus.races = self.hub.get
+        self.hub.owns = cluster.owns
+        self.hub.publish_with_commit = cluster.publish_with_commit
+
     async def start(self) -> None:
         """Before serving: join the service on Redis (if any), then take back the races."""
         if self.cluster is not None:
             await self.cluster.start()
-        self.recover()
+        await self.hub.recover()
         if self.pool is not None:
             self.pool.start()
 
@@ -124,6 +146,7 @@ class App:
         if self.solver is not None:
             await self.solver.stop()
         self.close()
+        await self.supervisor.close()
 
     # Shortcuts for tests and tools.
     @property
@@ -138,14 +161,6 @@ class App:
     def max_races(self, value: int) -> None:
         self.hub.max_races = value
 
-    def spawn(self, coro: Any) -> None:
-        task = asyncio.ensure_future(coro)
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-
-    def recover(self) -> int:
-        return self.hub.recover()
-
     def close(self) -> None:
         if self.pool is not None:
             self.pool.close()
@@ -155,21 +170,22 @@ class App:
 
     def service(self, healthy: bool) -> None:
         """Tell every client whether the server can save moves (the pages show it)."""
-        msg = {"type": "service", "status": "ok" if healthy else "degraded"}
+        msg = messages.service(healthy)
         for client in self.clients:
             client.send(msg)
 
     async def handler(self, ws: ServerConnection) -> None:
         address = self.routes.address(ws, ws.request)
-        conn = Connection(self.hub, self.output, ws, self.rate_limit, self.spawn, address,
-                          self.cluster)
+        router = self.cluster.route if self.cluster is not None else None
+        conn = Connection(self.hub, self.output, ws, self.rate_limit, self.supervisor, address,
+                          router)
         self.connections += 1
         self.by_address[address] = self.by_address.get(address, 0) + 1
         self.clients.add(conn)
         if self.cluster is not None:
             self.cluster.joined(conn)
         if not self.store.healthy:
-            conn.send({"type": "service", "status": "degraded"})
+            conn.send(messages.service(False))
         try:
             await conn.run()
         finally:

@@ -25,21 +25,24 @@ from websockets.protocol import State
 
 from solrace.bus.base import Event, Publishable, Subscription, frame
 from solrace.core.dispatch import Pending
-from solrace.core.race import RaceError
-from solrace.protocol import codec
+from solrace.protocol import codec, messages
 from solrace.protocol.codec import ProtocolError
-from solrace.settings import EVENT_DELAY, OUT_QUEUE, WRITE_LIMIT
+from solrace.service.supervisor import Supervisor
+from solrace.settings import CLOSE_TIMEOUT, EVENT_DELAY, OUT_QUEUE, WRITE_LIMIT
 
 if TYPE_CHECKING:
-    from solrace.cluster.processes import Cluster
     from solrace.service.hub import Hub
 
 log = logging.getLogger(__name__)
 
 _ids = itertools.count(1)
 
-#: What ``Cluster.route`` answers for a command this process runs itself.
+#: What a router (``Cluster.route``) answers for a command this process runs itself.
 LOCAL = object()
+
+#: Seconds a command may wait for what it needs (a race loaded, a hint worked out): past it,
+#: the job is given up and the client may send the command again.
+SETTLE_TIMEOUT = 60.0
 
 
 class RateLimiter:
@@ -139,15 +142,17 @@ class Connection:
     """
 
     def __init__(self, hub: Hub, output: Output, ws: ServerConnection, rate_limit: float,
-                 spawn: Callable[[Any], None], address: str = "",
-                 cluster: Cluster | None = None) -> None:
+                 supervisor: Supervisor, address: str = "",
+                 router: Callable[[Connection, codec.Command], Any] | None = None) -> None:
         self.id = next(_ids)
-        self.cluster = cluster
+        #: With several processes: sends a command to the process that runs its race; LOCAL
+        #: when it is this one, else what the reader awaits (None: nothing).
+        self.router = router
         self.address = address
         self.hub = hub
         self.output = output
         self.ws = ws
-        self.spawn = spawn
+        self.supervisor = supervisor
         self.queue: asyncio.Queue[Event] = asyncio.Queue(maxsize=OUT_QUEUE)
         self.binary = False
         self.players: dict[str, str] = {}
@@ -215,7 +220,8 @@ class Connection:
             return
         self.closing = True
         log.info("closing %s: %s", self.ws.remote_address, reason)
-        self.spawn(self.ws.close(code, reason))
+        self.supervisor.spawn(self.ws.close(code, reason), f"close connection {self.id}",
+                              timeout=CLOSE_TIMEOUT * 3)
 
     def uncork(self) -> None:
         """Write the corked frames in one system call (dropped if the socket is closing)."""
@@ -281,7 +287,7 @@ class Connection:
     async def run(self) -> None:
         """Read frames until the socket closes. A bad frame gets an ``error`` reply; nothing
         a client sends can end this loop except by closing or flooding."""
-        writer = asyncio.create_task(self.writer())
+        writer = self.supervisor.spawn(self.writer(), f"writer of connection {self.id}")
         try:
             async for data in self.ws:
                 # Once closing, keep reading and discarding: the peer's close frame is behind
@@ -311,65 +317,48 @@ class Connection:
         try:
             cmd = codec.decode(data)
         except ProtocolError as exc:
-            self.hub.reply_later(self, codec.error(exc.code, exc.message, exc.rid))
+            self.hub.reply_later(self, messages.error(exc.code, exc.message, exc.rid))
             return None
         if self.limiter.verdict == "limited":
             self.hub.reply_later(
-                self, codec.error("rate_limited", "too many messages: slow down", cmd.rid)
+                self, messages.error("rate_limited", "too many messages: slow down", cmd.rid)
             )
             return None
         return cmd
 
     def handle(self, cmd: codec.Command) -> asyncio.Future[Any] | None:
         """Dispatch one command; the returned awaitable, if any, must be awaited before the
-        next command is read. With several processes (``cluster``), a command for a race run
+        next command is read. With several processes (``router``), a command for a race run
         by another process is forwarded there."""
-        if self.cluster is not None:
-            routed = self.cluster.route(self, cmd)
+        if self.router is not None:
+            routed = self.router(self, cmd)
             if routed is not LOCAL:
                 return routed  # type: ignore[no-any-return]
         return self.handle_local(cmd)
 
-    def handle_local(self, cmd: codec.Command, again: int = 2) -> asyncio.Future[Any] | None:
+    def handle_local(self, cmd: codec.Command) -> asyncio.Future[Any] | None:
         """Dispatch one command to this process's hub. A command that needs something first
-        (a race loaded from the store, a hint worked out) waits for it, off the event loop,
-        and is dispatched again (``again`` times at most)."""
+        (a race loaded from the store, a hint worked out) waits for it in a job of its own
+        (:meth:`Hub.settle`); the reader waits for that job before the next command."""
         hub = self.hub
         try:
-            fx = hub.dispatcher.handle(self, cmd, hub.clock())
-        except Pending as exc:
-            if again:
-                return asyncio.ensure_future(self._prepare_then(exc, cmd, again - 1))
-            hub.reply_later(self, codec.error("unavailable", "the server is busy with this: "
-                                              "try again", cmd.rid))
-            return None
-        except (RaceError, ProtocolError) as exc:
-            hub.reply_later(self, codec.error(exc.code, exc.message, getattr(exc, "rid", None)
-                                              or cmd.rid))
-            return None
-        except Exception:
-            log.exception("command failed")
-            hub.reply_later(self, codec.error("internal", "the server failed on this message",
-                                              cmd.rid))
+            fx = hub.dispatch(self, cmd)
+        except Pending as pending:
+            return self.supervisor.spawn(self._settle(cmd, pending),
+                                         f"command {type(cmd).__name__} of {self.id}",
+                                         timeout=SETTLE_TIMEOUT)
+        except Exception as exc:
+            hub.refuse(self, cmd, exc)
             return None
         return hub.run(self, fx)
 
-    async def _prepare_then(self, pending: Pending, cmd: codec.Command, again: int) -> None:
-        """Do what the command waits for (see :meth:`Hub.prepare`), then dispatch it again."""
+    async def _settle(self, cmd: codec.Command, pending: Pending) -> None:
+        """Do what the command waits for, then run it (see :meth:`Hub.settle`)."""
         try:
-            found = await self.hub.prepare(pending)
-        except RaceError as exc:
-            self.hub.reply_later(self, codec.error(exc.code, exc.message, cmd.rid))
+            fx = await self.hub.settle(self, cmd, pending)
+        except Exception as exc:
+            self.hub.refuse(self, cmd, exc)
             return
-        except Exception:
-            log.exception("cannot prepare %s", type(pending).__name__)
-            found = False
-        if not found:
-            what = "tournament" if getattr(pending, "tournament", False) else "race"
-            race_id = getattr(pending, "race", "")
-            self.hub.reply_later(self, codec.error("not_found", f"no {what} {race_id[:64]!r}",
-                                                   cmd.rid))
-            return
-        barrier = self.handle_local(cmd, again)
+        barrier = self.hub.run(self, fx)
         if barrier is not None:
             await barrier

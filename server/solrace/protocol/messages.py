@@ -14,7 +14,7 @@ from typing import Any
 import solrules
 
 from solrace.core.race import Race, RaceEvent, Racer
-from solrace.core.tournament import TEvent, Tournament
+from solrace.core.tournament import Entrant, TEvent, Tournament
 from solrace.core.views import board_for
 
 Message = dict[str, Any]
@@ -22,9 +22,10 @@ Message = dict[str, Any]
 
 def event(race: Race, ev: RaceEvent) -> Message:
     """A numbered race event. ``race_over`` carries seed and salt only if the deal is revealed
-    (a race of a tournament round that ends before the others gets ``reveal`` later)."""
+    (a race of a tournament round that ends before the others gets ``reveal`` later, with
+    them)."""
     msg: Message = {"type": ev.kind, "race": race.race, "v": ev.v, **ev.fields}
-    if ev.kind == "race_over" and race.revealed:
+    if ev.kind in ("race_over", "reveal") and race.revealed:
         msg["seed"] = str(race.seed)
         msg["salt"] = race.salt
         if race.par is not None:
@@ -194,6 +195,63 @@ def joined(race: Race, racer: Racer, rid: Any = None) -> Message:
     return msg
 
 
+def error(code: str, message: str, rid: Any = None) -> Message:
+    """Every refusal: a snake_case ``code`` and a sentence a player understands."""
+    msg: Message = {"type": "error", "code": code, "message": message}
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
+
+
+def pong(now: int, rid: Any = None) -> Message:
+    """The answer to ``ping``, with the server's clock (unix ms)."""
+    return {"type": "pong", "rid": rid, "now": now}
+
+
+def service(healthy: bool) -> Message:
+    """Whether the server can save moves now (every connected client is told)."""
+    return {"type": "service", "status": "ok" if healthy else "degraded"}
+
+
+def replaced(unit: str, player: str, tournament: bool = False) -> Message:
+    """To a connection that spoke for a racer (or an entrant) another one took over."""
+    if tournament:
+        return {"type": "replaced", "tournament": unit, "entrant": player, "race": unit,
+                "player": player}
+    return {"type": "replaced", "race": unit, "player": player}
+
+
+def board(race_id: str, player: str, cards: Message) -> Message:
+    """A view of one racer's board (unnumbered, throttled), as its receiver may see it."""
+    return {"type": "board", "race": race_id, "player": player, "board": cards}
+
+
+def rematch(old: Race, new: Race, by: str | None = None, rid: Any = None,
+            host: bool = False) -> Message:
+    """The rematch of ``old`` is ``new``: to everyone following ``old`` (``by`` who asked),
+    and to the asker, who gets the host token of a race he created (``host``)."""
+    msg: Message = {"type": "rematch", "race": old.race, "next": new.race}
+    if by is not None:
+        msg["by"] = by
+    if rid is not None:
+        msg["rid"] = rid
+    if host:
+        msg["host_token"] = new.host_token
+        msg["commitment"] = new.commitment
+    return msg
+
+
+def tournament_created(t: Tournament, rid: Any = None) -> Message:
+    return {"type": "tournament_created", "rid": rid, "tournament": t.tid,
+            "host_token": t.host_token}
+
+
+def tournament_joined(t: Tournament, entrant: Entrant, rid: Any = None) -> Message:
+    return {"type": "tournament_joined", "rid": rid, "tournament": t.tid,
+            "entrant": entrant.entrant, "token": entrant.token, "name": entrant.name,
+            "bot": entrant.bot}
+
+
 def ok(race_id: str, rid: Any = None) -> Message:
     msg: Message = {"type": "ok", "race": race_id}
     if rid is not None:
@@ -304,16 +362,6 @@ def seat(t: Tournament, round_: int, race: Race, player: str) -> Message:
     return {"type": "round", "tournament": t.tid, "v": t.v, "round": round_,
             "race": race.race, "player": player, "token": race.racers[player].token,
             "game": race.game}
-
-
-def reveal(race: Race) -> Message:
-    """The deal of a race that ended before the rest of its round, now that all have."""
-    race.v += 1
-    msg = {"type": "reveal", "race": race.race, "v": race.v, "seed": str(race.seed),
-           "salt": race.salt}
-    if race.par is not None:
-        msg["par"] = race.par
-    return msg
 
 
 #: Characters that make a spreadsheet read a cell as a formula when they start it.

@@ -1,34 +1,36 @@
 """The hub: the races this process holds, and commit-then-emit.
 
-The hub keeps the live races (and a cache of finished ones), carries out the
-:class:`~solrace.core.dispatch.Effects` of every command — outcomes to the store first, then, once
-they are durable, the replies, the events on the bus, the throttled board views and the
-first states of a race that starts — and fires each race's deadlines through the same path.
+The hub keeps the live races (and a cache of finished ones), hands every command to the pure
+dispatcher (:func:`solrace.core.dispatch.handle`, with itself as the dispatcher's
+:class:`~solrace.core.dispatch.World`), carries out the :class:`~solrace.core.dispatch.Effects`
+— outcomes to the store first, then, once they are durable, the replies, the events on the bus,
+the throttled board views and the first states of a race that starts — and fires each race's
+deadlines through the same path.
 
 Nothing is sent before the commit that makes it true: a reply a client sees is never lost by a
 crash. If a commit fails, the commands it carried get ``unavailable`` errors, and every race the
-lost batch touched is dropped from memory and rebuilt from the store (in a worker thread), so
-that nothing that failed to be written is ever visible; commands for a race being rebuilt get
-``unavailable`` meanwhile. The hub never awaits except to load a race.
+lost batch touched is dropped from memory and rebuilt from the store (in the background, see
+:mod:`solrace.service.recovery`), so that nothing that failed to be written is ever visible;
+commands for a race being rebuilt get ``unavailable`` meanwhile. The hub awaits only to load a
+race or a tournament and to do what a command waits for (:meth:`Hub.settle`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
-import string
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from solrace.bus.base import Bus, Event, Publishable
+from solrace.core import dispatch
 from solrace.core.dispatch import (
     Announce,
     Bind,
-    Dispatcher,
     Effects,
     Emit,
+    Entered,
     Follow,
     NeedsDeals,
     NeedsHint,
@@ -43,13 +45,17 @@ from solrace.core.dispatch import (
     Unbind,
     Unfollow,
 )
-from solrace.core.quotas import Caps
+from solrace.core.quotas import Caps, outside_reserve
 from solrace.core.race import Outcome, Race, RaceError
 from solrace.core.tournament import Tournament
-from solrace.core.views import RACERS, SPECTATORS, BoardViews, seat_of
+from solrace.core.views import RACERS, SPECTATORS, seat_of
 from solrace.protocol import codec, messages
-from solrace.service.organizer import Organizer
+from solrace.protocol.board_views import BoardViews
+from solrace.protocol.codec import Command
+from solrace.service.entropy import SecretEntropy
+from solrace.service.organizer import Organizer, RacePorts
 from solrace.service.recovery import StoreWatch
+from solrace.service.supervisor import Supervisor
 from solrace.service.timers import Deadlines, Throttle
 from solrace.settings import (
     ABANDON_MS,
@@ -57,17 +63,17 @@ from solrace.settings import (
     CLAIM_AFTER_MS,
     COUNTDOWN_S,
     FINISHED_CACHE,
-    MAX_LOBBIES,
-    MAX_RACES,
     RACER_BOARD_INTERVAL,
 )
 from solrace.solver.assist import Assist
-from solrace.solver.jobs import Solver
+from solrace.solver.deal_source import Deals
 from solrace.store.base import Store
 
 log = logging.getLogger(__name__)
 
-RACE_ID_ALPHABET = string.ascii_lowercase + string.digits
+#: A command that waits for something (a race loaded, a hint worked out) is dispatched again
+#: at most this many times.
+SETTLE_TRIES = 3
 
 
 class Client(Session, Protocol):
@@ -89,7 +95,10 @@ class Client(Session, Protocol):
 
 
 class Hub:
-    """Races held by this process, and everything that happens to them (module docstring)."""
+    """Races held by this process, and everything that happens to them (module docstring).
+
+    ``assist`` gives hints and par (:mod:`solrace.solver.assist`); its deals are the
+    dispatcher's source of new seeds. ``supervisor`` runs every background job."""
 
     def __init__(
         self,
@@ -97,19 +106,21 @@ class Hub:
         bus: Bus,
         clock: Callable[[], int],
         *,
+        assist: Assist | None = None,
+        supervisor: Supervisor | None = None,
         countdown: float = COUNTDOWN_S,
-        max_races: int = MAX_RACES,
-        max_lobbies: int = MAX_LOBBIES,
         masking: bool = True,
-        solver: Solver | None = None,
         caps: Caps | None = None,
     ) -> None:
         self.store = store
         self.bus = bus
         self.clock = clock
+        self.supervisor = supervisor if supervisor is not None else Supervisor()
+        self.assist = assist if assist is not None else Assist(None, Deals(), bus.publish)
+        self.entropy = SecretEntropy()
         self.countdown_ms = int(countdown * 1000)
         #: Every cap a client can fill, and each address's share (solrace.core.quotas).
-        self.caps = caps if caps is not None else Caps(races=max_races, lobbies=max_lobbies)
+        self.caps = caps if caps is not None else Caps()
         #: How long a running race every racer still racing has left goes on (ms).
         self.abandon_ms = ABANDON_MS
         #: How long every other racer still racing must have been offline for a racer to
@@ -125,8 +136,6 @@ class Hub:
         self.online: dict[str, dict[str, int]] = {}
         #: The one connection bound to each racer: (race, player) -> session.
         self.bound: dict[tuple[str, str], Client] = {}
-        #: Races every racer still racing has left, and the timer that ends them.
-        self.deserted: dict[str, asyncio.TimerHandle] = {}
         #: Told when the store stops (False) or starts again (True) taking writes.
         self.on_health: Callable[[bool], None] | None = None
         #: Does this process run the room of this race? (Always, but with several processes
@@ -135,17 +144,45 @@ class Hub:
         #: With Redis: hands an outcome's messages to the store, which publishes them to the
         #: other processes in the same script that writes the outcome.
         self.publish_with_commit: Callable[[str, list[Event]], None] | None = None
-        self._loading: dict[str, asyncio.Future[Race | None]] = {}
+        self._loading: dict[str, asyncio.Task[Race | None]] = {}
         self.deadlines = Deadlines(clock, self._on_deadline)
+        #: Races every racer still racing has left: when they end (see _check_deserted).
+        self.deserted = Deadlines(clock, self._desert)
         self.throttles = {
             SPECTATORS: Throttle(BOARD_INTERVAL, self._boards_for(SPECTATORS)),
             RACERS: Throttle(RACER_BOARD_INTERVAL, self._boards_for(RACERS)),
         }
-        self.dispatcher = Dispatcher(self, self.new_token, self.new_race_id)
-        self.organizer = Organizer(self)
-        self.assist = Assist(self, solver)
-        self.watch = StoreWatch(self)
-        store.on_failure = self.on_store_failure
+        self.organizer = Organizer(
+            store, bus.publish, clock, self.assist.deals, self.countdown_ms,
+            RacePorts(get=self.get, hold=self.hold, record=self.record, arm=self.arm,
+                      room=self.room_for))
+        self.watch = StoreWatch(store, self.supervisor, forget=self.forget, adopt=self.adopt,
+                                owns=lambda race_id: self.owns(race_id),
+                                health=lambda ok: self.on_health and self.on_health(ok),
+                                reloading=self.reloading)
+        store.on_failure = self.watch.failed
+
+    # --------------------------------------------------- what the dispatcher sees (World)
+    @property
+    def tournaments(self) -> Mapping[str, Tournament]:
+        return self.organizer.tournaments
+
+    @property
+    def writable(self) -> bool:
+        return self.store.healthy
+
+    @property
+    def deals(self) -> Deals:
+        return self.assist.deals
+
+    def hint_answer(self, race: str, player: str, seq: int) -> dict[str, Any] | None:
+        return self.assist.answer(race, player, seq)
+
+    def hint_refusal(self, address: str) -> RaceError | None:
+        return self.assist.refusal(address)
+
+    def entrants_from(self, tournament: str, address: str) -> int:
+        return self.organizer.entrants_from(tournament, address)
 
     @property
     def max_races(self) -> int:
@@ -163,45 +200,44 @@ class Hub:
     def max_lobbies(self, value: int) -> None:
         self.caps.lobbies = value
 
-    # ------------------------------------------------------------------ ids
-    @staticmethod
-    def new_token() -> str:
-        return secrets.token_urlsafe(24)
-
-    @staticmethod
-    def new_salt() -> str:
-        return secrets.token_hex(16)
-
-    def new_tournament_id(self) -> str:
-        while True:
-            tid = "".join(secrets.choice(RACE_ID_ALPHABET) for _ in range(10))
-            if tid not in self.organizer.tournaments and not self.store.exists(tid):
-                return tid
-
-    def new_race_id(self) -> str:
-        while True:
-            race_id = "".join(secrets.choice(RACE_ID_ALPHABET) for _ in range(8))
-            if race_id not in self.races and not self.store.exists(race_id):
-                return race_id
+    def room_for(self, races: int) -> bool:
+        """Do ``races`` more fit in the race cap, outside the part kept for single players?"""
+        return outside_reserve(len(self.races), self.caps.races, races)
 
     # -------------------------------------------------------------- commands
+    def dispatch(self, session: Client, cmd: Command) -> Effects:
+        """The effects of ``cmd`` (see :func:`solrace.core.dispatch.handle`); raises
+        RaceError, ProtocolError or Pending."""
+        return dispatch.handle(self, session, cmd, self.clock())
+
+    async def settle(self, session: Client, cmd: Command, pending: Pending) -> Effects:
+        """The effects of a command that had to wait (``pending``): do what it waits for,
+        dispatch it again, as often as it takes (at most SETTLE_TRIES). RaceError
+        (``not_found``, ``unavailable``...) when it cannot be done."""
+        for _ in range(SETTLE_TRIES):
+            if not await self.prepare(pending):
+                what = "tournament" if getattr(pending, "tournament", False) else "race"
+                raise RaceError("not_found", f"no {what} {getattr(pending, 'race', '')[:64]!r}")
+            try:
+                return self.dispatch(session, cmd)
+            except Pending as again:
+                pending = again
+        raise RaceError("unavailable", "the server is busy with this: try again")
+
     def run(self, session: Client, fx: Effects) -> asyncio.Future[None] | None:
         """Carry out ``fx`` for ``session``: queue its writes, and its steps for right after
         they are durable. Returns a future done after the steps when ``fx.barrier``."""
         race = fx.race
         store = self.store
         if fx.created is not None:
-            self.races[fx.created.race] = fx.created
-            self.assist.known(fx.created)
-            store.add_race(fx.created)
+            self.hold(fx.created)
         if race is not None:
             for out in fx.outcomes:
                 self._queue(race, out)
         t = fx.tournament
         if t is not None:
             if fx.tcreated:
-                self.organizer.tournaments[t.tid] = t
-                store.add_tournament(t)
+                self.organizer.hold(t)
             now = self.clock()
             for tout in fx.touts:
                 self.organizer.queue(t, tout, now)
@@ -213,8 +249,8 @@ class Hub:
                 done.set_result(None)
 
         def fail(exc: BaseException) -> None:
-            session.send(codec.error("unavailable", "the server could not save this: try again",
-                                     fx.rid))
+            session.send(messages.error("unavailable", "the server could not save this: try "
+                                        "again", fx.rid))
             if done is not None and not done.done():
                 done.set_result(None)
 
@@ -225,6 +261,17 @@ class Hub:
         """Send ``msg`` (an error, say) after what is waiting for a commit, so that a
         connection's replies keep the order of its commands."""
         self.store.after_commit(lambda: session.send(msg), lambda _: session.send(msg))
+
+    def refuse(self, session: Client, cmd: Command, exc: Exception) -> None:
+        """Answer a refused command (RaceError, ProtocolError) in order; anything else is a
+        bug: logged, answered ``internal``."""
+        if isinstance(exc, (RaceError, codec.ProtocolError)):
+            rid = getattr(exc, "rid", None) or getattr(cmd, "rid", None)
+            self.reply_later(session, messages.error(exc.code, exc.message, rid))
+            return
+        log.error("command failed", exc_info=exc)
+        self.reply_later(session, messages.error("internal", "the server failed on this "
+                                                 "message", getattr(cmd, "rid", None)))
 
     def _steps(self, session: Client, fx: Effects) -> None:
         race = fx.race
@@ -267,6 +314,8 @@ class Hub:
                 for msg in self.organizer.seat_messages(fx.tournament,
                                                         step.entrant):  # type: ignore[union-attr]
                     session.send(msg)
+            elif kind is Entered:
+                self.organizer.entered(step.tournament, step.address)  # type: ignore[union-attr]
 
     # ---------------------------------------------------------------- output
     def emit(self, race: Race, out: Outcome) -> None:
@@ -326,7 +375,7 @@ class Hub:
 
     def _boards_for(self, audience: str) -> Callable[[str, set[str]], None]:
         def send(race_id: str, players: set[str]) -> None:
-            race = self.races.get(race_id) or self.finished.get(race_id)
+            race = self.get(race_id)
             if race is None:
                 return
             for player in sorted(players):
@@ -335,6 +384,7 @@ class Hub:
 
         return send
 
+    # -------------------------------------------------------------- presence
     def bind(self, session: Client, race_id: str, player: str) -> None:
         """``session`` speaks for ``player`` of ``race_id`` from now on. A racer has one live
         connection: one that spoke for it before is told (``replaced``) and unbound."""
@@ -343,10 +393,8 @@ class Hub:
         self.unbind(session, race_id)
         older = self.bound.get((race_id, player))
         if older is not None:
-            msg = {"type": "replaced", "race": race_id, "player": player}
-            if race_id in self.organizer.tournaments:  # an entrant taken over
-                msg = {"type": "replaced", "tournament": race_id, "entrant": player, **msg}
-            older.send(msg)
+            older.send(messages.replaced(race_id, player,
+                                         tournament=race_id in self.organizer.tournaments))
             self.unbind(older, race_id)
         session.attach(race_id, player)
         self.bound[race_id, player] = session
@@ -362,7 +410,7 @@ class Hub:
     def presence(self, race_id: str, player: str, delta: int) -> None:
         """Count one more (or one fewer) live connection for a racer; when it goes online or
         offline, tell the race with an unnumbered ``presence`` message."""
-        race = self.races.get(race_id) or self.finished.get(race_id)
+        race = self.get(race_id)
         if race is None or player not in race.racers:
             return
         counts = self.online.setdefault(race_id, {})
@@ -390,39 +438,18 @@ class Hub:
         racing = race.still_racing()
         deserted = race.status == "running" and bool(racing) and all(
             r.connections == 0 for r in racing)
-        timer = self.deserted.get(race.race)
-        if deserted and timer is None:
-            self.deserted[race.race] = asyncio.get_running_loop().call_later(
-                self.abandon_ms / 1000, self._desert, race.race)
-        elif not deserted and timer is not None:
-            timer.cancel()
-            del self.deserted[race.race]
+        if deserted:
+            if race.race not in self.deserted.timers:
+                self.deserted.set(race.race, self.clock() + self.abandon_ms)
+        else:
+            self.deserted.cancel(race.race)
 
     def _desert(self, race_id: str) -> None:
-        self.deserted.pop(race_id, None)
         race = self.races.get(race_id)
         if race is None or not self.store.healthy:
             return
         if all(r.connections == 0 for r in race.still_racing()):
             self.record(race, race.abandon(self.clock()))
-
-    def _adopt(self, race: Race) -> None:
-        """Hold a race rebuilt from the store: live or cached, online counts restored."""
-        online = self.online.get(race.race, {})
-        now = self.clock()
-        for player, racer in race.racers.items():
-            racer.connections = online.get(player, 0)
-            # Nobody knows since when a racer rebuilt here has been away: from now.
-            racer.offline_since = None if racer.connections else now
-        self.assist.known(race)
-        if race.status == "finished":
-            self._cache(race)
-            if race.revealed:
-                self.assist.revealed([race])
-        else:
-            self.races[race.race] = race
-            self.deadlines.set(race.race, race.next_deadline())
-            self._check_deserted(race)
 
     # ---------------------------------------------------------------- timers
     def _on_deadline(self, race_id: str) -> None:
@@ -439,15 +466,35 @@ class Hub:
         self._queue(race, out)
         self.store.after_commit(lambda: self.emit(race, out))
 
-    # ---------------------------------------------------------------- races
-    def _retire(self, race: Race) -> None:
-        self.races.pop(race.race, None)
-        self.deadlines.cancel(race.race)
-        timer = self.deserted.pop(race.race, None)
-        if timer is not None:
-            timer.cancel()
+    def arm(self, race: Race) -> None:
+        """Set the race's timer for its next deadline."""
+        self.deadlines.set(race.race, race.next_deadline())
+
+    # ----------------------------------------------------------------- races
+    def hold(self, race: Race) -> None:
+        """A new race, created here: held from now on, stored with the next commit."""
+        self.races[race.race] = race
+        self.assist.known(race)
+        self.store.add_race(race)
+
+    def get(self, race_id: str) -> Race | None:
+        """A race held in memory (live, or finished and cached); never reads the store."""
+        return self.races.get(race_id) or self.finished.get(race_id)
+
+    def forget(self, race_id: str) -> Race | None:
+        """Stop holding a race here, whatever the reason (another process runs it now, or
+        its write failed and it is rebuilt from the store): no timer, no throttle, no
+        cache. The race as it was, if it was held."""
+        race = self.races.pop(race_id, None) or self.finished.pop(race_id, None)
+        self.deadlines.cancel(race_id)
+        self.deserted.cancel(race_id)
         for throttle in self.throttles.values():
-            throttle.forget(race.race)
+            throttle.forget(race_id)
+        return race
+
+    def _retire(self, race: Race) -> None:
+        """A race that ended: no more timers, kept in the cache of finished races."""
+        self.forget(race.race)
         self._cache(race)
 
     def _cache(self, race: Race) -> None:
@@ -462,9 +509,26 @@ class Hub:
                  if r.options.public and r.status in ("lobby", "countdown")]
         return sorted(races, key=lambda r: -r.created_at)
 
-    def get(self, race_id: str) -> Race | None:
-        """A race held in memory (live, or finished and cached); never reads the store."""
-        return self.races.get(race_id) or self.finished.get(race_id)
+    def adopt(self, race: Race) -> None:
+        """Hold a race rebuilt from the store (a load, a takeover, a rebuild after a failed
+        write): live or cached, online counts restored, its deadlines set."""
+        if self.get(race.race) is not None:
+            return
+        online = self.online.get(race.race, {})
+        now = self.clock()
+        for player, racer in race.racers.items():
+            racer.connections = online.get(player, 0)
+            # Nobody knows since when a racer rebuilt here has been away: from now.
+            racer.offline_since = None if racer.connections else now
+        self.assist.known(race)
+        if race.status == "finished":
+            self._cache(race)
+            if race.revealed:
+                self.assist.revealed([race])
+        else:
+            self.races[race.race] = race
+            self.arm(race)
+            self._check_deserted(race)
 
     async def load(self, race_id: str) -> Race | None:
         """A race from memory or, rebuilt away from the event loop, from the store (one load
@@ -478,7 +542,7 @@ class Hub:
             return self.get(race_id)
         loading = self._loading.get(race_id)
         if loading is None:
-            loading = asyncio.ensure_future(self.store.load(race_id))
+            loading = self.supervisor.spawn(self.store.load(race_id), f"load race {race_id}")
             self._loading[race_id] = loading
             loading.add_done_callback(lambda _: self._loading.pop(race_id, None))
         race = await asyncio.shield(loading)
@@ -489,16 +553,23 @@ class Hub:
             return held
         if race.status != "finished" and not self.owns(race_id):
             return race  # another process runs it: a copy as it was just now, not held here
-        if race.status != "finished":  # finished by the clock while nobody was looking
-            out = race.tick(self.clock())
-            if out.finished and race.finished_at is not None:
-                self.store.mark_finished(race.race, race.finished_at)
-        self._adopt(race)
+        self.catch_up(race)
+        self.adopt(race)
         return race
 
+    def catch_up(self, race: Race) -> None:
+        """A race rebuilt from its log: what its clock says happened while nobody ran it
+        (the countdown's end, the time limit) happens now, and is recorded."""
+        if race.status == "finished":
+            return
+        out = race.tick(self.clock())
+        if out.log or out.events or out.finished:
+            self.record(race, out)
+
     async def prepare(self, pending: Pending) -> bool:
-        """Do what a command was waiting for (load its race or tournament, work out a hint);
-        False if the race or tournament does not exist. RaceError if it cannot be done."""
+        """Do what a command was waiting for (load its race or tournament, take winnable deals
+        from the pool, work out a hint); False if the race or tournament does not exist.
+        RaceError if it cannot be done."""
         if isinstance(pending, NotLoaded):
             if pending.tournament:
                 return await self.load_tournament(pending.race) is not None
@@ -529,74 +600,42 @@ class Hub:
             return held
         if not self.owns(tid):
             return t  # another process runs it: a copy as it was just now
-        races = [race for race_id in self.organizer.race_ids(t)
-                 if (race := await self.load(race_id)) is not None]
-        self.organizer.adopt(t, races)
+        await self.adopt_tournament(t)
         return t
 
-    def adopt(self, race: Race) -> None:
-        """Run a race rebuilt from the store here (this process just became its owner)."""
-        if self.get(race.race) is None:
-            self._adopt(race)
+    async def adopt_tournament(self, t: Tournament) -> None:
+        """Run a tournament rebuilt from the store here, with every race of it (loaded from
+        the store when not held): seats and shared deals rebuilt, and what fell due while
+        nobody ran it (a round to start, entry to close) happens at once, by its timer."""
+        races = []
+        for race_id in self.organizer.race_ids(t):
+            race = await self.load(race_id)
+            if race is not None:
+                races.append(race)
+        self.organizer.adopt(t, races)
 
-    def release(self, race_id: str) -> None:
-        """Stop running a race here without ending it (another process owns it now)."""
-        self.races.pop(race_id, None)
-        self.finished.pop(race_id, None)
-        self.deadlines.cancel(race_id)
-        timer = self.deserted.pop(race_id, None)
-        if timer is not None:
-            timer.cancel()
-        for throttle in self.throttles.values():
-            throttle.forget(race_id)
-
-    def recover(self) -> int:
-        """Load every unfinished race from the store and catch up with the clock (a race whose
-        countdown or time limit passed while the server was down moves on at once)."""
-        now = self.clock()
-        count = 0
+    async def recover(self) -> int:
+        """Take back what the store says this process runs (every unfinished race and
+        tournament, for a store of one process), catching up with the clock; the number of
+        races."""
         if not self.store.healthy:
-            self.watch_store()
-        for race in self.store.load_unfinished():
-            self.races[race.race] = race
+            self.watch.start()
+        now = self.clock()
+        races = await self.store.startup_races()
+        for race in races:
+            self.catch_up(race)
+            self.adopt(race)
             for racer in race.racers.values():
                 racer.offline_since = now  # nobody is connected yet after a restart
-            out = race.tick(now)
-            if out.finished and race.finished_at is not None:
-                self.store.mark_finished(race.race, race.finished_at)
-                self._retire(race)
-            else:
-                self.deadlines.set(race.race, race.next_deadline())
-                self._check_deserted(race)  # nobody is connected yet after a restart
-            count += 1
-        for t in self.store.load_unfinished_tournaments():
-            races = []
-            for race_id in self.organizer.race_ids(t):
-                held = self.get(race_id)
-                if held is None and hasattr(self.store, "read"):
-                    held = self.store.read(race_id)  # a finished race of the tournament
-                    if held is not None:
-                        self._adopt(held)
-                if held is not None:
-                    races.append(held)
-            self.organizer.adopt(t, races)
-            tout = t.tick(now, self.organizer.drawer(t))
-            if tout.log or tout.events:
-                self.organizer.record(t, tout)
+        for t in await self.store.startup_tournaments():
+            await self.adopt_tournament(t)
         self.store.commit()
-        return count
-
-    def on_store_failure(self, race_ids: set[str], exc: BaseException) -> None:
-        self.watch.failed(race_ids, exc)
-
-    def watch_store(self) -> None:
-        self.watch.start()
+        return len(races)
 
     def close(self) -> None:
         self.deadlines.close()
+        self.deserted.close()
         self.organizer.close()
-        for timer in self.deserted.values():
-            timer.cancel()
         for throttle in self.throttles.values():
             throttle.close()
         self.store.commit()

@@ -7,64 +7,97 @@ and written in the same commit as the tournament's log entry; the races of one r
 of them reveals anything until all are over (then the others get ``reveal``); a race's result
 goes to its tournament when it ends; the next round starts after the gap (a timer) or when the
 host says so. Everything goes through the hub's commit-then-emit path: nothing is sent before it
-is durable."""
+is durable.
+
+The organizer does not know the hub: it is given the store it writes to, the bus it publishes
+on, the clock, the deals, and :class:`RacePorts`, the few things it asks of whoever holds the
+races (hold a new race, record an outcome, set a race's timer, is there room for more)."""
 
 from __future__ import annotations
 
 import logging
-import secrets
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from solrace.bus.base import Event
-from solrace.core.quotas import outside_reserve
-from solrace.core.race import Options, Race
+from solrace.core.race import Options, Outcome, Race
 from solrace.core.shared_deal import Deal
 from solrace.core.tournament import Draw, RacePlan, Result, Tournament, TOutcome
 from solrace.protocol import messages
+from solrace.service.entropy import SecretEntropy
 from solrace.service.timers import Deadlines
 from solrace.settings import DEALS_RETRY_MS, ROOM_RETRY_MS
-
-if TYPE_CHECKING:
-    from solrace.service.hub import Hub
+from solrace.solver.deal_source import Deals
+from solrace.store.base import Store
 
 log = logging.getLogger(__name__)
 
+
+@dataclass(frozen=True)
+class RacePorts:
+    """What the organizer asks of whoever holds the races (the hub)."""
+
+    #: A race held here, or None.
+    get: Callable[[str], Race | None]
+    #: Hold a new race from now on, and store it with the next commit.
+    hold: Callable[[Race], None]
+    #: Make an outcome of a race durable, then send it.
+    record: Callable[[Race, Outcome], None]
+    #: Set a race's timer for its next deadline.
+    arm: Callable[[Race], None]
+    #: Do this many more races fit (outside the part of the cap kept for single players)?
+    room: Callable[[int], bool]
 
 
 class Organizer:
     """See the module docstring."""
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
+    def __init__(self, store: Store, publish: Callable[[str, Event], None],
+                 clock: Callable[[], int], deals: Deals, countdown_ms: int,
+                 races: RacePorts) -> None:
+        self.store = store
+        self.publish = publish
+        self.clock = clock
+        self.deals = deals
+        self.countdown_ms = countdown_ms
+        self.races = races
+        self.entropy = SecretEntropy()
         self.tournaments: dict[str, Tournament] = {}
         #: Each tournament race: (tournament, round, player -> entrant).
         self.seats: dict[str, tuple[str, int, dict[str, str]]] = {}
         #: Entrants of each tournament by the client address they joined from (not durable:
         #: after a restart the share counts from zero again).
         self.joined_from: dict[str, dict[str, int]] = {}
-        self.deadlines = Deadlines(hub.clock, self._on_deadline)
+        self.deadlines = Deadlines(clock, self._on_deadline)
 
-    def entered(self, t: Tournament, entrant: str, address: str) -> None:
-        """``entrant`` joined ``t`` from ``address``."""
-        by = self.joined_from.setdefault(t.tid, {})
+    def hold(self, t: Tournament) -> None:
+        """A new tournament, created here: held from now on, stored with the next commit."""
+        self.tournaments[t.tid] = t
+        self.store.add_tournament(t)
+
+    def forget(self, tid: str) -> None:
+        """Stop running a tournament here (another process runs it now)."""
+        if self.tournaments.pop(tid, None) is not None:
+            self.deadlines.cancel(tid)
+
+    def entered(self, tid: str, address: str) -> None:
+        """An entrant joined tournament ``tid`` from ``address``."""
+        by = self.joined_from.setdefault(tid, {})
         by[address] = by.get(address, 0) + 1
 
-    def entrants_from(self, t: Tournament, address: str) -> int:
-        return self.joined_from.get(t.tid, {}).get(address, 0)
-
-    def races_needed(self, t: Tournament) -> int:
-        return t.races_of_next_round()
+    def entrants_from(self, tid: str, address: str) -> int:
+        return self.joined_from.get(tid, {}).get(address, 0)
 
     def drawer(self, t: Tournament) -> Draw:
         """The tournament's source of new deals: secret seeds (winnable ones if it asks)."""
         winnable = t.settings.winnable
-        return lambda game: self.hub.assist.draw(game, winnable)
+        return lambda game: self.deals.draw(game, winnable)
 
     # ------------------------------------------------------------- writing
     def queue(self, t: Tournament, out: TOutcome, now: int) -> None:
         """Queue ``out``'s writes: the tournament's log, and the races it creates (with
         their seats), all in the same commit."""
-        store = self.hub.store
+        store = self.store
         if out.log:
             store.append_tournament(out.log)
         if out.finished and t.finished_at is not None:
@@ -77,28 +110,31 @@ class Organizer:
     def _race(self, t: Tournament, plan: RacePlan, now: int) -> Race:
         s = t.settings
         race = Race(
-            plan.race, plan.game, plan.seed, secrets.token_hex(16),
+            plan.race, plan.game, plan.seed, self.entropy.salt(),
             Options(len(plan.entrants), s.time_limit, True, False, False, s.winnable), now,
             t.host_token,
-            countdown_ms=self.hub.countdown_ms, seated_until=now + s.grace * 1000,
+            countdown_ms=self.countdown_ms, seated_until=now + s.grace * 1000,
             forfeit=plan.forfeit,
         )
-        self.hub.assist.known(race)
-        self.hub.store.add_race(race)
+        self.races.hold(race)
         seats: dict[str, str] = {}
         log_entries = []
         for entrant_id in plan.entrants:
             entrant = t.entrants[entrant_id]
-            joined = race.join(entrant.name, secrets.token_urlsafe(24), now, bot=entrant.bot)
+            joined = race.join(entrant.name, self.entropy.token(), now, bot=entrant.bot)
             assert joined.acted is not None
             seats[joined.acted] = entrant_id
             log_entries += joined.log
-        self.hub.store.append(log_entries)
-        self.hub.races[race.race] = race
+        self.store.append(log_entries)
         self.seats[race.race] = (t.tid, plan.round, seats)
-        race.tournament = {"tournament": t.tid, "name": t.settings.name, "round": plan.round,
-                           "rounds": t.total_rounds}
+        self._label(t, race, plan.round)
         return race
+
+    @staticmethod
+    def _label(t: Tournament, race: Race, round_: int) -> None:
+        """What a race of a tournament shows its pages of the tournament."""
+        race.tournament = {"tournament": t.tid, "name": t.settings.name, "round": round_,
+                           "rounds": t.total_rounds}
 
     def _group(self, t: Tournament, races: list[Race]) -> None:
         """The races of one round of the rounds format play one deal: one group."""
@@ -116,30 +152,30 @@ class Organizer:
     def emit(self, t: Tournament, out: TOutcome) -> None:
         """Send a committed outcome: the tournament's events, each seated entrant's
         ``round``, and the new races' timers."""
-        bus = self.hub.bus
+        publish = self.publish
         for ev in out.events:  # rare, and awaited: never held for a batch
-            bus.publish(t.tid, Event(messages.tournament_event(t, ev), urgent=True))
+            publish(t.tid, Event(messages.tournament_event(t, ev), urgent=True))
         for race in out.created:
-            self.hub.deadlines.set(race.race, race.next_deadline())
+            self.races.arm(race)
             _, round_, seats = self.seats[race.race]
             for player, entrant in seats.items():
-                bus.publish(t.tid, Event(messages.seat(t, round_, race, player), to=entrant))
+                publish(t.tid, Event(messages.seat(t, round_, race, player), to=entrant))
         cur = t.current()
         if cur is not None:
             for race_id in cur.void:  # a re-dealt round: its old races end now
-                race = self.hub.races.get(race_id)
+                race = self.races.get(race_id)
                 if race is not None and race.status == "running":
-                    self.hub.record(race, race.abandon(self.hub.clock()))
+                    self.races.record(race, race.abandon(self.clock()))
                 elif race is not None and race.status in ("lobby", "countdown"):
-                    self.hub.record(race, race.tick(race.created_at + 10**12))
+                    self.races.record(race, race.tick(race.created_at + 10**12))
         self.deadlines.set(t.tid, t.next_deadline())
         if out.finished:
             self.deadlines.cancel(t.tid)
 
     def record(self, t: Tournament, out: TOutcome) -> None:
         """Make an outcome nobody asked for (a result, a timer) durable, then emit it."""
-        self.queue(t, out, self.hub.clock())
-        self.hub.store.after_commit(lambda: self.emit(t, out))
+        self.queue(t, out, self.clock())
+        self.store.after_commit(lambda: self.emit(t, out))
 
     # -------------------------------------------------------------- races
     def race_over(self, race: Race) -> None:
@@ -154,7 +190,9 @@ class Organizer:
         if len(deal.races) > 1 and deal.revealed:
             for other in deal.races:
                 if other is not race:
-                    self.hub.bus.publish(other.race, Event(messages.reveal(other)))
+                    # Numbered like any event of that race (not durable: a race rebuilt from
+                    # its log is revealed with its round, and its snapshot says so).
+                    self.publish(other.race, Event(messages.event(other, other.reveal())))
         if t is None:
             return
         started = race.started_at or race.finished_at or 0
@@ -165,7 +203,7 @@ class Organizer:
                 entrant, racer.finished_at is not None, race.time_ms(racer),
                 racer.game.progress()[0], max(0, racer.reached_at - started), racer.resigned,
             ))
-        out = t.race_over(race.race, results, self.hub.clock())
+        out = t.race_over(race.race, results, self.clock())
         if out.log or out.events:
             self.record(t, out)
 
@@ -173,19 +211,18 @@ class Organizer:
         t = self.tournaments.get(tid)
         if t is None:
             return
-        now = self.hub.clock()
-        if not self.hub.store.healthy:
+        now = self.clock()
+        if not self.store.healthy:
             self.deadlines.set(tid, now + 1000)
             return
-        if t.status == "running" and not outside_reserve(
-                len(self.hub.races), self.hub.caps.races, self.races_needed(t)):
+        if t.status == "running" and not self.races.room(t.races_of_next_round()):
             # The next round does not fit now: it waits for races to end (looked at again).
             log.warning("tournament %s: no room for the next round's races yet", tid)
             self.deadlines.set(tid, now + ROOM_RETRY_MS)
             return
         if t.status == "running" and t.settings.winnable:
-            deals, game = self.hub.assist.deals, t.next_game()
-            need = self.races_needed(t) if t.settings.format == "knockout" else 1
+            deals, game = self.deals, t.next_game()
+            need = t.races_of_next_round() if t.settings.format == "knockout" else 1
             if deals.ready(game) < need:  # its deals are taken from the pool first
                 deals.prefetch(game, need)
                 self.deadlines.set(tid, now + DEALS_RETRY_MS)
@@ -211,8 +248,7 @@ class Organizer:
                 if not seats:  # a void race: its seats are its racers
                     seats = {p: p for p in race.racers}
                 self.seats[race_id] = (t.tid, rnd.number, seats)
-                race.tournament = {"tournament": t.tid, "name": t.settings.name,
-                                   "round": rnd.number}
+                self._label(t, race, rnd.number)
                 if race_id in rnd.races:
                     group.append(race)
             if t.settings.format == "rounds" and group:
@@ -229,7 +265,7 @@ class Organizer:
         if cur is None:
             return out
         for race_id in cur.races:
-            race = self.hub.get(race_id)
+            race = self.races.get(race_id)
             seat = self.seats.get(race_id)
             if race is None or seat is None or race.status == "finished":
                 continue

@@ -1,50 +1,58 @@
-"""The hub's answer to a store that failed a write: the races the lost batch touched are dropped
-and rebuilt from the store in the background (commands for them get ``unavailable``
-meanwhile), and a small write is tried every second until the store takes writes again."""
+"""What a process does when its store fails a write: the races the lost batch touched are
+forgotten and rebuilt from the store in the background (commands for them get ``unavailable``
+meanwhile), and a small write is tried every second until the store takes writes again.
+
+:class:`StoreWatch` does not know the hub: it is given the store, the supervisor that runs its
+jobs, and the few things it does to the races held (forget one, adopt one rebuilt, ask whether
+this process runs it), the health callback, and the map of races being rebuilt."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
+from solrace.core.race import Race
+from solrace.service.supervisor import Supervisor
 from solrace.settings import PROBE_INTERVAL
-
-if TYPE_CHECKING:
-    from solrace.service.hub import Hub
+from solrace.store.base import Store
 
 log = logging.getLogger("solrace.service.hub")
 
+#: A rebuild or a probe that takes longer than this (seconds) is given up and tried again.
+JOB_TIMEOUT = 30.0
 
 
 class StoreWatch:
     """See the module docstring."""
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
+    def __init__(self, store: Store, supervisor: Supervisor, *,
+                 forget: Callable[[str], Race | None], adopt: Callable[[Race], None],
+                 owns: Callable[[str], bool], health: Callable[[bool], object],
+                 reloading: dict[str, asyncio.Future[None]]) -> None:
+        self.store = store
+        self.supervisor = supervisor
+        self.forget = forget
+        self.adopt = adopt
+        self.owns = owns
+        self.health = health
+        self.reloading = reloading
         self._probing = False
-        self._tasks: set[asyncio.Future[None]] = set()
 
     def failed(self, race_ids: set[str], exc: BaseException) -> None:
-        """A commit failed: drop the races it touched and rebuild them from the store, and
+        """A commit failed: forget the races it touched and rebuild them from the store, and
         try a small write every second until the store takes writes again."""
-        hub = self.hub
-        if hub.on_health is not None and not self._probing:
-            hub.on_health(False)
+        if not self._probing:
+            self.health(False)
         self.start()
         for race_id in race_ids:
-            if not hub.owns(race_id):
+            if not self.owns(race_id):
                 continue  # another process runs it now (the write was fenced)
-            race = hub.races.pop(race_id, None) or hub.finished.pop(race_id, None)
-            hub.deadlines.cancel(race_id)
-            for throttle in hub.throttles.values():
-                throttle.forget(race_id)
-            if race is not None and race_id not in hub.reloading:
+            race = self.forget(race_id)
+            if race is not None and race_id not in self.reloading:
                 future = asyncio.get_running_loop().create_future()
-                hub.reloading[race_id] = future
-                task = asyncio.ensure_future(self._reload(race_id, future))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
+                self.reloading[race_id] = future
+                self.supervisor.spawn(self._reload(race_id, future), f"rebuild race {race_id}")
 
     def start(self) -> None:
         """Try a small write every second until the store takes writes again."""
@@ -53,39 +61,35 @@ class StoreWatch:
             asyncio.get_running_loop().call_later(PROBE_INTERVAL, self._probe)
 
     def _probe(self) -> None:
-        task = asyncio.ensure_future(self._probe_once())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self.supervisor.spawn(self._probe_once(), "probe the store", timeout=JOB_TIMEOUT)
 
     async def _probe_once(self) -> None:
-        hub = self.hub
         try:
-            ok = await hub.store.probe()
+            ok = await self.store.probe()
         except Exception:
             ok = False
         if ok:
             self._probing = False
             log.warning("the store takes writes again")
-            if hub.on_health is not None:
-                hub.on_health(True)
+            self.health(True)
             return
         asyncio.get_running_loop().call_later(PROBE_INTERVAL, self._probe)
 
     async def _reload(self, race_id: str, future: asyncio.Future[None]) -> None:
         """Rebuild a race from the store, trying again every second while the store cannot
         be read (commands for it get ``unavailable`` meanwhile)."""
-        hub = self.hub
         try:
             while True:
                 try:
-                    race = await hub.store.load(race_id)
+                    async with asyncio.timeout(JOB_TIMEOUT):
+                        race = await self.store.load(race_id)
                     break
                 except Exception as exc:
                     log.warning("cannot rebuild race %s yet: %s", race_id, exc)
                     await asyncio.sleep(PROBE_INTERVAL)
-            if race is not None and hub.owns(race_id):
-                hub.adopt(race)
+            if race is not None and self.owns(race_id):
+                self.adopt(race)
                 log.warning("race %s rebuilt from the store after a failed write", race_id)
         finally:
-            del hub.reloading[race_id]
+            del self.reloading[race_id]
             future.set_result(None)

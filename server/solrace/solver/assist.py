@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import secrets
 from collections import OrderedDict
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from solrace.bus.base import Event
 from solrace.core.dispatch import NeedsHint
@@ -29,26 +29,20 @@ from solrace.settings import MAX_ANSWERS, MAX_HINTS_IN_FLIGHT
 from solrace.solver.deal_source import Deals
 from solrace.solver.jobs import Par, Solver, SolverBusy
 
-if TYPE_CHECKING:
-    from solrace.service.hub import Hub
-
-
 
 class Assist:
-    """See the module docstring. ``solver`` None: no hints, par only for catalogued deals."""
+    """See the module docstring. ``solver`` None: no hints, par only for deals whose par is
+    known at once (the pool's). ``publish(race, event)`` sends a late par to its followers."""
 
-    def __init__(self, hub: Hub, solver: Solver | None = None, deals: Deals | None = None
-                 ) -> None:
-        self.hub = hub
+    def __init__(self, solver: Solver | None, deals: Deals,
+                 publish: Callable[[str, Event], None]) -> None:
+        self.publish = publish
         self.solver = solver
-        self.deals = deals if deals is not None else Deals()
+        self.deals = deals
         self.answers: OrderedDict[tuple[str, str, int], dict[str, Any]] = OrderedDict()
         self.in_flight: dict[str, int] = {}
 
     # ---------------------------------------------------------------- deals
-    def draw(self, game: str, winnable: bool = False) -> int:
-        return self.deals.draw(game, winnable)
-
     def known(self, race: Race) -> None:
         """Give a race the par already known for its deal (catalogue or earlier solve)."""
         if race.par is None:
@@ -75,22 +69,20 @@ class Assist:
     def _par(self, races: list[Race], par: Par) -> None:
         for race in races:
             race.par = par
-            self.hub.bus.publish(race.race, Event(messages.par(race)))
+            self.publish(race.race, Event(messages.par(race)))
 
     # ---------------------------------------------------------------- hints
-    def answer(self, race: Race, player: str, seq: int) -> dict[str, Any] | None:
+    def answer(self, race: str, player: str, seq: int) -> dict[str, Any] | None:
         """The hint worked out for this racer at this position, if any."""
-        return self.answers.get((race.race, player, seq))
+        return self.answers.get((race, player, seq))
 
-    def need(self, race: Race, player: str, address: str) -> NeedsHint:
-        """The exception that makes the connection work the hint out (or RaceError)."""
+    def refusal(self, address: str) -> RaceError | None:
+        """Why no hint can be worked out for this client now, or None."""
         if self.solver is None or not self.solver.hints_on:
-            raise RaceError("unavailable", "this server gives no hints")
+            return RaceError("unavailable", "this server gives no hints")
         if self.in_flight.get(address, 0) >= MAX_HINTS_IN_FLIGHT:
-            raise RaceError("rate_limited", "hints are being worked out for you: wait for them")
-        racer = race.racers[player]
-        return NeedsHint(race.race, player, racer.seq, race.game, race.seed,
-                         list(racer.actions), address)
+            return RaceError("rate_limited", "hints are being worked out for you: wait for them")
+        return None
 
     async def hint(self, need: NeedsHint) -> None:
         """Work a hint out (in the solver's process) and keep the answer for the dispatcher.

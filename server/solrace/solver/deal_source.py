@@ -9,13 +9,13 @@ server started with ``--demo-catalogue`` (an offline demo) does, and its races s
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 from solrace.core.race import RaceError
+from solrace.service.supervisor import Supervisor
 from solrace.settings import MAX_PARS
 from solrace.solver.catalogue import load_catalogue
 from solrace.solver.pool import Pool
@@ -32,6 +32,7 @@ class Deals:
     def __init__(self, directory: Path | None = None, pool: Pool | None = None,
                  demo: bool = False, games: tuple[str, ...] = ()) -> None:
         self.pool = pool
+        self.supervisor = pool.supervisor if pool is not None else Supervisor()
         self.demo = demo
         #: The catalogue's deals and their par, per game (demo only).
         self.catalogue: dict[str, dict[int, int]] = {}
@@ -45,7 +46,7 @@ class Deals:
         #: The par of deals drawn from the pool, until their race takes it (a race whose
         #: creation failed never does: the oldest are forgotten).
         self._pars: OrderedDict[tuple[str, int], int] = OrderedDict()
-        self._tasks: set[asyncio.Future[None]] = set()
+
 
     def ready(self, game: str) -> int:
         """How many winnable deals of ``game`` can be dealt now, without waiting."""
@@ -80,9 +81,7 @@ class Deals:
 
     def prefetch(self, game: str, n: int) -> None:
         """:meth:`claim` in the background (a tournament's timer cannot wait for it)."""
-        task = asyncio.ensure_future(self.claim(game, n))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self.supervisor.spawn(self.claim(game, n), f"prefetch {game} deals", timeout=10.0)
 
     def winnable(self, game: str) -> int:
         """How many winnable deals of ``game`` this server has ready (its pool, shared

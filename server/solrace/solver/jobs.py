@@ -28,6 +28,7 @@ from typing import Any
 import msgpack
 import solrules
 
+from solrace.service.supervisor import Supervisor
 from solrace.settings import (
     HINT_NODES,
     HINT_SECONDS,
@@ -109,7 +110,9 @@ class Solver:
         hint_nodes: int = HINT_NODES,
         par_nodes: int = PAR_NODES,
         nice: int = 10,
+        supervisor: Supervisor | None = None,
     ) -> None:
+        self.supervisor = supervisor if supervisor is not None else Supervisor()
         self.hint_seconds = hint_seconds
         self.par_seconds = par_seconds
         self.hint_nodes = hint_nodes
@@ -224,7 +227,7 @@ class Solver:
         """Make sure the task feeding the worker runs, and wake it."""
         if self._task is None or self._task.done():
             self._wake = asyncio.Event()
-            self._task = asyncio.get_running_loop().create_task(self._run())
+            self._task = self.supervisor.spawn(self._run(), "feed the solver")
         assert self._wake is not None
         self._wake.set()
 

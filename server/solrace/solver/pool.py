@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from solrace.service.supervisor import Supervisor
 from solrace.settings import (
     POOL_IDLE,
     POOL_RESERVE,
@@ -45,6 +46,9 @@ from solrace.solver.jobs import Solver
 from solrace.store.base import Store
 
 log = logging.getLogger(__name__)
+
+#: Seconds a claim of deals from the store may take.
+CLAIM_TIMEOUT = 10.0
 
 
 
@@ -69,8 +73,10 @@ class Pool:
 
     def __init__(self, store: Store, games: Iterable[str], solver: Solver | None = None,
                  size: int = POOL_SIZE, reserve: int = POOL_RESERVE,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 supervisor: Supervisor | None = None) -> None:
         self.store = store
+        self.supervisor = supervisor if supervisor is not None else Supervisor()
         self.games = list(games)
         self.solver = solver
         self.size = size
@@ -82,6 +88,8 @@ class Pool:
         self.filling = dict.fromkeys(self.games, False)
         self.started = clock()
         self._task: asyncio.Task[None] | None = None
+        #: The refill runs until the process stops; a claim from the store is given up after
+        #: CLAIM_TIMEOUT.
         self._wake = asyncio.Event()
         self._claims: dict[str, asyncio.Future[None]] = {}
 
@@ -105,7 +113,8 @@ class Pool:
             await asyncio.shield(running)
             if self.available(game) >= n:
                 return
-        future = asyncio.ensure_future(self._claim(game, n))
+        future = self.supervisor.spawn(self._claim(game, n), f"claim {game} deals",
+                                       timeout=CLAIM_TIMEOUT)
         self._claims[game] = future
         try:
             await asyncio.shield(future)
@@ -124,7 +133,7 @@ class Pool:
     # -------------------------------------------------------------- the task
     def start(self) -> None:
         if self._task is None:
-            self._task = asyncio.ensure_future(self._run())
+            self._task = self.supervisor.spawn(self._run(), "refill the pool")
 
     async def stop(self) -> None:
         task, self._task = self._task, None

@@ -59,10 +59,6 @@ def failed(done: asyncio.Future[None] | None, after: list[tuple[Callback, Failur
                 log.exception("commit-failure callback failed")
 
 
-class StoreUnavailable(Exception):
-    """The store cannot write now (full disk, read-only file, lost server)."""
-
-
 class Store(Protocol):
     #: Called after the callbacks of a successful commit (the server writes replies out).
     on_commit: Callable[[], None] | None
@@ -109,17 +105,16 @@ class Store(Protocol):
     async def load_tournament(self, tid: str) -> Tournament | None:
         """Rebuild a tournament from its log (its races are loaded on their own)."""
 
-    def load_unfinished_tournaments(self) -> list[Tournament]:
-        """Every tournament not finished (at start-up)."""
-
-    def exists(self, race_id: str) -> bool:
-        """Is there a race with this id (finished or not)?"""
-
     async def load(self, race_id: str) -> Race | None:
         """Rebuild one race from its durable log, away from the event loop; None if unknown."""
 
-    def load_unfinished(self) -> list[Race]:
-        """Every race not finished, rebuilt (at start-up, before serving)."""
+    async def startup_races(self) -> list[Race]:
+        """The races a process starting on this store runs at once, rebuilt: every unfinished
+        race, for a store one process has to itself; none where several processes share the
+        store (each race is taken on demand by one of them, see solrace.cluster)."""
+
+    async def startup_tournaments(self) -> list[Tournament]:
+        """The same for tournaments (their races are loaded on their own)."""
 
     async def pool_put(self, game: str, deals: list[tuple[int, int]]) -> None:
         """Add solved winnable deals (seed, par moves) to the shared pool of ``game``."""

@@ -32,6 +32,7 @@ from redis.exceptions import NoScriptError, RedisError, ResponseError
 from solrace.cluster.connect import UNITS, Client, key, pool_key, unit_of
 from solrace.core.race import LogEntry, Options, Race
 from solrace.core.tournament import Settings, TLogEntry, Tournament
+from solrace.service.supervisor import Supervisor
 from solrace.settings import FINISHED_TTL_DAYS, LEASE_MS
 from solrace.store.base import Callback, Failure, OnFailure, committed, failed
 
@@ -141,10 +142,6 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
-class Fenced(Exception):
-    """Another process owns the unit now: this one's write was refused."""
-
-
 @dataclass
 class _UnitOps:
     keys: list[str] = field(default_factory=list)
@@ -240,8 +237,9 @@ class RedisStore:
 
     def __init__(self, client: Client, pid: str,
                  finished_ttl_ms: int = int(FINISHED_TTL_DAYS * 86400 * 1000),
-                 writer: Client | None = None) -> None:
+                 writer: Client | None = None, supervisor: Supervisor | None = None) -> None:
         self.client = client
+        self.supervisor = supervisor if supervisor is not None else Supervisor()
         #: The client commits go through: one that never sends a command again by itself
         #: (see :func:`solrace.cluster.connect.connect`).
         self.writer = writer if writer is not None else client
@@ -426,8 +424,8 @@ class RedisStore:
         self.lengths[key(tid, "tlog")] = len(entries)
         return await asyncio.to_thread(build_tournament, fields, entries, tid)
 
-    def load_unfinished_tournaments(self) -> list[Tournament]:
-        return []  # taken on demand and by the janitor (solrace.cluster.processes)
+    async def startup_tournaments(self) -> list[Tournament]:
+        return []  # shared by several processes: taken on demand (solrace.cluster)
 
     def mark_finished(self, race: str, at: int) -> None:
         ops = self._unit(race)
@@ -459,7 +457,7 @@ class RedisStore:
 
     def _end_of_turn(self) -> None:
         if self._writing is None:
-            self._writing = asyncio.ensure_future(self._write_batches())
+            self._writing = self.supervisor.spawn(self._write_batches(), "write to Redis")
 
     def commit(self) -> None:
         """Nothing to do at once: batches go out from the event loop (see ``_end_of_turn``)."""
@@ -587,9 +585,6 @@ class RedisStore:
         return int(await self.client.llen(pool_key(game)))
 
     # ------------------------------------------------------------------- reads
-    def exists(self, race_id: str) -> bool:
-        return False  # a new race claims its unit: a taken id fails that write (TAKEN)
-
     async def load(self, race_id: str) -> Race | None:
         unit = unit_of(race_id)
         async with self.client.pipeline(transaction=False) as pipe:
@@ -601,8 +596,8 @@ class RedisStore:
         self.lengths[key(unit, f"log:{race_id}")] = len(entries)
         return await asyncio.to_thread(build, fields, entries, race_id)
 
-    def load_unfinished(self) -> list[Race]:
-        return []  # units are taken on demand, and by the janitor (solrace.cluster.processes)
+    async def startup_races(self) -> list[Race]:
+        return []  # shared by several processes: taken on demand (solrace.cluster)
 
     def close(self) -> None:
         pass

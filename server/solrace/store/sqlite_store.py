@@ -240,15 +240,23 @@ class SQLiteStore:
         finally:
             db.close()
 
-    def load_unfinished_tournaments(self) -> list[Tournament]:
-        out = []
-        for row in self.db.execute(
-                "SELECT * FROM tournaments WHERE finished_at IS NULL").fetchall():
-            try:
-                out.append(self._build_tournament(self.db, row))
-            except Exception:
-                log.exception("cannot rebuild tournament %s", row[0])
-        return out
+    async def startup_tournaments(self) -> list[Tournament]:
+        return await asyncio.get_running_loop().run_in_executor(
+            self._reader, self._unfinished_tournaments)
+
+    def _unfinished_tournaments(self) -> list[Tournament]:
+        db = self._connect()
+        try:
+            out = []
+            for row in db.execute(
+                    "SELECT * FROM tournaments WHERE finished_at IS NULL").fetchall():
+                try:
+                    out.append(self._build_tournament(db, row))
+                except Exception:
+                    log.exception("cannot rebuild tournament %s", row[0])
+            return out
+        finally:
+            db.close()
 
     def mark_finished(self, race: str, at: int) -> None:
         batch = self._current()
@@ -453,10 +461,6 @@ class SQLiteStore:
             self._next_n.setdefault(race.race, n)
         return race
 
-    def exists(self, race_id: str) -> bool:
-        row = self.db.execute("SELECT 1 FROM races WHERE race = ?", (race_id,)).fetchone()
-        return row is not None
-
     def read(self, race_id: str, db: sqlite3.Connection | None = None) -> Race | None:
         """Rebuild one race (finished or not) from its row and log; None if unknown. Blocking:
         the server reads through :meth:`load`, in a reader thread."""
@@ -476,18 +480,26 @@ class SQLiteStore:
         finally:
             db.close()
 
-    def load_unfinished(self) -> list[Race]:
-        """Every race not marked finished, rebuilt from seed + log (used at start-up)."""
-        races = []
-        rows = self.db.execute(
-            f"SELECT {COLUMNS} FROM races WHERE finished_at IS NULL"
-        ).fetchall()
-        for row in rows:
-            try:
-                races.append(self._build(self.db, row))
-            except Exception:
-                log.exception("cannot rebuild race %s", row[0])
-        return races
+    async def startup_races(self) -> list[Race]:
+        """Every race not marked finished, rebuilt from seed + log (at start-up)."""
+        return await asyncio.get_running_loop().run_in_executor(self._reader, self.unfinished)
+
+    def unfinished(self) -> list[Race]:
+        """:meth:`startup_races`, blocking (in the reader thread)."""
+        db = self._connect()
+        try:
+            races = []
+            rows = db.execute(
+                f"SELECT {COLUMNS} FROM races WHERE finished_at IS NULL"
+            ).fetchall()
+            for row in rows:
+                try:
+                    races.append(self._build(db, row))
+                except Exception:
+                    log.exception("cannot rebuild race %s", row[0])
+            return races
+        finally:
+            db.close()
 
     # -------------------------------------------------------------------- pool
     def _pool(self, work: Callable[[sqlite3.Connection], object]) -> object:

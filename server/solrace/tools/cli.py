@@ -45,6 +45,7 @@ def _serve(args: argparse.Namespace) -> int:
     from solrace.core.quotas import Caps
     from solrace.net.app import App, run_server
     from solrace.net.web import client_dir
+    from solrace.service.supervisor import Supervisor
     from solrace.store.sqlite_store import SQLiteStore
 
     nofile = raise_fd_limit()
@@ -52,6 +53,8 @@ def _serve(args: argparse.Namespace) -> int:
     redis_url = args.redis_cluster or args.redis or os.environ.get("SOLRACE_REDIS", "")
     if args.redis_cluster and not redis_url.startswith("redis+cluster://"):
         redis_url = "redis+cluster://" + redis_url.split("://", 1)[-1]
+    # One supervisor for every background task of the process (solrace.service.supervisor).
+    supervisor = Supervisor()
     storage: Any
     bus: Any = None
     if redis_url:
@@ -64,23 +67,25 @@ def _serve(args: argparse.Namespace) -> int:
         pid = new_pid()
         client = connect(redis_url)
         storage = RedisStore(client, pid, finished_ttl_ms=int(args.finished_ttl * 86400_000),
-                             writer=connect(redis_url, retries=0))
-        bus = RedisBus(client, pid)
+                             writer=connect(redis_url, retries=0), supervisor=supervisor)
+        bus = RedisBus(client, pid, supervisor=supervisor)
     else:
         storage = SQLiteStore(args.db)
     solver = None
     from solrace.solver.jobs import Solver
 
     if args.hint_seconds > 0 or args.par_seconds > 0:
-        solver = Solver(hint_seconds=args.hint_seconds, par_seconds=args.par_seconds)
+        solver = Solver(hint_seconds=args.hint_seconds, par_seconds=args.par_seconds,
+                        supervisor=supervisor)
     from solrace.solver.pool import Pool
 
     refill = None
     if args.pool > 0 and not args.demo_catalogue:
         # Its own solver process, at the lowest priority: nobody waits for a refill.
         refill = Solver(hint_seconds=0, par_seconds=args.pool_seconds, par_nodes=POOL_NODES,
-                        nice=19)
-    pool = None if args.demo_catalogue else Pool(storage, solrules.GAMES, refill, args.pool)
+                        nice=19, supervisor=supervisor)
+    pool = None if args.demo_catalogue else Pool(storage, solrules.GAMES, refill, args.pool,
+                                                 supervisor=supervisor)
     caps = Caps(races=args.max_races, races_per_address=args.races_per_address,
                 lobbies=args.max_lobbies, tournaments=args.max_tournaments,
                 tournaments_per_address=args.tournaments_per_address,
@@ -102,11 +107,12 @@ def _serve(args: argparse.Namespace) -> int:
         abandon_after=args.abandon_after,
         pool=pool,
         demo_catalogue=args.demo_catalogue,
+        supervisor=supervisor,
     )
     if redis_url:
         from solrace.cluster.processes import Cluster
 
-        app.cluster = Cluster(app, storage, bus, pid)
+        app.run_on_redis(Cluster(app.hub, storage, bus, pid, app.supervisor))
 
     def ready(server: Server) -> None:
         host, port = next(iter(server.sockets)).getsockname()[:2]
