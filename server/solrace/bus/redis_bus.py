@@ -36,6 +36,7 @@ from solrace.bus.base import Deliver, Event, Publishable, Subscription, Viewer
 from solrace.bus.memory_bus import MemoryBus
 from solrace.cluster.connect import Client, key, node_client, proc_key, unit_of
 from solrace.core.views import for_audience
+from solrace.protocol import internal
 from solrace.protocol.board_views import BoardViews
 from solrace.service.supervisor import Supervisor
 from solrace.settings import LINK_BACKOFF, STREAM_LEN
@@ -188,8 +189,8 @@ class RedisBus:
         self.local = MemoryBus()
         self.remote_followers: Callable[[str], Sequence[Viewer]] = lambda race: []
         self.races: Callable[[str], Any] = lambda race: None
-        self.on_inbox: Callable[[dict[str, Any]], None] = lambda msg: None
-        self.on_control: Callable[[dict[str, Any]], None] = lambda msg: None
+        self.on_inbox: Callable[[internal.Inbox], None] = lambda msg: None
+        self.on_control: Callable[[internal.Owner], None] = lambda msg: None
         self._links: dict[str, _Link] = {}  # node address -> link
         self._channel_link: dict[str, _Link] = {}
         self._followers: dict[str, int] = {}  # unit -> local subscriptions
@@ -197,8 +198,6 @@ class RedisBus:
         self._out: dict[str, list[Any]] = {}  # channel -> envelopes of this turn
         self._inbox_out: dict[str, list[Any]] = {}
         self._flushing = False
-        self.published = 0
-        self.received_count = 0
 
     async def start(self) -> None:
         """Subscribe to this process's inbox."""
@@ -272,7 +271,12 @@ class RedisBus:
         packed: bytes = msgpack.packb([e for e in envelopes if e is not None])
         return packed
 
-    def _envelope(self, race: str, event: Publishable) -> dict[str, Any] | None:
+    def _envelope(self, race: str, event: Publishable) -> internal.Wire | None:
+        """``event`` as it goes to the other processes following its unit, or None."""
+        envelope = self._typed_envelope(race, event)
+        return None if envelope is None else internal.write_envelope(envelope, self.pid)
+
+    def _typed_envelope(self, race: str, event: Publishable) -> internal.Envelope | None:
         if isinstance(event, BoardViews):
             followers = self.remote_followers(race)
             if not followers:
@@ -297,17 +301,16 @@ class RedisBus:
                     default = at
             if not payloads:
                 return None
-            return {"k": "b", "r": race, "p": self.pid, "o": event.player, "a": event.audience,
-                    "m": keys, "d": default, "j": payloads}
+            return internal.BoardEnvelope(race, self.pid, event.player, event.audience, keys,
+                                          default, payloads)
         if isinstance(event, Event):
             v = event.data.get("v") if event.to is None else None
-            return {"k": "e", "r": race, "p": self.pid, "v": v, "t": event.to,
-                    "j": event.encoded(False)}
+            return internal.EventEnvelope(race, self.pid, v, event.to, event.encoded(False))
         return None
 
-    def send_to(self, pid: str, msg: dict[str, Any]) -> None:
+    def send_to(self, pid: str, msg: internal.Inbox) -> None:
         """Queue a message for process ``pid``'s inbox."""
-        self._queue(proc_key(pid, "in"), msg, self._inbox_out)
+        self._queue(proc_key(pid, "in"), internal.write(msg), self._inbox_out)
 
     def _queue(self, channel: str, envelope: Any, out: dict[str, list[Any]]) -> None:
         out.setdefault(channel, []).append(envelope)
@@ -328,7 +331,7 @@ class RedisBus:
                 calls: list[Any] = []
                 for channel, envelopes in out.items():
                     payload = msgpack.packb(envelopes)
-                    if any(e.get("v") for e in envelopes):
+                    if any(internal.numbered(e) for e in envelopes):
                         calls.append(self.client.xadd(channel + "s", {"m": payload},
                                                       maxlen=STREAM_LEN, approximate=True))
                     calls.append(self.client.spublish(channel, payload))
@@ -339,14 +342,13 @@ class RedisBus:
                 async with self.client.pipeline(transaction=False) as pipe:
                     for channel, envelopes in out.items():
                         payload = msgpack.packb(envelopes)
-                        if any(e.get("v") for e in envelopes):
+                        if any(internal.numbered(e) for e in envelopes):
                             pipe.xadd(channel + "s", {"m": payload}, maxlen=STREAM_LEN,
                                       approximate=True)
                         pipe.spublish(channel, payload)
                     for channel, messages in inbox.items():
                         pipe.spublish(channel, msgpack.packb(messages))
                     await pipe.execute(raise_on_error=False)
-            self.published += sum(len(e) for e in out.values())
         except Exception as exc:  # pub/sub is best effort: followers catch up or resync
             log.warning("Redis publish failed: %s", exc)
 
@@ -358,7 +360,11 @@ class RedisBus:
             log.warning("undecodable message on %s", channel)
             return
         if channel.endswith(":in"):
-            for msg in messages:
+            for wire in messages:
+                msg = internal.read(wire)
+                if msg is None:
+                    log.warning("unknown inbox message %r", wire.get("k"))
+                    continue
                 try:
                     self.on_inbox(msg)
                 except Exception:
@@ -367,29 +373,31 @@ class RedisBus:
         for envelope in messages:
             self._hand_on(envelope)
 
-    def publish_control(self, unit: str, msg: dict[str, Any]) -> None:
+    def publish_control(self, unit: str, msg: internal.Owner) -> None:
         """A message for the processes that follow ``unit`` (not for clients)."""
-        self._queue(key(unit, "ev"), {**msg, "k": "c", "m": msg["k"], "p": self.pid},
-                    self._out)
+        self._queue(key(unit, "ev"), internal.write_envelope(msg, self.pid), self._out)
 
-    def _hand_on(self, envelope: dict[str, Any]) -> None:
-        if envelope.get("p") == self.pid:
+    def _hand_on(self, wire: internal.Wire) -> None:
+        if internal.sender_of(wire) == self.pid:
             return  # delivered here when it was published
-        if envelope["k"] == "c":
-            self.on_control({**envelope, "k": envelope["m"]})
+        envelope = internal.read_envelope(wire)
+        if envelope is None:
             return
-        race = envelope["r"]
-        self.received_count += 1
-        if envelope["k"] == "e":
-            v = envelope.get("v")
-            if v is not None and envelope.get("t") is None:  # a numbered event for everyone
+        if isinstance(envelope, internal.Owner):
+            self.on_control(envelope)
+            return
+        race = envelope.race
+        if isinstance(envelope, internal.EventEnvelope):
+            v = envelope.v
+            if v is not None and envelope.to is None:  # a numbered event for everyone
                 if v <= self._last_v.get(race, 0):
                     return  # seen already (caught up from the stream, say)
                 self._last_v[race] = v
-            self.local.publish(race, Event.from_json(envelope["j"], envelope.get("t")))
-        elif envelope["k"] == "b":
+            self.local.publish(race, Event.from_json(envelope.payload, envelope.to))
+        else:
             self.local.publish(race, RemoteBoardViews(
-                envelope["o"], envelope["a"], envelope["m"], envelope["d"], envelope["j"]))
+                envelope.player, envelope.audience, envelope.keys, envelope.default,
+                envelope.payloads))
 
     def link_back(self, channels: set[str]) -> None:
         """A subscriber link came back: read what was missed from the units' streams."""
@@ -407,7 +415,7 @@ class RedisBus:
             if not fields:
                 continue
             for envelope in msgpack.unpackb(fields[b"m"], raw=False):
-                if envelope.get("v") is not None:
+                if internal.numbered(envelope):
                     self._hand_on(envelope)
 
     def forget(self, race: str) -> None:

@@ -39,7 +39,7 @@ from solrace.bus.base import Event
 from solrace.cluster.connect import UNITS, proc_key, unit_of
 from solrace.core.dispatch import Pending
 from solrace.net.connection import LOCAL
-from solrace.protocol import codec, messages
+from solrace.protocol import codec, internal, messages
 from solrace.service.supervisor import Supervisor
 from solrace.settings import (
     ALIVE_MS,
@@ -61,13 +61,6 @@ if TYPE_CHECKING:
 #: Seconds a takeover (lease, rebuild of the unit's races) may take before it is given up.
 TAKE_TIMEOUT = 30.0
 
-
-def cmd_of(msg: dict[str, Any]) -> Any:
-    """The command a forwarded message carries, as well as it can be read (for its rid)."""
-    try:
-        return codec.parse_command(msg["m"])
-    except Exception:
-        return None
 
 log = logging.getLogger(__name__)
 
@@ -94,24 +87,23 @@ class RemoteSession:
         #: Forgotten here without telling its process (it is gone, or thought to be).
         self.silent = False
 
-    def update(self, msg: dict[str, Any]) -> None:
+    def update(self, where: internal.Where) -> None:
         """What the connection is in the unit, as its own process says (the truth)."""
-        unit = msg["u"]
-        for mine, theirs in ((self.players, msg["pl"]), (self.seats, msg["st"]),
-                             (self.follows, msg["fo"])):
-            for race in [r for r in mine if unit_of(r) == unit]:
+        for mine in (self.players, self.seats, self.follows):
+            for race in [r for r in mine if unit_of(r) == where.unit]:
                 del mine[race]
-            mine.update(theirs)
+        self.players.update(where.players)
+        self.seats.update(where.seats)
+        self.follows.update(where.follows)
 
     def send(self, msg: dict[str, Any] | Event, urgent: bool = True) -> None:
         payload = msg.encoded(False) if isinstance(msg, Event) else codec.encode_json(msg)
-        self.cluster.bus.send_to(self.pid, {"k": "msg", "c": self.conn, "j": payload})
+        self.cluster.bus.send_to(self.pid, internal.Deliver(self.conn, payload))
 
     def _op(self, op: str, race: str, value: Any = None) -> None:
         if self.silent:
             return
-        self.cluster.bus.send_to(self.pid, {"k": "op", "c": self.conn, "op": op, "r": race,
-                                            "x": value})
+        self.cluster.bus.send_to(self.pid, internal.Op(self.conn, op, race, value))
 
     def follow(self, race: str, boards: bool = True) -> None:
         self.follows[race] = boards
@@ -302,7 +294,7 @@ class Cluster:
         if t is not None:
             await self.hub.adopt_tournament(t)
             log.warning("took over tournament %s", t.tid)
-            self.bus.publish_control(unit, {"k": "owner", "u": unit, "p": self.pid})
+            self.bus.publish_control(unit, internal.Owner(unit, self.pid))
             return None
         race = await self.store.load(unit)
         if race is None:  # nothing there (a mistyped id): nothing to own
@@ -312,7 +304,7 @@ class Cluster:
         self.hub.catch_up(race)  # transitions due while nobody owned it happen now
         self.hub.adopt(race)
         log.warning("took over %s", unit)
-        self.bus.publish_control(unit, {"k": "owner", "u": unit, "p": self.pid})
+        self.bus.publish_control(unit, internal.Owner(unit, self.pid))
         return None
 
     def lost(self, unit: str) -> None:
@@ -373,12 +365,14 @@ class Cluster:
         if barrier is not None:
             await barrier
 
-    def state_of(self, conn: Connection, unit: str) -> dict[str, Any]:
+    def state_of(self, conn: Connection, unit: str) -> internal.Where:
+        """What ``conn`` is in ``unit``: the racers it speaks for, its seats, what it
+        follows there."""
         def mine(d: dict[str, Any]) -> dict[str, Any]:
             return {r: v for r, v in d.items() if unit_of(r) == unit}
 
-        return {"u": unit, "c": conn.id, "a": conn.address, "pl": mine(conn.players),
-                "st": mine(conn.seats), "fo": mine(conn.follows)}
+        return internal.Where(unit, conn.id, conn.address, mine(conn.players),
+                              mine(conn.seats), mine(conn.follows))
 
     def forward(self, owner: str, conn: Connection, cmd: codec.Command) -> asyncio.Future[None]:
         """Send ``cmd`` to the owner's inbox; the future is done when the owner has answered
@@ -389,8 +383,8 @@ class Cluster:
         timer = asyncio.get_running_loop().call_later(
             FORWARD_TIMEOUT, self._timed_out, req, unit, owner, cmd)
         self.pending[req] = (conn, done, timer)
-        self.bus.send_to(owner, {"k": "cmd", "f": self.pid, "q": req, "m": codec.to_dict(cmd),
-                                 **self.state_of(conn, unit)})
+        self.bus.send_to(owner, internal.Forward(self.pid, req, codec.to_dict(cmd),
+                                                 self.state_of(conn, unit)))
         return done
 
     def _timed_out(self, req: int, unit: str, owner: str, cmd: codec.Command) -> None:
@@ -446,68 +440,68 @@ class Cluster:
         for unit in units:
             owner = self.owners.get(unit)
             if owner is not None and owner != self.pid:
-                self.bus.send_to(owner, {"k": "gone", "f": self.pid, "c": conn.id})
+                self.bus.send_to(owner, internal.Gone(self.pid, conn.id))
 
     # --------------------------------------------------------------- inbox
-    def inbox(self, msg: dict[str, Any]) -> None:
-        kind = msg.get("k")
-        if kind == "cmd":
-            self.supervisor.spawn(self._run_remote(msg), f"forwarded command {msg.get('q')}",
+    def inbox(self, msg: internal.Inbox) -> None:
+        if isinstance(msg, internal.Forward):
+            self.supervisor.spawn(self._run_remote(msg), f"forwarded command {msg.req}",
                                   timeout=TAKE_TIMEOUT + FORWARD_TIMEOUT)
-        elif kind == "msg":
-            conn = self.connections.get(msg["c"])
+        elif isinstance(msg, internal.Deliver):
+            conn = self.connections.get(msg.conn)
             if conn is not None:
-                conn.send(Event.from_json(msg["j"]))
-        elif kind == "op":
-            conn = self.connections.get(msg["c"])
+                conn.send(Event.from_json(msg.payload))
+        elif isinstance(msg, internal.Op):
+            conn = self.connections.get(msg.conn)
             if conn is not None:
                 self._apply_op(conn, msg)
-        elif kind == "done":
-            entry = self.pending.pop(msg["q"], None)
+        elif isinstance(msg, internal.Done):
+            entry = self.pending.pop(msg.req, None)
             if entry is not None:
                 entry[2].cancel()
                 if not entry[1].done():
                     entry[1].set_result(None)
-        elif kind == "gone":
-            session = self.sessions.pop((msg["f"], msg["c"]), None)
+        elif isinstance(msg, internal.Gone):
+            session = self.sessions.pop((msg.sender, msg.conn), None)
             if session is not None:
                 self._gone(session)
-        elif kind == "hello":
-            session = self._session(msg["f"], msg)
+        else:
+            session = self._session(msg.sender, msg.where)
             for race, player in list(session.players.items()):
                 if self.hub.get(race) is not None:
                     self.hub.bind(session, race, player)
             for race in session.follows:
                 self.followers.setdefault(race, {})[(session.pid, session.conn)] = session
 
-    def control(self, msg: dict[str, Any]) -> None:
+    def control(self, msg: internal.Owner) -> None:
         """A control message on a unit's channel: a new owner asks who is there."""
-        if msg.get("k") == "owner" and msg["p"] != self.pid:
-            unit = msg["u"]
-            self.owners[unit] = msg["p"]
+        if msg.pid != self.pid:
+            unit = msg.unit
+            self.owners[unit] = msg.pid
             if self.store.owns(unit):  # we thought we owned it: we do not any more
                 self.lost(unit)
             for conn in list(self.connections.values()):
-                state = self.state_of(conn, unit)
-                if state["pl"] or state["fo"]:
-                    self.bus.send_to(msg["p"], {"k": "hello", "f": self.pid, **state})
+                where = self.state_of(conn, unit)
+                if where.players or where.follows:
+                    self.bus.send_to(msg.pid, internal.Hello(self.pid, where))
 
-    def _apply_op(self, conn: Connection, msg: dict[str, Any]) -> None:
-        op, race = msg["op"], msg["r"]
-        if op == "follow":
-            conn.follow(race, bool(msg["x"]))
-        elif op == "unfollow":
-            conn.unfollow(race)
-        elif op == "attach":
-            conn.attach(race, msg["x"])
-        elif op == "detach":
-            conn.detach(race)
+    @staticmethod
+    def _apply_op(conn: Connection, msg: internal.Op) -> None:
+        if msg.op == "follow":
+            conn.follow(msg.race, bool(msg.value))
+        elif msg.op == "unfollow":
+            conn.unfollow(msg.race)
+        elif msg.op == "attach":
+            conn.attach(msg.race, msg.value)
+        elif msg.op == "detach":
+            conn.detach(msg.race)
 
-    def _session(self, pid: str, msg: dict[str, Any]) -> RemoteSession:
-        session = self.sessions.get((pid, msg["c"]))
+    def _session(self, pid: str, where: internal.Where) -> RemoteSession:
+        session = self.sessions.get((pid, where.conn))
         if session is None:
-            session = self.sessions[pid, msg["c"]] = RemoteSession(self, pid, msg["c"], msg["a"])
-        session.update(msg)
+            session = self.sessions[pid, where.conn] = RemoteSession(self, pid, where.conn,
+                                                                     where.address)
+        session.update(where)
         return session
 
     def _gone(self, session: RemoteSession) -> None:
@@ -516,17 +510,18 @@ class Cluster:
         for race in list(session.follows):
             self.followers.get(race, {}).pop((session.pid, session.conn), None)
 
-    async def _run_remote(self, msg: dict[str, Any]) -> None:
+    async def _run_remote(self, msg: internal.Forward) -> None:
         """Run a command forwarded by another process, then tell it this one is done."""
-        session = self._session(msg["f"], msg)
+        session = self._session(msg.sender, msg.where)
+        cmd: codec.Command | None = None
         try:
-            cmd = codec.parse_command(msg["m"])
+            cmd = codec.parse_command(msg.command)
             unit = unit_of(cmd.race)  # type: ignore[union-attr]
             if not self.store.owns(unit):
                 owner = await self.take(unit)
                 if owner is not None:  # not ours any more: the sender asks the owner
                     session.send(messages.error("unavailable", "the race moved: try again",
-                                             cmd.rid))
+                                                cmd.rid))
                     return
             try:
                 fx = self.hub.dispatch(session, cmd)
@@ -537,7 +532,6 @@ class Cluster:
             if wait is not None:
                 await wait
         except Exception as exc:
-            self.hub.refuse(session, cmd_of(msg), exc)
+            self.hub.refuse(session, cmd, exc)  # type: ignore[arg-type]
         finally:
-            self.bus.send_to(msg["f"], {"k": "done", "q": msg["q"]})
-
+            self.bus.send_to(msg.sender, internal.Done(msg.req))
