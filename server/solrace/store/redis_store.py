@@ -18,10 +18,9 @@ configuration) a crash of Redis itself can lose the last second (docs/architectu
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,11 +29,18 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError, RedisError, ResponseError
 
 from solrace.cluster.connect import UNITS, Client, key, pool_key, unit_of
-from solrace.core.race import LogEntry, Options, Race
-from solrace.core.tournament import Settings, TLogEntry, Tournament
+from solrace.core.race import LogEntry, Race
+from solrace.core.tournament import TLogEntry, Tournament
 from solrace.service.supervisor import Supervisor
 from solrace.settings import FINISHED_TTL_DAYS, LEASE_MS
 from solrace.store.base import Callback, Failure, OnFailure, committed, failed
+from solrace.store.records import (
+    race_from_record,
+    race_record,
+    replay,
+    tournament_from_record,
+    tournament_record,
+)
 
 log = logging.getLogger(__name__)
 
@@ -177,57 +183,40 @@ class _Batch:
 
 
 def _fields(race: Race) -> list[Any]:
-    o = race.options
-    values = {
-        "game": race.game, "seed": str(race.seed), "salt": race.salt, "players": o.players,
-        "time_limit": o.time_limit, "undo": int(o.undo), "public": int(o.public),
-        "created_at": race.created_at, "host_token": race.host_token,
-        "countdown_ms": race.countdown_ms, "seed_chosen": int(race.seed_chosen),
-        "forfeit": int(race.forfeit), "hints": int(o.hints), "winnable": int(o.winnable),
-        "demo_catalogue": int(o.demo_catalogue),
-    }
-    if race.seated_until is not None:
-        values["seated_until"] = race.seated_until
-    return [x for pair in values.items() for x in pair]
+    """A race's record as a Redis hash's field/value pairs (an empty field left out)."""
+    return [x for name, value in race_record(race).items() if value is not None
+            for x in (name, value)]
+
+
+def _decode(entries: list[bytes], unit: str, shape: int) -> Iterator[list[Any]]:
+    """The log entries as lists of ``shape`` values; an unreadable one is logged, skipped."""
+    for n, raw in enumerate(entries):
+        try:
+            values = msgpack.unpackb(raw, raw=False)
+            if len(values) != shape:
+                raise ValueError(f"{len(values)} values")
+        except Exception as exc:
+            log.warning("%s: log entry %d skipped (%s)", unit, n, exc)
+            continue
+        yield values
 
 
 def build(fields: dict[bytes, bytes], entries: list[bytes], race_id: str) -> Race:
-    """A race rebuilt from its hash and log (blocking: run it in a thread). A damaged entry is
-    logged and skipped, never the whole race."""
-    f = {k.decode(): v.decode() for k, v in fields.items()}
-    race = Race(
-        race_id, f["game"], int(f["seed"]), f["salt"],
-        Options(int(f["players"]), int(f["time_limit"]), f["undo"] == "1", f["public"] == "1",
-                f.get("hints") == "1", f.get("winnable") == "1",
-                f.get("demo_catalogue") == "1"),
-        int(f["created_at"]), f["host_token"], countdown_ms=int(f["countdown_ms"]),
-        seed_chosen=f["seed_chosen"] == "1",
-        seated_until=int(f["seated_until"]) if "seated_until" in f else None,
-        forfeit=f.get("forfeit") == "1",
-    )
-    for n, raw in enumerate(entries):
-        try:
-            at, kind, player, data = msgpack.unpackb(raw, raw=False)
-            race.replay(LogEntry(race_id, at, kind, player, data))
-        except Exception as exc:
-            log.warning("race %s: log entry %d skipped (%s)", race_id, n, exc)
-    if "finished_at" in f and race.status != "finished":
-        race.tick(int(f["finished_at"]))
-    return race
+    """A race rebuilt from its hash and log (blocking: run it in a thread)."""
+    record = {k.decode(): v for k, v in fields.items()}
+    race = race_from_record(race_id, record)
+    log_entries = (LogEntry(race_id, at, kind, player, data)
+                   for at, kind, player, data in _decode(entries, race_id, 4))
+    finished = record.get("finished_at")
+    return replay(race, log_entries, None if finished is None else int(finished))
 
 
 def build_tournament(fields: dict[bytes, bytes], entries: list[bytes], tid: str) -> Tournament:
     """A tournament rebuilt from its hash and log (blocking: run it in a thread)."""
-    f = {k.decode(): v.decode() for k, v in fields.items()}
-    t = Tournament(tid, Settings.from_record(json.loads(f["settings"])), f["host_token"],
-                   int(f["created_at"]))
-    for n, raw in enumerate(entries):
-        try:
-            at, kind, data = msgpack.unpackb(raw, raw=False)
-            t.replay(TLogEntry(tid, at, kind, data))
-        except Exception as exc:
-            log.warning("tournament %s: log entry %d skipped (%s)", tid, n, exc)
-    return t
+    record = {k.decode(): v for k, v in fields.items()}
+    log_entries = (TLogEntry(tid, at, kind, data)
+                   for at, kind, data in _decode(entries, tid, 3))
+    return tournament_from_record(tid, record, log_entries)
 
 
 class RedisStore:
@@ -393,8 +382,7 @@ class RedisStore:
         ops = self._unit(t.tid)
         if not self.owns(t.tid):
             ops.claim = True
-        values = ["settings", json.dumps(t.settings.as_record()), "host_token", t.host_token,
-                  "created_at", t.created_at]
+        values = [x for pair in tournament_record(t).items() for x in pair]
         ops.ops += ["H", ops.key_index(key(t.tid, "t")), len(values) // 2, *values]
         self.lengths[key(t.tid, "tlog")] = 0
         self._current().created.append(t.tid)

@@ -1,5 +1,7 @@
-"""The SQLite store's schema and rows: the tables, the columns added since the first schema,
-and how a race or a tournament is written as a row and rebuilt from its row and log."""
+"""The SQLite store's schema: its tables (the ``races`` table's columns are the race record's
+fields, :data:`solrace.store.records.RACE_FIELDS`), the columns added since the first schema,
+and how a row and a log read back become a race or a tournament (through
+:mod:`solrace.store.records`, as the Redis store does)."""
 
 from __future__ import annotations
 
@@ -7,11 +9,20 @@ import json
 import logging
 import os
 import sqlite3
+from collections.abc import Iterator
 from typing import Any
 
-from solrace.core.race import LogEntry, Options, Race
-from solrace.core.tournament import Settings, TLogEntry, Tournament
+from solrace.core.race import LogEntry, Race
+from solrace.core.tournament import TLogEntry, Tournament
 from solrace.protocol.codec import encode_json
+from solrace.store.records import (
+    ADDED_FIELDS,
+    RACE_FIELDS,
+    race_from_record,
+    race_record,
+    replay,
+    tournament_from_record,
+)
 
 log = logging.getLogger("solrace.store.sqlite_store")
 
@@ -27,26 +38,13 @@ def dumps(data: Any) -> str:
     """A log entry's data as JSON text."""
     return encode_json(data).decode()
 
-SCHEMA = """
+
+SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS races (
     race TEXT PRIMARY KEY,
-    game TEXT NOT NULL,
-    seed TEXT NOT NULL,
-    salt TEXT NOT NULL,
-    players INTEGER NOT NULL,
-    time_limit INTEGER NOT NULL,
-    undo INTEGER NOT NULL,
-    created_at INTEGER NOT NULL,
-    host_token TEXT NOT NULL,
-    countdown_ms INTEGER NOT NULL,
     finished_at INTEGER,
-    seed_chosen INTEGER NOT NULL DEFAULT 0,
-    public INTEGER NOT NULL DEFAULT 0,
-    seated_until INTEGER,
-    forfeit INTEGER NOT NULL DEFAULT 0,
-    hints INTEGER NOT NULL DEFAULT 0,
-    winnable INTEGER NOT NULL DEFAULT 0,
-    demo_catalogue INTEGER NOT NULL DEFAULT 0
+    {", ".join(f"{f.name} {f.sql}" + (f" DEFAULT {f.default}" if f.default is not None else "")
+               for f in RACE_FIELDS)}
 );
 CREATE TABLE IF NOT EXISTS log (
     race TEXT NOT NULL,
@@ -75,13 +73,6 @@ CREATE TABLE IF NOT EXISTS tournaments (
     created_at INTEGER NOT NULL,
     finished_at INTEGER
 );
-CREATE TABLE IF NOT EXISTS pool (
-    id INTEGER PRIMARY KEY,
-    game TEXT NOT NULL,
-    seed TEXT NOT NULL,
-    moves INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS pool_game ON pool (game, id);
 CREATE TABLE IF NOT EXISTS tlog (
     tournament TEXT NOT NULL,
     n INTEGER NOT NULL,
@@ -90,50 +81,36 @@ CREATE TABLE IF NOT EXISTS tlog (
     data TEXT,
     PRIMARY KEY (tournament, n)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS pool (
+    id INTEGER PRIMARY KEY,
+    game TEXT NOT NULL,
+    seed TEXT NOT NULL,
+    moves INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pool_game ON pool (game, id);
 """
 
-COLUMNS = ("race, game, seed, salt, players, time_limit, undo, created_at, host_token, "
-           "countdown_ms, finished_at, seed_chosen, public, seated_until, forfeit, hints, "
-           "winnable, demo_catalogue")
+#: A race's columns as they are read back: its id, when it ended, then its record.
+COLUMNS = "race, finished_at, " + ", ".join(f.name for f in RACE_FIELDS)
 
-INSERT_RACE = ("INSERT INTO races (race, game, seed, salt, players, time_limit, undo, "
-               "created_at, host_token, countdown_ms, seed_chosen, public, seated_until, "
-               "forfeit, hints, winnable, demo_catalogue) "
-               "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+INSERT_RACE = (f"INSERT INTO races (race, {', '.join(f.name for f in RACE_FIELDS)}) "
+               f"VALUES ({', '.join('?' * (len(RACE_FIELDS) + 1))})")
 
 #: Columns added since the first schema, for databases made before them.
 MIGRATIONS = {
-    "seed_chosen": "ALTER TABLE races ADD COLUMN seed_chosen INTEGER NOT NULL DEFAULT 0",
-    "public": "ALTER TABLE races ADD COLUMN public INTEGER NOT NULL DEFAULT 0",
-    "seated_until": "ALTER TABLE races ADD COLUMN seated_until INTEGER",
-    "forfeit": "ALTER TABLE races ADD COLUMN forfeit INTEGER NOT NULL DEFAULT 0",
-    "hints": "ALTER TABLE races ADD COLUMN hints INTEGER NOT NULL DEFAULT 0",
-    "winnable": "ALTER TABLE races ADD COLUMN winnable INTEGER NOT NULL DEFAULT 0",
-    "demo_catalogue": "ALTER TABLE races ADD COLUMN demo_catalogue INTEGER NOT NULL DEFAULT 0",
+    f.name: f"ALTER TABLE races ADD COLUMN {f.name} {f.sql}"
+            + (f" DEFAULT {f.default}" if f.default is not None else "")
+    for f in ADDED_FIELDS
 }
 
 
-def build_race(db: sqlite3.Connection, row: tuple[object, ...]) -> tuple[Race, int]:
-    """Rebuild a race from its row (:data:`COLUMNS`) by replaying its log; also the number of
-    log entries. An entry that cannot be applied (a damaged row) is logged and skipped: one
-    bad row never loses a whole race."""
-    (race_id, game, seed, salt, players, time_limit, undo, created_at, host, cd,
-     finished_at, seed_chosen, public, seated_until, forfeit, hints, winnable, demo) = row
-    race = Race(
-        str(race_id),
-        str(game),
-        int(str(seed)),
-        str(salt),
-        Options(int(str(players)), int(str(time_limit)), bool(undo), bool(public),
-                bool(hints), bool(winnable), bool(demo)),
-        int(str(created_at)),
-        str(host),
-        countdown_ms=int(str(cd)),
-        seed_chosen=bool(seed_chosen),
-        seated_until=None if seated_until is None else int(str(seated_until)),
-        forfeit=bool(forfeit),
-    )
-    n = 0
+def race_row(race: Race) -> tuple[object, ...]:
+    """The values of :data:`INSERT_RACE` for a new race."""
+    record = race_record(race)
+    return (race.race, *(record[f.name] for f in RACE_FIELDS))
+
+
+def _entries(db: sqlite3.Connection, race_id: str) -> Iterator[LogEntry]:
     for at, kind, player, data, n in db.execute(
         "SELECT at, kind, player, data, n FROM log WHERE race = ? UNION ALL "
         "SELECT at, kind, player, data, n FROM journal WHERE race = ? ORDER BY 5",
@@ -141,35 +118,39 @@ def build_race(db: sqlite3.Connection, row: tuple[object, ...]) -> tuple[Race, i
     ):
         try:
             value = None if data is None else json.loads(data)
-            race.replay(LogEntry(race.race, at, kind, player, value))
-        except Exception as exc:
-            log.warning("race %s: log entry %d skipped (%s: %s)", race_id, n, kind, exc)
-        n += 1
-    if finished_at is not None:
-        race.tick(int(str(finished_at)))  # a race ended by its time limit has no log entry
-    return race, n
+        except ValueError:
+            log.warning("race %s: log entry %d skipped (unreadable data)", race_id, n)
+            continue
+        yield LogEntry(race_id, at, kind, player, value)
 
 
-def race_row(race: Race) -> tuple[object, ...]:
-    """The values of :data:`INSERT_RACE` for a new race."""
-    o = race.options
-    return (race.race, race.game, str(race.seed), race.salt, o.players, o.time_limit,
-            int(o.undo), race.created_at, race.host_token, race.countdown_ms,
-            int(race.seed_chosen), int(o.public), race.seated_until, int(race.forfeit),
-            int(o.hints), int(o.winnable), int(o.demo_catalogue))
+def build_race(db: sqlite3.Connection, row: tuple[object, ...]) -> tuple[Race, int]:
+    """Rebuild a race from its row (:data:`COLUMNS`) by replaying its log; also the number of
+    log entries (the next entry's number)."""
+    race_id, finished_at = str(row[0]), row[1]
+    record = dict(zip((f.name for f in RACE_FIELDS), row[2:], strict=True))
+    race = race_from_record(race_id, record)
+    entries = list(_entries(db, race_id))
+    count = db.execute("SELECT (SELECT count(*) FROM log WHERE race = ?) + "
+                       "(SELECT count(*) FROM journal WHERE race = ?)",
+                       (race_id, race_id)).fetchone()[0]
+    replay(race, entries, None if finished_at is None else int(str(finished_at)))
+    return race, int(count)
 
 
 def build_tournament(db: sqlite3.Connection, row: tuple[object, ...]) -> tuple[Tournament, int]:
     """Rebuild a tournament from its row and log; also the number of log entries."""
     tid, settings, host, created_at, _finished = row
-    t = Tournament(str(tid), Settings.from_record(json.loads(str(settings))), str(host),
-                   int(str(created_at)))
+    entries = []
     n = 0
     for at, kind, data, n in db.execute(
             "SELECT at, kind, data, n FROM tlog WHERE tournament = ? ORDER BY n", (tid,)):
         try:
-            t.replay(TLogEntry(t.tid, at, kind, None if data is None else json.loads(data)))
-        except Exception as exc:
-            log.warning("tournament %s: log entry %d skipped (%s)", tid, n, exc)
-        n += 1
-    return t, n
+            entries.append(TLogEntry(str(tid), at, kind,
+                                     None if data is None else json.loads(data)))
+        except ValueError:
+            log.warning("tournament %s: log entry %d skipped (unreadable data)", tid, n)
+    count = db.execute("SELECT count(*) FROM tlog WHERE tournament = ?", (tid,)).fetchone()[0]
+    t = tournament_from_record(str(tid), {"settings": settings, "host_token": host,
+                                          "created_at": created_at}, entries)
+    return t, int(count)

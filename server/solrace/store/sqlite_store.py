@@ -33,6 +33,7 @@ from solrace.core.race import LogEntry, Race
 from solrace.core.tournament import TLogEntry, Tournament
 from solrace.settings import ARCHIVE_ROWS, CHECK_WAL_EVERY, CHECKPOINT_BYTES
 from solrace.store.base import Callback, Failure, OnFailure, committed, failed
+from solrace.store.records import tournament_record
 from solrace.store.sqlite_schema import (
     COLUMNS,
     INSERT_RACE,
@@ -199,8 +200,9 @@ class SQLiteStore:
     def add_tournament(self, t: Tournament) -> None:
         batch = self._current()
         batch.first_tn.setdefault(t.tid, None)
-        batch.tournaments.append((t.tid, dumps(t.settings.as_record()), t.host_token,
-                                  t.created_at))
+        record = tournament_record(t)
+        batch.tournaments.append((t.tid, record["settings"], record["host_token"],
+                                  record["created_at"]))
         self._next_tn[t.tid] = 0
 
     def append_tournament(self, entries: list[TLogEntry]) -> None:
@@ -457,7 +459,7 @@ class SQLiteStore:
     # ------------------------------------------------------------------- reads
     def _build(self, db: sqlite3.Connection, row: tuple[object, ...]) -> Race:
         race, n = build_race(db, row)
-        if row[10] is None:  # finished_at: a race still running goes on writing its log
+        if row[1] is None:  # finished_at: a race still running goes on writing its log
             self._next_n.setdefault(race.race, n)
         return race
 
