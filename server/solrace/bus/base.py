@@ -13,10 +13,10 @@ connections is encoded at most once per encoding.
 from __future__ import annotations
 
 import json
-import struct
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from solrace.net.raw_frames import frame
 from solrace.protocol.codec import encode_json, encode_msgpack
 
 
@@ -26,20 +26,6 @@ class Viewer(Protocol):
 
     players: dict[str, str]
     follows: dict[str, bool]
-
-
-def frame(payload: bytes, binary: bool) -> bytes:
-    """A whole unmasked, unfragmented WebSocket data frame (RFC 6455 section 5.2), as a server
-    sends it: the same bytes for every recipient, so it is built once per event."""
-    opcode = 0x82 if binary else 0x81  # FIN + binary / text
-    n = len(payload)
-    if n < 126:
-        header = bytes((opcode, n))
-    elif n < 1 << 16:
-        header = struct.pack("!BBH", opcode, 126, n)
-    else:
-        header = struct.pack("!BBQ", opcode, 127, n)
-    return header + payload
 
 
 class Event:

@@ -231,7 +231,7 @@ class Race:
         #: still racing had been offline for a minute), "expired" (a lobby nobody started).
         self.reason: str | None = None
         self._standings: list[Message] | None = None
-        self.deal = Deal([self])
+        self.deal: Deal[Race] = Deal([self])
         # Validate game and seed now, so a bad create fails before anything is stored.
         solrules.new_game(game, seed)
 

@@ -11,17 +11,47 @@ A race on its own is a group of one (revealed by its ``race_over``). Pure: no I/
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from solrace.core.race import Race, Racer
+from collections.abc import Iterator, Mapping
+from typing import Any, Generic, Protocol, TypeVar
 
 
-class Deal:
+class SeenCards(Protocol):
+    """A racer's game, as far as the deal cares: the cards it has had face up (a bitmask)."""
+
+    @property
+    def seen(self) -> int: ...
+
+
+class DealRacer(Protocol):
+    """A racer, as far as the deal cares."""
+
+    @property
+    def done(self) -> bool: ...
+
+    @property
+    def game(self) -> SeenCards: ...
+
+
+class DealRace(Protocol):
+    """A race, as far as the deal cares (:class:`solrace.core.race.Race` is one; this module
+    does not import it, which imports this one)."""
+
+    deal: Any
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def racers(self) -> Mapping[str, DealRacer]: ...
+
+
+R = TypeVar("R", bound=DealRace)
+
+
+class Deal(Generic[R]):
     """The races that play one deal (see the module docstring)."""
 
-    def __init__(self, races: list[Race]) -> None:
+    def __init__(self, races: list[R]) -> None:
         self.races = races
         self._common: int | None = None
         self._common_valid = False
@@ -31,11 +61,11 @@ class Deal:
         """True once every race of the deal is over: seed, salt, moves and cards are public."""
         return all(race.status == "finished" for race in self.races)
 
-    def racers(self) -> Iterator[Racer]:
+    def racers(self) -> Iterator[DealRacer]:
         for race in self.races:
             yield from race.racers.values()
 
-    def still_racing(self) -> Iterator[Racer]:
+    def still_racing(self) -> Iterator[DealRacer]:
         """Racers of the deal who have neither finished nor resigned, in races not over."""
         for race in self.races:
             if race.status != "finished":
@@ -60,7 +90,7 @@ class Deal:
         again."""
         self._common_valid = False
 
-    def join(self, race: Race) -> None:
+    def join(self, race: R) -> None:
         """Add ``race`` to this deal (a tournament round's next race on the same seed)."""
         if race not in self.races:
             self.races.append(race)

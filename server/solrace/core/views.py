@@ -41,7 +41,7 @@ SPECTATORS = "spectators"
 RACERS = "racers"
 
 
-def mask(deal: Deal, seat: Racer | None, masking: bool = True) -> int | None:
+def mask(deal: Deal[Race], seat: Racer | None, masking: bool = True) -> int | None:
     """The cards of ``deal`` that the holder of ``seat`` (a racer of the deal, or None for
     anyone else) may be shown on boards other than his own; None: every card."""
     if not masking or deal.revealed:

@@ -11,7 +11,6 @@ creates a race does, until it is durable.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import logging
 import time
@@ -21,10 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
-from websockets.protocol import State
 
-from solrace.bus.base import Event, Publishable, Subscription, frame
+from solrace.bus.base import Event, Publishable, Subscription
 from solrace.core.dispatch import Pending
+from solrace.net import raw_frames
+from solrace.net.raw_frames import frame
 from solrace.protocol import codec, messages
 from solrace.protocol.codec import ProtocolError
 from solrace.service.supervisor import Supervisor
@@ -191,13 +191,8 @@ class Connection:
         # With frames already corked, the checks below passed when the first one was (and
         # nothing can be queued without uncorking first): a fan-out only appends.
         if not self.corked:
-            transport = self.ws.transport
-            if (
-                self.sending
-                or not self.queue.empty()
-                or transport is None
-                or transport.get_write_buffer_size() >= WRITE_LIMIT
-            ):
+            waiting = raw_frames.backlog(self.ws)
+            if self.sending or not self.queue.empty() or waiting is None or waiting >= WRITE_LIMIT:
                 try:
                     self.queue.put_nowait(event)
                 except asyncio.QueueFull:
@@ -234,10 +229,7 @@ class Connection:
             data = b"".join([e.frame(binary) for e in events])
         else:
             data = batch_frame([e.encoded(binary) for e in events], binary)
-        if self.ws.protocol.state is State.OPEN and self.ws.transport is not None:
-            # The socket may have just closed; the reader notices and cleans up.
-            with contextlib.suppress(Exception):
-                self.ws.transport.write(data)
+        raw_frames.write(self.ws, data)
 
     def attach(self, race: str, player: str) -> None:
         self.players[race] = player
