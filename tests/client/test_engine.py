@@ -32,7 +32,8 @@ from typing import Any
 
 import pytest
 import solrules
-from solrace.core.race import Race, RaceError
+from solrace.core.race import Race
+from solrace.core.race_parts import RaceError
 from solrace.protocol.messages import safe_moves
 from solrace.solver.catalogue import CatalogueEntry, load_catalogue
 

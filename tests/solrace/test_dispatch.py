@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from solrace.core import dispatch
-from solrace.core.dispatch import (
+from solrace.core.effects import (
     EMIT,
     Bind,
     Effects,
@@ -22,7 +22,8 @@ from solrace.core.dispatch import (
     State,
 )
 from solrace.core.quotas import Caps
-from solrace.core.race import Race, RaceError
+from solrace.core.race import Race
+from solrace.core.race_parts import RaceError
 from solrace.core.tournament import Tournament
 from solrace.protocol import codec
 

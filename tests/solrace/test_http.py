@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 import solrules
-from solrace.core.race import Options, Race
+from solrace.core.race import Race
+from solrace.core.race_parts import Options
 from solrace.net.app import App
 from solrace.net.web import AddressRates
 from solrace.store.sqlite_store import SQLiteStore

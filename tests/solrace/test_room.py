@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 import solrules
-from solrace.core.race import LogEntry, Options, Race, RaceError, commitment
+from solrace.core.race import Race
+from solrace.core.race_parts import LogEntry, Options, RaceError, commitment
 from solrace.protocol import messages
 from solrace.settings import CLAIM_AFTER_MS, HINT_PENALTY_MS, LOBBY_TTL_MS
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from solrace.core.race import Options, Race
+from solrace.core.race import Race
+from solrace.core.race_parts import Options
 from solrace.protocol import messages
 from solrace.store.sqlite_store import SQLiteStore as Storage
 

@@ -20,7 +20,8 @@ import pytest
 import solrules
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from solrace.core.race import Options, Race
+from solrace.core.race import Race
+from solrace.core.race_parts import Options
 from solrace.core.views import RACERS, SPECTATORS, mask
 from solrace.net.app import App
 from solrace.protocol import messages

@@ -7,7 +7,7 @@ number of face-down cards at the bottom of each (``face_down``; the stock is alw
 down); a "perft" line, a fixed sequence of moves from one deal with the number of legal moves
 before each move and after the last (``counts[i]`` is the count before ``line[i]``); and
 ``perft_depth``, the leaf counts at depths 1-4 from one deal. The model is written from
-shared/rules/README.md alone, never from solrules, so the files are an independent check.
+the rules alone (docs/rules.md), never from solrules, so the files are an independent check.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""An independent reference model of the three games, written from shared/rules/README.md only.
+"""An independent reference model of the three games, written from the rules only (docs/rules.md).
 
 It exists to check `solrules` differentially (same deal, same moves, same legal-move sets) and to
 (re)generate the golden files in `seeds/golden/`. It is deliberately naive: plain lists, copies

@@ -37,7 +37,7 @@ from redis.exceptions import RedisError
 
 from solrace.bus.base import Event
 from solrace.cluster.connect import UNITS, proc_key, unit_of
-from solrace.core.dispatch import Pending
+from solrace.core.effects import Pending
 from solrace.net.connection import LOCAL
 from solrace.protocol import codec, internal, messages
 from solrace.service.supervisor import Supervisor

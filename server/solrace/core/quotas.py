@@ -20,7 +20,7 @@ import ipaddress
 import math
 from dataclasses import dataclass
 
-from solrace.core.race import RaceError
+from solrace.core.race_parts import RaceError
 from solrace.settings import (
     CONNECTIONS_PER_ADDRESS,
     ENTRANTS_PER_ADDRESS,

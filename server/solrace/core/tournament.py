@@ -7,7 +7,7 @@ messages. Randomness (the secret seeds of new deals) comes in through a ``draw``
 the seeds drawn go into the log, so replaying the log rebuilds the same tournament. Races are
 run by the hub as ordinary races; when one ends, :meth:`Tournament.race_over` takes its result.
 
-Formats (the contract in shared/PROTOCOL.md, "Tournaments"):
+Formats (the contract's "Tournaments", docs/protocol.md):
 
 - **rounds** (duplicate): round *n* plays ``games[(n-1) % len(games)]``; every entrant plays the
   same deal; a field larger than ``race_size`` is split into the fewest races of at most

@@ -22,7 +22,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from solrace.bus.base import Event, Publishable, Subscription
-from solrace.core.dispatch import Pending
+from solrace.core.effects import Pending
 from solrace.net import raw_frames
 from solrace.net.raw_frames import frame
 from solrace.protocol import codec, messages

@@ -13,7 +13,8 @@ from typing import Any
 
 import solrules
 
-from solrace.core.race import Race, RaceEvent, Racer
+from solrace.core.race import Race, Racer
+from solrace.core.race_parts import RaceEvent
 from solrace.core.tournament import Entrant, TEvent, Tournament
 from solrace.core.views import board_for
 

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from solrace.bus.base import Bus, Event, Publishable
 from solrace.core import dispatch
-from solrace.core.dispatch import (
+from solrace.core.effects import (
     Announce,
     Bind,
     Effects,
@@ -38,7 +38,6 @@ from solrace.core.dispatch import (
     Pending,
     Reply,
     Seats,
-    Session,
     Snapshot,
     State,
     TView,
@@ -46,7 +45,8 @@ from solrace.core.dispatch import (
     Unfollow,
 )
 from solrace.core.quotas import Caps, outside_reserve
-from solrace.core.race import Outcome, Race, RaceError
+from solrace.core.race import Race
+from solrace.core.race_parts import Outcome, RaceError
 from solrace.core.tournament import Tournament
 from solrace.core.views import RACERS, SPECTATORS, seat_of
 from solrace.protocol import codec, messages
@@ -54,11 +54,11 @@ from solrace.protocol.board_views import BoardViews
 from solrace.protocol.codec import Command
 from solrace.service.entropy import SecretEntropy
 from solrace.service.organizer import Organizer, RacePorts
+from solrace.service.presence import Peer, Presence
 from solrace.service.recovery import StoreWatch
 from solrace.service.supervisor import Supervisor
 from solrace.service.timers import Deadlines, Throttle
 from solrace.settings import (
-    ABANDON_MS,
     BOARD_INTERVAL,
     CLAIM_AFTER_MS,
     COUNTDOWN_S,
@@ -76,22 +76,12 @@ log = logging.getLogger(__name__)
 SETTLE_TRIES = 3
 
 
-class Client(Session, Protocol):
-    """A session the hub can write to and subscribe (a WebSocket connection)."""
-
-    def __hash__(self) -> int: ...
-
-    def send(self, msg: dict[str, Any] | Event, urgent: bool = True) -> None: ...
+class Client(Peer, Protocol):
+    """A session the hub can write to, bind and subscribe (a WebSocket connection)."""
 
     def follow(self, race: str, boards: bool = True) -> None: ...
 
     def unfollow(self, race: str) -> None: ...
-
-    def attach(self, race: str, player: str) -> None:
-        """Speak for ``player`` of ``race`` (and keep the seat)."""
-
-    def detach(self, race: str) -> str | None:
-        """Stop speaking for a racer of ``race``; which one it was."""
 
 
 class Hub:
@@ -121,8 +111,6 @@ class Hub:
         self.countdown_ms = int(countdown * 1000)
         #: Every cap a client can fill, and each address's share (solrace.core.quotas).
         self.caps = caps if caps is not None else Caps()
-        #: How long a running race every racer still racing has left goes on (ms).
-        self.abandon_ms = ABANDON_MS
         #: How long every other racer still racing must have been offline for a racer to
         #: claim the race (ms).
         self.claim_after_ms = CLAIM_AFTER_MS
@@ -131,11 +119,6 @@ class Hub:
         self.races: dict[str, Race] = {}  # unfinished races
         self.finished: OrderedDict[str, Race] = OrderedDict()
         self.reloading: dict[str, asyncio.Future[None]] = {}
-        #: Live connections per racer, by race (not durable; kept here so that a race rebuilt
-        #: from the store still knows who is online).
-        self.online: dict[str, dict[str, int]] = {}
-        #: The one connection bound to each racer: (race, player) -> session.
-        self.bound: dict[tuple[str, str], Client] = {}
         #: Told when the store stops (False) or starts again (True) taking writes.
         self.on_health: Callable[[bool], None] | None = None
         #: Does this process run the room of this race? (Always, but with several processes
@@ -146,8 +129,9 @@ class Hub:
         self.publish_with_commit: Callable[[str, list[Event]], None] | None = None
         self._loading: dict[str, asyncio.Task[Race | None]] = {}
         self.deadlines = Deadlines(clock, self._on_deadline)
-        #: Races every racer still racing has left: when they end (see _check_deserted).
-        self.deserted = Deadlines(clock, self._desert)
+        self.presence = Presence(clock, self.get, bus.publish, self.record,
+                                 lambda: store.healthy,
+                                 lambda unit: unit in self.organizer.tournaments)
         self.throttles = {
             SPECTATORS: Throttle(BOARD_INTERVAL, self._boards_for(SPECTATORS)),
             RACERS: Throttle(RACER_BOARD_INTERVAL, self._boards_for(RACERS)),
@@ -350,7 +334,7 @@ class Hub:
         elif out.events:
             self.deadlines.set(race_id, race.next_deadline())
             if out.started or out.views:
-                self._check_deserted(race)
+                self.presence.check(race)
 
     @staticmethod
     def wire(race: Race, out: Outcome) -> list[Event]:
@@ -386,70 +370,20 @@ class Hub:
 
     # -------------------------------------------------------------- presence
     def bind(self, session: Client, race_id: str, player: str) -> None:
-        """``session`` speaks for ``player`` of ``race_id`` from now on. A racer has one live
-        connection: one that spoke for it before is told (``replaced``) and unbound."""
-        if session.players.get(race_id) == player:
-            return
-        self.unbind(session, race_id)
-        older = self.bound.get((race_id, player))
-        if older is not None:
-            older.send(messages.replaced(race_id, player,
-                                         tournament=race_id in self.organizer.tournaments))
-            self.unbind(older, race_id)
-        session.attach(race_id, player)
-        self.bound[race_id, player] = session
-        self.presence(race_id, player, +1)
+        """``session`` speaks for ``player`` of ``race_id`` from now on (see Presence)."""
+        self.presence.bind(session, race_id, player)
 
     def unbind(self, session: Client, race_id: str) -> None:
-        player = session.detach(race_id)
-        if player is not None:
-            if self.bound.get((race_id, player)) is session:
-                del self.bound[race_id, player]
-            self.presence(race_id, player, -1)
+        self.presence.unbind(session, race_id)
 
-    def presence(self, race_id: str, player: str, delta: int) -> None:
-        """Count one more (or one fewer) live connection for a racer; when it goes online or
-        offline, tell the race with an unnumbered ``presence`` message."""
-        race = self.get(race_id)
-        if race is None or player not in race.racers:
-            return
-        counts = self.online.setdefault(race_id, {})
-        before = counts.get(player, 0)
-        after = max(0, before + delta)
-        if after:
-            counts[player] = after
-        else:
-            counts.pop(player, None)
-            if not counts:
-                del self.online[race_id]
-        racer = race.racers[player]
-        racer.connections = after
-        if after:
-            racer.offline_since = None
-        elif before or racer.offline_since is None:
-            racer.offline_since = self.clock()
-        if (after > 0) != (before > 0):
-            self.bus.publish(race_id, Event(messages.presence(race, player)))
-            self._check_deserted(race)
+    @property
+    def abandon_ms(self) -> int:
+        """How long a running race every racer still racing has left goes on (ms)."""
+        return self.presence.abandon_ms
 
-    def _check_deserted(self, race: Race) -> None:
-        """A running race whose racers still racing all left ends ``abandon_ms`` later,
-        unless one of them comes back first."""
-        racing = race.still_racing()
-        deserted = race.status == "running" and bool(racing) and all(
-            r.connections == 0 for r in racing)
-        if deserted:
-            if race.race not in self.deserted.timers:
-                self.deserted.set(race.race, self.clock() + self.abandon_ms)
-        else:
-            self.deserted.cancel(race.race)
-
-    def _desert(self, race_id: str) -> None:
-        race = self.races.get(race_id)
-        if race is None or not self.store.healthy:
-            return
-        if all(r.connections == 0 for r in race.still_racing()):
-            self.record(race, race.abandon(self.clock()))
+    @abandon_ms.setter
+    def abandon_ms(self, value: int) -> None:
+        self.presence.abandon_ms = value
 
     # ---------------------------------------------------------------- timers
     def _on_deadline(self, race_id: str) -> None:
@@ -487,7 +421,7 @@ class Hub:
         cache. The race as it was, if it was held."""
         race = self.races.pop(race_id, None) or self.finished.pop(race_id, None)
         self.deadlines.cancel(race_id)
-        self.deserted.cancel(race_id)
+        self.presence.forget(race_id)
         for throttle in self.throttles.values():
             throttle.forget(race_id)
         return race
@@ -514,12 +448,7 @@ class Hub:
         write): live or cached, online counts restored, its deadlines set."""
         if self.get(race.race) is not None:
             return
-        online = self.online.get(race.race, {})
-        now = self.clock()
-        for player, racer in race.racers.items():
-            racer.connections = online.get(player, 0)
-            # Nobody knows since when a racer rebuilt here has been away: from now.
-            racer.offline_since = None if racer.connections else now
+        self.presence.restore(race)
         self.assist.known(race)
         if race.status == "finished":
             self._cache(race)
@@ -528,7 +457,7 @@ class Hub:
         else:
             self.races[race.race] = race
             self.arm(race)
-            self._check_deserted(race)
+            self.presence.check(race)
 
     async def load(self, race_id: str) -> Race | None:
         """A race from memory or, rebuilt away from the event loop, from the store (one load
@@ -634,7 +563,7 @@ class Hub:
 
     def close(self) -> None:
         self.deadlines.close()
-        self.deserted.close()
+        self.presence.close()
         self.organizer.close()
         for throttle in self.throttles.values():
             throttle.close()

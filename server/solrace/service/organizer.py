@@ -20,7 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from solrace.bus.base import Event
-from solrace.core.race import Options, Outcome, Race
+from solrace.core.race import Race
+from solrace.core.race_parts import Options, Outcome
 from solrace.core.shared_deal import Deal
 from solrace.core.tournament import Draw, RacePlan, Result, Tournament, TOutcome
 from solrace.protocol import messages

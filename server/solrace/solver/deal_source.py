@@ -14,7 +14,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from solrace.core.race import RaceError
+from solrace.core.race_parts import RaceError
 from solrace.service.supervisor import Supervisor
 from solrace.settings import MAX_PARS
 from solrace.solver.catalogue import load_catalogue

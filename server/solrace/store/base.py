@@ -19,7 +19,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-from solrace.core.race import LogEntry, Race
+from solrace.core.race import Race
+from solrace.core.race_parts import LogEntry
 from solrace.core.tournament import TLogEntry, Tournament
 
 OnFailure = Callable[[set[str], BaseException], None]

@@ -15,7 +15,8 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
-from solrace.core.race import LogEntry, Options, Race
+from solrace.core.race import Race
+from solrace.core.race_parts import LogEntry, Options
 from solrace.core.tournament import Settings, TLogEntry, Tournament
 
 log = logging.getLogger("solrace.store")

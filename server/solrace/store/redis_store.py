@@ -29,7 +29,8 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError, RedisError, ResponseError
 
 from solrace.cluster.connect import UNITS, Client, key, pool_key, unit_of
-from solrace.core.race import LogEntry, Race
+from solrace.core.race import Race
+from solrace.core.race_parts import LogEntry
 from solrace.core.tournament import TLogEntry, Tournament
 from solrace.service.supervisor import Supervisor
 from solrace.settings import FINISHED_TTL_DAYS, LEASE_MS

@@ -12,7 +12,8 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
-from solrace.core.race import LogEntry, Race
+from solrace.core.race import Race
+from solrace.core.race_parts import LogEntry
 from solrace.core.tournament import TLogEntry, Tournament
 from solrace.protocol.codec import encode_json
 from solrace.store.records import (

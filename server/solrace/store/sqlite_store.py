@@ -29,7 +29,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from solrace.core.race import LogEntry, Race
+from solrace.core.race import Race
+from solrace.core.race_parts import LogEntry
 from solrace.core.tournament import TLogEntry, Tournament
 from solrace.settings import ARCHIVE_ROWS, CHECK_WAL_EVERY, CHECKPOINT_BYTES
 from solrace.store.base import Callback, Failure, OnFailure, committed, failed
