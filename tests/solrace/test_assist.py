@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import solrules
 from solrace.net.app import App
-from solrace.solver.deal_source import Deals
+from solrace.solver.deal_source import DealSource
 from solrace.solver.jobs import Solver
 from solrace.solver.pool import Pool
 from solrace.store.sqlite_store import SQLiteStore
@@ -223,7 +223,7 @@ async def test_a_demo_server_deals_the_public_catalogue_and_says_so(tmp_path: Pa
     lengths = catalogue(tmp_path / "catalogue")
     storage = SQLiteStore(tmp_path / "race.db")
     app = App(storage, countdown=0.05, rate_limit=0, client=tmp_path, demo_catalogue=True)
-    app.hub.assist.deals = Deals(tmp_path / "catalogue", demo=True, games=solrules.GAMES)
+    app.hub.assist.deals = DealSource(tmp_path / "catalogue", demo=True, games=solrules.GAMES)
     async with serving(app) as srv:
         host = await srv.client()
         created = await host.create("scotch", winnable=True)

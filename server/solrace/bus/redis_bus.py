@@ -34,7 +34,7 @@ from redis.exceptions import RedisError
 
 from solrace.bus.base import Deliver, Event, Publishable, Subscription, Viewer
 from solrace.bus.memory_bus import MemoryBus
-from solrace.cluster.connect import Client, key, node_client, proc_key, unit_of
+from solrace.cluster.connect import RedisClient, key, node_client, proc_key, unit_of
 from solrace.core.views import for_audience
 from solrace.protocol import internal
 from solrace.protocol.board_views import BoardViews
@@ -182,7 +182,7 @@ class RedisBus:
     processes that follow a race this process owns (for their board views); ``on_inbox`` gets
     what other processes send to this one."""
 
-    def __init__(self, client: Client, pid: str, supervisor: Supervisor | None = None) -> None:
+    def __init__(self, client: RedisClient, pid: str, supervisor: Supervisor | None = None) -> None:
         self.client = client
         self.pid = pid
         self.supervisor = supervisor if supervisor is not None else Supervisor()

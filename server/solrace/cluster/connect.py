@@ -31,7 +31,7 @@ from redis.backoff import ExponentialBackoff
 
 from solrace.settings import REDIS_CONNECT_TIMEOUT, REDIS_TIMEOUT
 
-Client = Redis | RedisCluster
+RedisClient = Redis | RedisCluster
 
 
 def unit_of(race: str) -> str:
@@ -58,7 +58,7 @@ def is_cluster_url(url: str) -> bool:
     return url.startswith("redis+cluster://")
 
 
-def connect(url: str, retries: int = 2) -> Client:
+def connect(url: str, retries: int = 2) -> RedisClient:
     """A client for ``url``: ``redis://HOST:PORT/DB`` (one server) or
     ``redis+cluster://HOST:PORT`` (a Redis Cluster, any node as the entry point), with timeouts
     and a bounded retry policy: ``retries`` times on a lost connection or a timeout.
@@ -78,7 +78,7 @@ def connect(url: str, retries: int = 2) -> Client:
     return Redis.from_url(url, **common)
 
 
-def node_client(client: Client, channel: str) -> Redis:
+def node_client(client: RedisClient, channel: str) -> Redis:
     """A plain connection to the node that serves ``channel``'s slot (for sharded pub/sub),
     or the server itself."""
     if isinstance(client, RedisCluster):

@@ -182,7 +182,7 @@ class Entropy(Protocol):
 
 
 class DealDrawer(Protocol):
-    """New deals (:class:`solrace.solver.deal_source.Deals`): a random seed, or a winnable
+    """New deals (:class:`solrace.solver.deal_source.DealSource`): a random seed, or a winnable
     one from what is ready."""
 
     demo: bool

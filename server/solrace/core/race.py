@@ -31,7 +31,7 @@ from solrace.core.race_parts import (
     Status,
     commitment,
 )
-from solrace.core.shared_deal import Deal
+from solrace.core.shared_deal import SharedDeal
 from solrace.settings import (
     CLAIM_AFTER_MS,
     COUNTDOWN_S,
@@ -146,7 +146,7 @@ class Race:
         #: still racing had been offline for a minute), "expired" (a lobby nobody started).
         self.reason: str | None = None
         self._standings: list[Message] | None = None
-        self.deal: Deal[Race] = Deal([self])
+        self.deal: SharedDeal[Race] = SharedDeal([self])
         # Validate game and seed now, so a bad create fails before anything is stored.
         solrules.new_game(game, seed)
 

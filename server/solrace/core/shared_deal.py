@@ -1,7 +1,7 @@
 """When a deal becomes public: the races that share one deal, and whether it is revealed.
 
 Every racer of a race plays the same deal; so do the races of one tournament round. Such a group
-is a :class:`Deal`. Until every race of the group is over, nothing of the deal is public: not
+is a :class:`SharedDeal`. Until every race of the group is over, nothing of the deal is public: not
 the seed, the salt, the move lists, the replays, nor any card beyond what the views rule allows
 (:mod:`solrace.core.views`, which takes its "racers still racing" from here). Once the last race of
 the group ends, everything is: the deal is *revealed*.
@@ -48,7 +48,7 @@ class DealRace(Protocol):
 R = TypeVar("R", bound=DealRace)
 
 
-class Deal(Generic[R]):
+class SharedDeal(Generic[R]):
     """The races that play one deal (see the module docstring)."""
 
     def __init__(self, races: list[R]) -> None:

@@ -10,7 +10,7 @@ copies), as the bitmasks ``solrules.Game.seen`` and ``face_up()``. Before the de
 - another racer's board, to a racer still racing: only the cards that racer has had face up
   himself (his ``seen``);
 - to anyone else (spectators, the host, the HTTP API, racers of other races): only the cards
-  every racer still racing in the deal has had face up (:meth:`Deal.common`); a racer who has
+  every racer still racing in the deal has had face up (:meth:`SharedDeal.common`); a racer who has
   finished or resigned sees those plus his own;
 - once the deal is revealed, everything.
 
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from solrace.core.race import Race, Racer
-    from solrace.core.shared_deal import Deal
+    from solrace.core.shared_deal import SharedDeal
 
 
 class Viewer(Protocol):
@@ -41,7 +41,7 @@ SPECTATORS = "spectators"
 RACERS = "racers"
 
 
-def mask(deal: Deal[Race], seat: Racer | None, masking: bool = True) -> int | None:
+def mask(deal: SharedDeal[Race], seat: Racer | None, masking: bool = True) -> int | None:
     """The cards of ``deal`` that the holder of ``seat`` (a racer of the deal, or None for
     anyone else) may be shown on boards other than his own; None: every card."""
     if not masking or deal.revealed:

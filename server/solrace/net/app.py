@@ -37,7 +37,7 @@ from solrace.settings import (
     WRITE_LIMIT,
 )
 from solrace.solver.assist import Assist
-from solrace.solver.deal_source import Deals
+from solrace.solver.deal_source import DealSource
 from solrace.solver.jobs import Solver
 from solrace.solver.pool import Pool
 from solrace.store.base import Store
@@ -74,7 +74,7 @@ class App:
         caps: Caps | None = None,
         pool: Pool | None = None,
         demo_catalogue: bool = False,
-        deals: Deals | None = None,
+        deals: DealSource | None = None,
         supervisor: Supervisor | None = None,
     ) -> None:
         self.store = store
@@ -88,7 +88,7 @@ class App:
         #: but from the public catalogue with ``demo_catalogue``.
         self.pool = pool
         if deals is None:
-            deals = Deals(pool=pool, demo=demo_catalogue, games=solrules.GAMES)
+            deals = DealSource(pool=pool, demo=demo_catalogue, games=solrules.GAMES)
         assist = Assist(solver, deals, self.bus.publish)
         self.hub = Hub(store, self.bus, clock, assist=assist, supervisor=self.supervisor,
                        countdown=countdown, masking=masking, caps=caps)

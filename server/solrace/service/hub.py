@@ -66,7 +66,7 @@ from solrace.settings import (
     RACER_BOARD_INTERVAL,
 )
 from solrace.solver.assist import Assist
-from solrace.solver.deal_source import Deals
+from solrace.solver.deal_source import DealSource
 from solrace.store.base import Store
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,7 @@ log = logging.getLogger(__name__)
 SETTLE_TRIES = 3
 
 
-class Client(Peer, Protocol):
+class Follower(Peer, Protocol):
     """A session the hub can write to, bind and subscribe (a WebSocket connection)."""
 
     def follow(self, race: str, boards: bool = True) -> None: ...
@@ -106,7 +106,7 @@ class Hub:
         self.bus = bus
         self.clock = clock
         self.supervisor = supervisor if supervisor is not None else Supervisor()
-        self.assist = assist if assist is not None else Assist(None, Deals(), bus.publish)
+        self.assist = assist if assist is not None else Assist(None, DealSource(), bus.publish)
         self.entropy = SecretEntropy()
         self.countdown_ms = int(countdown * 1000)
         #: Every cap a client can fill, and each address's share (solrace.core.quotas).
@@ -156,7 +156,7 @@ class Hub:
         return self.store.healthy
 
     @property
-    def deals(self) -> Deals:
+    def deals(self) -> DealSource:
         return self.assist.deals
 
     def hint_answer(self, race: str, player: str, seq: int) -> dict[str, Any] | None:
@@ -189,12 +189,12 @@ class Hub:
         return outside_reserve(len(self.races), self.caps.races, races)
 
     # -------------------------------------------------------------- commands
-    def dispatch(self, session: Client, cmd: Command) -> Effects:
+    def dispatch(self, session: Follower, cmd: Command) -> Effects:
         """The effects of ``cmd`` (see :func:`solrace.core.dispatch.handle`); raises
         RaceError, ProtocolError or Pending."""
         return dispatch.handle(self, session, cmd, self.clock())
 
-    async def settle(self, session: Client, cmd: Command, pending: Pending) -> Effects:
+    async def settle(self, session: Follower, cmd: Command, pending: Pending) -> Effects:
         """The effects of a command that had to wait (``pending``): do what it waits for,
         dispatch it again, as often as it takes (at most SETTLE_TRIES). RaceError
         (``not_found``, ``unavailable``...) when it cannot be done."""
@@ -208,7 +208,7 @@ class Hub:
                 pending = again
         raise RaceError("unavailable", "the server is busy with this: try again")
 
-    def run(self, session: Client, fx: Effects) -> asyncio.Future[None] | None:
+    def run(self, session: Follower, fx: Effects) -> asyncio.Future[None] | None:
         """Carry out ``fx`` for ``session``: queue its writes, and its steps for right after
         they are durable. Returns a future done after the steps when ``fx.barrier``."""
         race = fx.race
@@ -241,12 +241,12 @@ class Hub:
         store.after_commit(ok, fail)
         return done
 
-    def reply_later(self, session: Client, msg: dict[str, Any]) -> None:
+    def reply_later(self, session: Follower, msg: dict[str, Any]) -> None:
         """Send ``msg`` (an error, say) after what is waiting for a commit, so that a
         connection's replies keep the order of its commands."""
         self.store.after_commit(lambda: session.send(msg), lambda _: session.send(msg))
 
-    def refuse(self, session: Client, cmd: Command, exc: Exception) -> None:
+    def refuse(self, session: Follower, cmd: Command, exc: Exception) -> None:
         """Answer a refused command (RaceError, ProtocolError) in order; anything else is a
         bug: logged, answered ``internal``."""
         if isinstance(exc, (RaceError, codec.ProtocolError)):
@@ -257,7 +257,7 @@ class Hub:
         self.reply_later(session, messages.error("internal", "the server failed on this "
                                                  "message", getattr(cmd, "rid", None)))
 
-    def _steps(self, session: Client, fx: Effects) -> None:
+    def _steps(self, session: Follower, fx: Effects) -> None:
         race = fx.race
         for step in fx.steps:
             kind = type(step)
@@ -369,11 +369,11 @@ class Hub:
         return send
 
     # -------------------------------------------------------------- presence
-    def bind(self, session: Client, race_id: str, player: str) -> None:
+    def bind(self, session: Follower, race_id: str, player: str) -> None:
         """``session`` speaks for ``player`` of ``race_id`` from now on (see Presence)."""
         self.presence.bind(session, race_id, player)
 
-    def unbind(self, session: Client, race_id: str) -> None:
+    def unbind(self, session: Follower, race_id: str) -> None:
         self.presence.unbind(session, race_id)
 
     @property

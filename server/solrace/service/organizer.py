@@ -3,11 +3,11 @@
 It carries out what a :class:`~solrace.core.tournament.Tournament` decides: the races of a round
 are created (their entrants seated, with the tokens each entrant gets in his ``round`` message)
 and written in the same commit as the tournament's log entry; the races of one round share one
-:class:`~solrace.core.shared_deal.Deal`, so that the views rule treats them as one race and none
-of them reveals anything until all are over (then the others get ``reveal``); a race's result
-goes to its tournament when it ends; the next round starts after the gap (a timer) or when the
-host says so. Everything goes through the hub's commit-then-emit path: nothing is sent before it
-is durable.
+:class:`~solrace.core.shared_deal.SharedDeal`, so that the views rule treats them as one race
+and none of them reveals anything until all are over (then the others get ``reveal``); a race's
+result goes to its tournament when it ends; the next round starts after the gap (a timer) or
+when the host says so. Everything goes through the hub's commit-then-emit path: nothing is sent
+before it is durable.
 
 The organizer does not know the hub: it is given the store it writes to, the bus it publishes
 on, the clock, the deals, and :class:`RacePorts`, the few things it asks of whoever holds the
@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from solrace.bus.base import Event
 from solrace.core.race import Race
 from solrace.core.race_parts import Options, Outcome
-from solrace.core.shared_deal import Deal
+from solrace.core.shared_deal import SharedDeal
 from solrace.core.tournament import Draw, RacePlan, Result, Tournament, TOutcome
 from solrace.protocol import messages
 from solrace.service.entropy import SecretEntropy
 from solrace.service.timers import Deadlines
 from solrace.settings import DEALS_RETRY_MS, ROOM_RETRY_MS
-from solrace.solver.deal_source import Deals
+from solrace.solver.deal_source import DealSource
 from solrace.store.base import Store
 
 log = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ class Organizer:
     """See the module docstring."""
 
     def __init__(self, store: Store, publish: Callable[[str, Event], None],
-                 clock: Callable[[], int], deals: Deals, countdown_ms: int,
+                 clock: Callable[[], int], deals: DealSource, countdown_ms: int,
                  races: RacePorts) -> None:
         self.store = store
         self.publish = publish
@@ -145,7 +145,7 @@ class Organizer:
         for race in races:
             by_round.setdefault(self.seats[race.race][1], []).append(race)
         for group in by_round.values():
-            deal = Deal(group)
+            deal = SharedDeal(group)
             for race in group:
                 race.deal = deal
 
@@ -253,7 +253,7 @@ class Organizer:
                 if race_id in rnd.races:
                     group.append(race)
             if t.settings.format == "rounds" and group:
-                deal = Deal(group)
+                deal = SharedDeal(group)
                 for race in group:
                     race.deal = deal
         self.deadlines.set(t.tid, t.next_deadline())

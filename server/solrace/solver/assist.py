@@ -1,7 +1,7 @@
 """What the solver adds to races: secret winnable deals, hints and par.
 
 :class:`Assist` sits beside the hub. It draws new deals
-(:class:`~solrace.solver.deal_source.Deals`), works out hints for racers and par for revealed
+(:class:`~solrace.solver.deal_source.DealSource`), works out hints for racers and par for revealed
 deals with the :class:`~solrace.solver.jobs.Solver`, and keeps what it learned:
 
 - **Hints**: the dispatcher cannot wait for a search, so a ``hint`` command it has no answer
@@ -27,7 +27,7 @@ from solrace.core.race import Race
 from solrace.core.race_parts import RaceError
 from solrace.protocol import messages
 from solrace.settings import MAX_ANSWERS, MAX_HINTS_IN_FLIGHT
-from solrace.solver.deal_source import Deals
+from solrace.solver.deal_source import DealSource
 from solrace.solver.jobs import Par, Solver, SolverBusy
 
 
@@ -35,7 +35,7 @@ class Assist:
     """See the module docstring. ``solver`` None: no hints, par only for deals whose par is
     known at once (the pool's). ``publish(race, event)`` sends a late par to its followers."""
 
-    def __init__(self, solver: Solver | None, deals: Deals,
+    def __init__(self, solver: Solver | None, deals: DealSource,
                  publish: Callable[[str, Event], None]) -> None:
         self.publish = publish
         self.solver = solver

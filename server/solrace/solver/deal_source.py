@@ -24,7 +24,7 @@ Par = dict[str, Any]
 
 
 
-class Deals:
+class DealSource:
     """Seeds for new deals. ``pool``: the private pool of winnable deals; ``demo``: deal
     winnable races from the public catalogues in ``directory`` instead (default: the shipped
     ones, see :func:`solrace.solver.catalogue.catalogue_dir`), read once, here."""

@@ -28,7 +28,7 @@ import msgpack
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError, RedisError, ResponseError
 
-from solrace.cluster.connect import UNITS, Client, key, pool_key, unit_of
+from solrace.cluster.connect import UNITS, RedisClient, key, pool_key, unit_of
 from solrace.core.race import Race
 from solrace.core.race_parts import LogEntry
 from solrace.core.tournament import TLogEntry, Tournament
@@ -225,9 +225,9 @@ class RedisStore:
     the leases; ``on_lost(unit)`` is told when a write shows that another process owns a unit
     now."""
 
-    def __init__(self, client: Client, pid: str,
+    def __init__(self, client: RedisClient, pid: str,
                  finished_ttl_ms: int = int(FINISHED_TTL_DAYS * 86400 * 1000),
-                 writer: Client | None = None, supervisor: Supervisor | None = None) -> None:
+                 writer: RedisClient | None = None, supervisor: Supervisor | None = None) -> None:
         self.client = client
         self.supervisor = supervisor if supervisor is not None else Supervisor()
         #: The client commits go through: one that never sends a command again by itself
