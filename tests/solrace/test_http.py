@@ -4,8 +4,10 @@ that never stall the event loop."""
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import socket
+import time
 from pathlib import Path
 from typing import Any
 
@@ -234,10 +236,39 @@ async def test_huge_replays_never_stall_the_server(tmp_path: Path) -> None:
         game = solrules.new_game("scotch", 1)
         assert replay["boards"][-1] == game.board()  # moves and undos in pairs
         assert answered >= 3, "no ping was answered while the replays were built"
-        assert app.routes.replays.get(("long", "p1")) is not None  # built once, then cached
+        assert app.routes.replays.get(("long", "p1", "")) is not None  # built once, cached
         status, _, body = await get(port, "/api/races/long/replay/p1")
-        assert status == 200 and body == app.routes.replays.get(("long", "p1"))
+        assert status == 200 and body == app.routes.replays.get(("long", "p1", ""))
         await pinger.close()
+    app.close()
+    store.close()
+
+
+async def test_a_big_answer_reaches_a_slow_reader_whole(tmp_path: Path) -> None:
+    """A replay of megabytes read by a client that takes its time (here: reading nothing for
+    two seconds, longer than the one second websockets gives an answer before it aborts the
+    connection, then through a small receive buffer): the whole of it arrives, gzipped as the
+    client accepts."""
+    long_race(tmp_path / "long.db", 10_000)
+    store = SQLiteStore(tmp_path / "long.db")
+    app = App(store, client=tmp_path, http_rate=0)
+    async with serving(app) as server:
+        port = port_of(server)
+
+        def slow() -> bytes:
+            with socket.create_connection(("127.0.0.1", port), timeout=T * 6) as sock:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                sock.sendall(b"GET /api/races/long/replay/p1 HTTP/1.1\r\nHost: x\r\n"
+                             b"Accept-Encoding: gzip, deflate\r\n\r\n")
+                time.sleep(2.0)
+                data = b""
+                while chunk := sock.recv(65536):
+                    data += chunk
+            return data.partition(b"\r\n\r\n")[2]
+
+        body = await asyncio.to_thread(slow)
+        replay = json.loads(gzip.decompress(body))
+        assert len(replay["moves"]) == 10_000 and len(replay["boards"]) == 10_001
     app.close()
     store.close()
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import email.utils
+import gzip
 import http
 import json
 import logging
@@ -183,15 +184,15 @@ class ReplayCache:
     def __init__(self, limit: int = REPLAY_CACHE_BYTES) -> None:
         self.limit = limit
         self.size = 0
-        self.items: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+        self.items: OrderedDict[tuple[str, str, str], bytes] = OrderedDict()
 
-    def get(self, key: tuple[str, str]) -> bytes | None:
+    def get(self, key: tuple[str, str, str]) -> bytes | None:
         body = self.items.get(key)
         if body is not None:
             self.items.move_to_end(key)
         return body
 
-    def put(self, key: tuple[str, str], body: bytes) -> None:
+    def put(self, key: tuple[str, str, str], body: bytes) -> None:
         if len(body) > self.limit or key in self.items:
             return
         self.items[key] = body
@@ -222,6 +223,11 @@ def replay(race: Race, player: str) -> dict[str, Any]:
         "boards": boards,
     }
 
+
+#: Bytes a second a slow client reads: an answer bigger than this gets more time to be read.
+SLOW_CLIENT_BYTES = 256 * 1024
+#: Seconds an answer may take to be read, at most.
+MAX_ANSWER_SECONDS = 60.0
 
 #: Request headers that must appear at most once (their value decides something).
 SINGLE_HEADERS = ("Host", "Origin", "If-None-Match", "X-Forwarded-For", "X-Real-IP", "Cookie")
@@ -324,22 +330,32 @@ class Routes:
         else:
             cost = 1.0
             if "/replay/" in path:
-                key = tuple(path.rsplit("/", 3)[1::2])
-                cost = 1.0 if self.replays.get(key) is not None else REPLAY_COST  # type: ignore[arg-type]
+                race_id, player = path.rsplit("/", 3)[1::2]
+                gz = "gzip" if "gzip" in (request.headers.get("Accept-Encoding") or "") else ""
+                cached = self.replays.get((race_id, player, gz)) is not None
+                cost = 1.0 if cached else REPLAY_COST
             wait = self.rates.wait(address, cost)
         if wait:
             return json_response(429, {"error": "rate_limited"},
                                  [("Retry-After", str(max(1, math.ceil(wait))))])
         try:
-            answer = await self.route(path, request.headers.get("If-None-Match"))
+            gzip_ok = "gzip" in (request.headers.get("Accept-Encoding") or "")
+            answer = await self.route(path, request.headers.get("If-None-Match"), gzip_ok)
         except Exception:
             log.exception("HTTP %s failed", path[:200])
             answer = json_response(500, {"error": "internal"})
         if request.method == "HEAD":
             answer = dataclasses.replace(answer, body=b"")
+        elif len(answer.body) > SLOW_CLIENT_BYTES:
+            # websockets closes an HTTP answer's connection ``close_timeout`` after writing it,
+            # and aborts it if the client has not read it all by then: a big replay to a slow
+            # reader would arrive cut short. Give it the time a slow client needs.
+            conn.close_timeout = min(MAX_ANSWER_SECONDS, max(
+                conn.close_timeout or 0.0, len(answer.body) / SLOW_CLIENT_BYTES))
         return answer
 
-    async def route(self, path: str, etag: str | None = None) -> Response:
+    async def route(self, path: str, etag: str | None = None, gzip_ok: bool = False
+                    ) -> Response:
         if path == "/healthz":
             if not self.hub.store.healthy:
                 return text_response(503, "store unavailable")
@@ -381,11 +397,14 @@ class Routes:
                 return json_response(404, {"error": "not_found"})
             return json_response(200, messages.summary(race, self.hub.masking))
         if len(parts) == 5 and parts[:2] == ["api", "races"] and parts[3] == "replay":
-            return await self.replay(parts[2], parts[4])
+            return await self.replay(parts[2], parts[4], gzip_ok)
         return json_response(404, {"error": "not_found"})
 
-    async def replay(self, race_id: str, player: str) -> Response:
-        key = (race_id, player)
+    async def replay(self, race_id: str, player: str, gzip_ok: bool = False) -> Response:
+        """A racer's replay, built once (in a thread) and cached, gzipped for a client that
+        accepts it (a replay is every board after every action: it shrinks some twentyfold,
+        and a long one then reaches a slow reader in time)."""
+        key = (race_id, player, "gzip" if gzip_ok else "")
         body = self.replays.get(key)
         if body is None:
             race = await self.hub.load(race_id)
@@ -393,10 +412,17 @@ class Routes:
                 return json_response(404, {"error": "not_found"})
             if not race.revealed:
                 return json_response(403, {"error": "forbidden", "message": "race not finished"})
-            body = await asyncio.to_thread(
-                lambda: json.dumps(replay(race, player), separators=(",", ":")).encode())
+
+            def build() -> bytes:
+                data = json.dumps(replay(race, player), separators=(",", ":")).encode()
+                return gzip.compress(data, 5) if gzip_ok else data
+
+            body = await asyncio.to_thread(build)
             self.replays.put(key, body)
-        return response(200, body, "application/json")
+        extra = [("Vary", "Accept-Encoding")]
+        if gzip_ok:
+            extra.append(("Content-Encoding", "gzip"))
+        return response(200, body, "application/json", extra)
 
     def static(self, rel: str, etag: str | None = None) -> Response:
         """A file of the client, with an ``ETag`` (its size and time): a browser that has it
