@@ -79,6 +79,29 @@ def settle(page: Any) -> None:
     page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
+RECORD_TOASTS = """() => {
+  window.toastTexts = [...document.querySelectorAll('.toast')].map(t => t.textContent);
+  new MutationObserver((records) => {
+    for (const r of records) for (const n of r.addedNodes)
+      if (n.classList?.contains('toast')) window.toastTexts.push(n.textContent);
+  }).observe(document.getElementById('toasts'), {childList: true});
+}"""
+
+
+def record_toasts(page: Any) -> None:
+    """Keep every toast the page shows from now on: a toast lasts four seconds, which a busy
+    machine can spend before the test looks."""
+    page.wait_for_selector("#toasts", state="attached")
+    page.evaluate(RECORD_TOASTS)
+
+
+def wait_toast(page: Any, pattern: str, timeout: int = WAIT_MS) -> None:
+    """Wait until a toast matching the regular expression ``pattern`` has been shown since
+    ``record_toasts``."""
+    page.wait_for_function(
+        "(p) => window.toastTexts.some(t => new RegExp(p).test(t))", arg=pattern, timeout=timeout)
+
+
 def wait_seq(page: Any, seq: int, timeout: int = WAIT_MS) -> None:
     """Wait until the racer's state counts ``seq`` actions and the board shows it."""
     page.wait_for_function(f"window.solrace.session.model.own?.seq === {seq}", timeout=timeout)

@@ -23,10 +23,12 @@ from tests.client.helpers import (
     one_card_moves,
     own_legal,
     race_with_bot,
+    record_toasts,
     scotch_seed_with_foundation_moves,
     solvable_scotch,
     top_card,
     wait_seq,
+    wait_toast,
 )
 
 NewBot = Callable[[], Bot]
@@ -43,6 +45,7 @@ def test_finishing_then_live_standings_then_rematch(pages: Pages, new_bot: NewBo
     new_bot().request({"type": "start", "race": race, "token": created["host_token"]})
     winner.wait_for_selector('[data-board="own"] [data-card]', timeout=WAIT_MS)
     loser.wait_for_selector('[data-board="own"] [data-card]', timeout=WAIT_MS)
+    record_toasts(loser)
     winner.evaluate(
         "async (line) => { for (const m of line) await window.solrace.session.move(m); }", line)
     # The moment: place, time, a short animation over the board.
@@ -62,7 +65,7 @@ def test_finishing_then_live_standings_then_rematch(pages: Pages, new_bot: NewBo
     assert winner.locator(".done-panel .watch-live").is_visible()
     assert winner.locator(".done-panel .go-home").is_visible()
     both_widths(winner, "finished-race-goes-on", full_page=True)
-    loser.wait_for_selector(".toast >> text=/Winnie finished 1st/")
+    wait_toast(loser, "Winnie finished 1st")
     loser.click("#resign")
     loser.click("#resign")
     # Over: Winnie asks for a rematch and lands in the new race, joined.

@@ -16,11 +16,13 @@ from tests.client.helpers import (
     own_cards,
     own_legal,
     own_seq,
+    record_toasts,
     scotch_seed_with_foundation_moves,
     screenshot,
     solvable_scotch,
     top_card,
     wait_seq,
+    wait_toast,
 )
 
 
@@ -200,13 +202,16 @@ def test_finishing_racer_gets_toast_and_place(pages: Pages, new_bot: Any) -> Non
     loser.request({"type": "join", "race": race, "name": "Lou"})
     loser.request({"type": "start", "race": race, "token": created["host_token"]})
     winner.wait_for_selector('[data-board="own"] [data-card]', timeout=WAIT_MS)
+    watcher.wait_for_selector('[data-board] [data-card]', timeout=WAIT_MS)
+    record_toasts(winner)
+    record_toasts(watcher)
     # Play the winning line through the page's session (the same path clicks take).
     winner.evaluate(
         "async (line) => { for (const m of line) await window.solrace.session.move(m); }", line
     )
-    winner.wait_for_selector(".toast >> text=/You finished 1st/")
+    wait_toast(winner, "You finished 1st")
     winner.wait_for_selector(".banner-good >> text=/You finished 1st/")
-    watcher.wait_for_selector(".toast >> text=/Winnie finished 1st/")
+    wait_toast(watcher, "Winnie finished 1st")
     watcher.wait_for_selector('[data-player="p1"] .player-badge >> text=/1st/')
     assert len(board_cards(winner, "own")["f1"]) == 13
     screenshot(watcher, "spectate-finisher-1280")
