@@ -249,31 +249,36 @@ class _Won(Exception):
 
 def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
             progress: Callable[[SearchProgress], None] | None, *, probes: bool = True,
-            best_first: bool | None = None, turn: int = TURN) -> SolveResult:
-    """Three searchers taking turns of ``turn`` expanded positions, one node count for all.
+            best_first: bool | None = None, mirror: bool | None = None,
+            turn: int = TURN) -> SolveResult:
+    """Searchers taking turns of ``turn`` expanded positions, one node count for all.
 
     - the **prover**: depth-first in the engine's order (best move first);
     - for an engine with a score (Scotch, Yukon), **best-first**: the waiting position with the
       best score is expanded next;
-    - the **probes** (``probes``): depth-first in shuffled orders, each with a limit (see
-      :class:`_Probes`), one after the other.
+    - for an engine that asks for it (``mirror = True``: Yukon), the **mirror**: depth-first in
+      the reverse of the engine's move numbering (see :func:`_reversed`);
+    - the **probes** (``probes``): depth-first in shuffled orders (``random.Random(i)`` for the
+      i-th), one after the other, each with a node limit (see :class:`_Probes`).
 
     The prover and the best-first searcher share one set of expanded positions: a position is
     expanded once, by whichever comes to it first, and together they are complete: when both
     have run dry, every position reachable from the root (through the moves the engine tries)
-    was expanded once, and the verdict is "lost". A probe has a set of its own, so it is
-    complete by itself: one that runs dry proves the loss too.
+    was expanded once, and the verdict is "lost". The mirror and each probe have sets of their
+    own, so each is complete by itself: one that runs dry proves the loss too. They re-expand
+    positions, so they never get more nodes than the prover and best-first together: a loss
+    costs at most twice what those two spend on it.
 
-    Why probes: a depth-first search that takes a losing branch early must exhaust it before it
-    tries the next move, and a Yukon or Scotch branch holds far more positions than any budget.
-    Yukon seed 5766775785083048890 shows it: 300,000 nodes of the prover and best-first do not
-    win it, while depth-first searches in shuffled orders win it in 114 to 571 nodes for five
-    orders out of eight (and need over 20,000 for the other three). Probes in several orders
-    that share the prover's set do not help: the first searcher to reach a position near the root
-    owns it and keeps it below its own bad choice; a probe must own every position it passes. A
-    probe re-expands positions, so it costs nodes the proof of a loss does not use: a third of
-    the turns. Turns are counted in nodes, never in time, so the result does not depend on the
-    machine.
+    Why not one search: a depth-first search that takes a losing branch early must exhaust it
+    before it tries the next move, and a Yukon or Scotch branch holds far more positions than
+    any budget. Yukon seed 5766775785083048890 shows it: 300,000 nodes of prover and best-first
+    (the search before this one, in two phases) do not win it, while depth-first searches in
+    shuffled orders win it in 114 to 571 nodes for five orders out of eight (and need over
+    20,000 for the other three). Searchers in other orders that *share* the prover's set do not
+    help either: the first to reach a position near the root owns it and keeps it below its own
+    bad choice (three or eight shared orders: still unknown at 50,000 nodes); a searcher must own
+    every position it passes. Turns are counted in nodes, never in time, so the result does not
+    depend on the machine.
     """
     max_nodes = budget.nodes if budget.nodes is not None else -1
     start = clock() if clock is not None else 0.0
@@ -292,6 +297,8 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
     root = engine.moves()
     if best_first is None:
         best_first = hasattr(engine, "score") and hasattr(engine, "snapshot")
+    if mirror is None:
+        mirror = bool(getattr(engine, "mirror", False))
 
     def expanded(depth: int) -> None:
         nonlocal nodes, max_depth
@@ -308,25 +315,40 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
 
     if 0 <= max_nodes <= nodes:
         return SolveResult("unknown", (), nodes, max_depth, elapsed())
-    searchers: list[_DepthFirst | _BestFirst | _Probes] = [_DepthFirst(root, None)]
-    here: _DepthFirst | _BestFirst | _Probes | None = None  # whose position the engine is in
+    shared: list[_DepthFirst | _BestFirst] = [_DepthFirst(root)]
+    alone: list[_Alone | _Probes] = []
+    here: _DepthFirst | _BestFirst | _Alone | _Probes | None = None  # whose position it is
+    spent_shared = spent_alone = 0
     try:
         if best_first:
-            searchers.append(_BestFirst(engine, root))
+            shared.append(_BestFirst(engine, root))
+        if mirror:
+            alone.append(_Alone(root, _reversed))
         if probes:
-            searchers.append(_Probes(root, turn))
-        while searchers:
-            for searcher in list(searchers):
+            alone.append(_Probes(root, turn))
+        while True:
+            for searcher in [*shared, *alone]:
+                # The searchers with sets of their own never get more nodes than the shared
+                # ones: a loss costs at most twice what the prover spends on it.
+                is_alone = isinstance(searcher, _Alone | _Probes)
+                if is_alone and spent_alone > spent_shared:
+                    continue
                 if here is not searcher:
                     if here is not None:
                         here.leave(engine)
                     searcher.enter(engine)
                     here = searcher
-                if searcher.run(engine, seen, turn, expanded):
-                    # Only the searchers sharing ``seen`` run dry (a probe raises _Lost): when
-                    # all of them have, every reachable position was expanded.
-                    searchers.remove(searcher)
-                    if not any(isinstance(x, _DepthFirst | _BestFirst) for x in searchers):
+                before = nodes
+                dry = searcher.run(engine, seen, turn, expanded)
+                if is_alone:
+                    spent_alone += nodes - before
+                else:
+                    spent_shared += nodes - before
+                if dry:
+                    # Only a shared searcher runs dry (the others raise _Lost): when all have,
+                    # every reachable position was expanded.
+                    shared.remove(searcher)  # type: ignore[arg-type]
+                    if not shared:
                         raise _Lost
     except _Stop:
         return SolveResult("unknown", (), nodes, max_depth, elapsed())
@@ -341,20 +363,14 @@ class _DepthFirst:
     """One depth-first searcher of :func:`_search`: its line from the root and, per position on
     it, the moves to try (in its order) and the next one."""
 
-    def __init__(self, root: list[int], shuffle: random.Random | None) -> None:
-        self.shuffle = shuffle
+    def __init__(self, root: list[int],
+                 order: Callable[[list[int]], list[int]] | None = None) -> None:
+        self._order = order if order is not None else _as_given
         self.path: list[int] = []
         self.undo: list[Any] = []
         self.frames_moves: list[list[int]] = [self._order(root)]
         self.frames_next: list[int] = [0]
         self.expanded = 0
-
-    def _order(self, moves: list[int]) -> list[int]:
-        if self.shuffle is None or len(moves) < 2:
-            return moves
-        moves = list(moves)
-        self.shuffle.shuffle(moves)
-        return moves
 
     def enter(self, engine: Engine) -> None:
         self.undo = [engine.apply(m) for m in self.path]
@@ -423,7 +439,7 @@ class _Probes:
         self.limit = self.unit * _luby(self.count)
         self.seen: set[bytes] = set()
         self.used = 0
-        return _DepthFirst(self.root, random.Random(self.count))
+        return _DepthFirst(self.root, _shuffled(random.Random(self.count)))
 
     def enter(self, engine: Engine) -> None:
         self.probe.enter(engine)
@@ -447,6 +463,51 @@ class _Probes:
             if self.used >= self.limit:
                 self.probe.leave(engine)
                 self.probe = self._next()
+        return False
+
+
+def _as_given(moves: list[int]) -> list[int]:
+    return moves
+
+
+def _reversed(moves: list[int]) -> list[int]:
+    """The engine's moves by decreasing number: a Yukon move is numbered (source pile, count,
+    destination pile), so the last columns (most face-down cards in a deal) and the largest
+    groups come first. Not the engine's idea of the best move, on purpose."""
+    return sorted(moves, reverse=True) if len(moves) > 1 else moves
+
+
+def _shuffled(rng: random.Random) -> Callable[[list[int]], list[int]]:
+    def order(moves: list[int]) -> list[int]:
+        if len(moves) < 2:
+            return moves
+        moves = list(moves)
+        rng.shuffle(moves)
+        return moves
+
+    return order
+
+
+class _Alone:
+    """A depth-first searcher with a set of met positions of its own (the *mirror* of
+    :func:`_search`): complete by itself, so running dry proves the loss."""
+
+    def __init__(self, root: list[int], order: Callable[[list[int]], list[int]]) -> None:
+        self.dfs = _DepthFirst(root, order)
+        self.seen: set[bytes] = set()
+
+    def enter(self, engine: Engine) -> None:
+        self.dfs.enter(engine)
+
+    def leave(self, engine: Engine) -> None:
+        self.dfs.leave(engine)
+
+    def run(self, engine: Engine, seen: set[bytes], turn: int,
+            expanded: Callable[[int], None]) -> bool:
+        if not self.seen:
+            self.seen.add(engine.key())
+        if self.dfs.run(engine, self.seen, turn, expanded):
+            raise _Lost
         return False
 
 
