@@ -128,4 +128,41 @@ def move_of(text: str) -> MoveT:
     return (src, dst, int(count) if count else 1)
 
 
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tests.solrules.oracle GAME FILE [--verdicts unknown] [--count N] [--budget B]``:
+    the plain search on the deals of a catalogue file (the first N with those verdicts), one
+    line each and a tally, to set beside the catalogue's verdicts."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("game")
+    parser.add_argument("file")
+    parser.add_argument("--verdicts", default="unknown")
+    parser.add_argument("--count", type=int, default=30)
+    parser.add_argument("--budget", type=int, default=20_000)
+    args = parser.parse_args(argv)
+    from .model import deal
+
+    wanted = args.verdicts.split(",")
+    with open(args.file, encoding="utf-8") as f:
+        entries = [json.loads(line) for line in f if line.strip()]
+    chosen = [e for e in entries if e["verdict"] in wanted][:args.count]
+    tally: dict[str, int] = {}
+    for e in chosen:
+        start = deal(args.game, int(e["seed"]))
+        out = plain_search(start, args.budget)
+        agree = "" if out.verdict == "unknown" or e["verdict"] == "unknown" else (
+            "agrees" if out.verdict == e["verdict"] else "DISAGREES")
+        print(f"{e['seed']:>20} catalogue {e['verdict']:<8} plain {out.verdict:<8} "
+              f"{out.nodes:>8} nodes {agree}", flush=True)
+        key = f"{e['verdict']}->{out.verdict}"
+        tally[key] = tally.get(key, 0) + 1
+    print("tally (catalogue->plain):", dict(sorted(tally.items())))
+    return 0
+
+
 __all__ = ["Outcome", "model_of", "move_of", "plain_search", "rank", "replays"]
+
+if __name__ == "__main__":
+    raise SystemExit(main())
