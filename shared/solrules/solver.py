@@ -269,6 +269,11 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
     positions, so they never get more nodes than the prover and best-first together: a loss
     costs at most twice what those two spend on it.
 
+    An engine may share the nodes out otherwise (Scotch does): ``best_first_alone`` gives the
+    best-first searcher a set of its own (then it is complete by itself, like a probe),
+    ``best_first_weight`` multiplies its turns, and the searchers with sets of their own may
+    spend up to ``alone_ratio`` times the prover's nodes.
+
     Why not one search: a depth-first search that takes a losing branch early must exhaust it
     before it tries the next move, and a Yukon or Scotch branch holds far more positions than
     any budget. Yukon seed 5766775785083048890 shows it: 300,000 nodes of prover and best-first
@@ -316,12 +321,20 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
     if 0 <= max_nodes <= nodes:
         return SolveResult("unknown", (), nodes, max_depth, elapsed())
     shared: list[_DepthFirst | _BestFirst] = [_DepthFirst(root)]
-    alone: list[_Alone | _Probes] = []
+    alone: list[_Alone | _Probes | _BestFirst] = []
+    # Scotch: best-first with a set of its own (sharing, it cuts the prover's quick lines) and
+    # the larger share; the searchers alone may then spend this many times the prover's nodes.
+    best_alone = bool(getattr(engine, "best_first_alone", False))
+    ratio = int(getattr(engine, "alone_ratio", 1))
+    weight = int(getattr(engine, "best_first_weight", 1))
     here: _DepthFirst | _BestFirst | _Alone | _Probes | None = None  # whose position it is
     spent_shared = spent_alone = 0
     try:
         if best_first:
-            shared.append(_BestFirst(engine, root))
+            if best_alone:
+                alone.append(_BestFirst(engine, root, alone=True))
+            else:
+                shared.append(_BestFirst(engine, root))
         if mirror:
             alone.append(_Alone(root, _reversed))
         if probes:
@@ -330,8 +343,9 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
             for searcher in [*shared, *alone]:
                 # The searchers with sets of their own never get more nodes than the shared
                 # ones: a loss costs at most twice what the prover spends on it.
-                is_alone = isinstance(searcher, _Alone | _Probes)
-                if is_alone and spent_alone > spent_shared:
+                is_alone = isinstance(searcher, _Alone | _Probes) or (
+                    isinstance(searcher, _BestFirst) and searcher.own is not None)
+                if is_alone and spent_alone > spent_shared * ratio:
                     continue
                 if here is not searcher:
                     if here is not None:
@@ -339,7 +353,9 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
                     searcher.enter(engine)
                     here = searcher
                 before = nodes
-                dry = searcher.run(engine, seen, turn, expanded)
+                dry = searcher.run(engine, seen,
+                                   turn * weight if isinstance(searcher, _BestFirst) else turn,
+                                   expanded)
                 if is_alone:
                     spent_alone += nodes - before
                 else:
@@ -529,7 +545,9 @@ class _BestFirst:
     best score. A waiting position is kept as its parent's snapshot and the move from there, and
     counts as met only once expanded (so that it never blocks a depth-first searcher)."""
 
-    def __init__(self, engine: Any, root: list[int]) -> None:
+    def __init__(self, engine: Any, root: list[int], alone: bool = False) -> None:
+        # alone: a set of expanded positions of its own (complete by itself: dry means lost).
+        self.own: set[bytes] | None = {engine.key()} if alone else None
         self.root = engine.snapshot()
         self.parent: list[int] = [-1]  # per position queued: the position it was reached from
         self.via: list[int] = [0]  # and the move
@@ -565,6 +583,8 @@ class _BestFirst:
 
     def run(self, engine: Any, seen: set[bytes], turn: int,
             expanded: Callable[[int], None]) -> bool:
+        if self.own is not None:
+            seen = self.own
         heap, pop = self.heap, heapq.heappop
         while heap:
             _, node, snap, move = pop(heap)
@@ -581,6 +601,8 @@ class _BestFirst:
                 engine.restore(self.root)
                 return False
         engine.restore(self.root)
+        if self.own is not None:
+            raise _Lost
         return True
 
 
