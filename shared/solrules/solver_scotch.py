@@ -46,6 +46,9 @@ def _type(card: int) -> int:
 class ScotchEngine:
     """Search representation of a Scotch position (see the module docstring)."""
 
+    #: Restarting probes in shuffled orders (see ``solrules.solver._search``).
+    probes = True
+
     #: How ``solrules.solver._search`` shares the nodes out here: best-first with a set of its
     #: own (shared with the prover, it cuts the prover's quick lines: a deal the prover wins in
     #: 1,257 nodes took 261,562) and half the nodes, the prover and the probes a quarter each.
