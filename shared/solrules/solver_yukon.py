@@ -281,6 +281,8 @@ def yukon_deadlocked(cols: list[list[int]], found: list[int]) -> bool:
     """
     # The lowest home height over both suits of each colour bounds which cards can be stuck.
     black, red = min(found[0], found[1]), min(found[2], found[3])
+    if black < 2 and red < 2:
+        return False  # no card has both places home yet (most positions: keep this cheap)
     after: list[list[int]] = [[] for _ in range(52)]  # card -> cards that go home after it
     edges = 0
     for col in cols:
