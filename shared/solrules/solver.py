@@ -34,16 +34,18 @@ search is a reachability search on the graph of positions: a position is expande
 first time it is met, whatever the path; a move that leads back to a position already met (the
 undo of the previous move, a cycle through the stock of Quadruple Canfield, a card given back
 and played again) is cut. The verdict is therefore exact on graphs with cycles: a position is
-proved lost when every position reachable from it has been expanded. Three searchers take turns
-of 256 expanded positions over one node count (see ``_search``): a depth-first *prover* in the
+proved lost when every position reachable from it has been expanded. Searchers take turns of
+256 expanded positions over one node count (see ``_search``): a depth-first *prover* in the
 engine's order (best move first); for Scotch and Yukon a *best-first* searcher (the waiting
 position with the best score — cards home, cards in order, the cards the foundations want next
-uncovered — is expanded next) sharing the prover's set of expanded positions; and *probes*,
-depth-first searches in shuffled orders (``random.Random(i)``) with sets of their own and node
-limits that follow the Luby sequence. The prover and best-first together, or any probe alone,
-expand every reachable position before saying "lost". A position proved lost by a game's own
-deadlock rule (Scotch Kings waiting for each other, Yukon cards that must go home in an
-impossible order) has no moves.
+uncovered — is expanded next), sharing the prover's set of expanded positions in Yukon, with a
+set of its own and three quarters of the nodes in Scotch; for Yukon a *mirror*, depth-first in
+the reverse of the engine's move numbering, and *probes*, depth-first searches in shuffled
+orders (``random.Random(i)``) with node limits that follow the Luby sequence, each with a set
+of its own. Quadruple Canfield and other games get the prover alone. The searchers sharing a
+set together, or any searcher with a set of its own, expand every reachable position before
+saying "lost". A position proved lost by a game's own deadlock rule (Scotch Kings waiting for
+each other, Yukon cards that must go home in an impossible order) has no moves.
 
 Moves are pruned only by *proven dominance*: a position reached by a safe foundation move is at
 least as good as the one before it (every win from before can be replayed from after, shorter by
