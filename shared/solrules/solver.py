@@ -328,7 +328,8 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
 
     if 0 <= max_nodes <= nodes:
         return SolveResult("unknown", (), nodes, max_depth, elapsed())
-    shared: list[_DepthFirst | _BestFirst] = [_DepthFirst(root)]
+    at_root: Any = getattr(engine, "snapshot", lambda: None)()
+    shared: list[_DepthFirst | _BestFirst] = [_DepthFirst(root, None, at_root)]
     alone: list[_Alone | _Probes | _BestFirst] = []
     # Scotch: best-first with a set of its own (sharing, it cuts the prover's quick lines) and
     # the larger share; the searchers alone may then spend this many times the prover's nodes.
@@ -344,9 +345,9 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
             else:
                 shared.append(_BestFirst(engine, root))
         if mirror:
-            alone.append(_Alone(root, _reversed))
+            alone.append(_Alone(root, _reversed, at_root))
         if probes:
-            alone.append(_Probes(root, turn))
+            alone.append(_Probes(root, turn, at_root))
         while True:
             for searcher in [*shared, *alone]:
                 # The searchers with sets of their own never get more nodes than the shared
@@ -388,18 +389,33 @@ class _DepthFirst:
     it, the moves to try (in its order) and the next one."""
 
     def __init__(self, root: list[int],
-                 order: Callable[[list[int]], list[int]] | None = None) -> None:
+                 order: Callable[[list[int]], list[int]] | None = None,
+                 start: Any = None) -> None:
         self._order = order if order is not None else _as_given
         self.path: list[int] = []
         self.undo: list[Any] = []
         self.frames_moves: list[list[int]] = [self._order(root)]
         self.frames_next: list[int] = [0]
         self.expanded = 0
+        # The engine's snapshot where this searcher stands (``start``: the root's), for engines
+        # that take snapshots: a turn then begins with one restore, not by replaying the line
+        # from the root (a depth-first line can run thousands of moves deep).
+        self.snap = start
 
     def enter(self, engine: Engine) -> None:
-        self.undo = [engine.apply(m) for m in self.path]
+        if self.snap is not None:
+            engine.restore(self.snap)  # type: ignore[attr-defined]
+        else:
+            self.undo = [engine.apply(m) for m in self.path]
 
     def leave(self, engine: Engine) -> None:
+        if self.snap is not None:
+            self.snap = engine.snapshot()  # type: ignore[attr-defined]
+        else:
+            self.rewind(engine)
+
+    def rewind(self, engine: Engine) -> None:
+        """Take back the whole line: the engine is at the root again."""
         while self.undo:
             engine.undo(self.undo.pop())
 
@@ -452,9 +468,10 @@ class _Probes:
     recurs, so a win that some order finds within L nodes is found by a probe of limit ≥ L
     unless none of the orders tried so far leads to it."""
 
-    def __init__(self, root: list[int], unit: int) -> None:
+    def __init__(self, root: list[int], unit: int, start: Any = None) -> None:
         self.root = root
         self.unit = unit
+        self.start = start
         self.count = 0
         self.probe = self._next()
 
@@ -463,7 +480,7 @@ class _Probes:
         self.limit = self.unit * _luby(self.count)
         self.seen: set[bytes] = set()
         self.used = 0
-        return _DepthFirst(self.root, _shuffled(random.Random(self.count)))
+        return _DepthFirst(self.root, _shuffled(random.Random(self.count)), self.start)
 
     def enter(self, engine: Engine) -> None:
         self.probe.enter(engine)
@@ -485,7 +502,7 @@ class _Probes:
             if dry:
                 raise _Lost
             if self.used >= self.limit:
-                self.probe.leave(engine)
+                self.probe.rewind(engine)
                 self.probe = self._next()
         return False
 
@@ -516,8 +533,9 @@ class _Alone:
     """A depth-first searcher with a set of met positions of its own (the *mirror* of
     :func:`_search`): complete by itself, so running dry proves the loss."""
 
-    def __init__(self, root: list[int], order: Callable[[list[int]], list[int]]) -> None:
-        self.dfs = _DepthFirst(root, order)
+    def __init__(self, root: list[int], order: Callable[[list[int]], list[int]],
+                 start: Any = None) -> None:
+        self.dfs = _DepthFirst(root, order, start)
         self.seen: set[bytes] = set()
 
     def enter(self, engine: Engine) -> None:
