@@ -58,7 +58,7 @@ from solrace.tools.race_client import RaceClient
 
 sys.path.insert(0, str(Path(__file__).parent))
 from cluster_bench import redis_server
-from race_bench import cpu_seconds, pct, start
+from race_bench import cpu_seconds, own_cpu, pct, start
 
 SEEK = {"type": "seek", "game": "scotch", "time_limit": 300, "bot_after": 0}
 FLAGS = ["--countdown", "0", "--rate-limit", "0", "--http-rate", "0", "--pool", "0",
@@ -188,18 +188,32 @@ class Phase:
     cpu: dict[str, float]
     seconds: float
     load: float
+    lag: float  # the worst lateness of this process's event loop (a 10 ms tick), seconds
 
 
 async def run_phase(visitors: list[Visitor], rate: float, timeout: float,
                     pids: dict[str, int], resign: bool) -> Phase:
     loop = asyncio.get_running_loop()
     cpu0 = {k: cpu_seconds(p) for k, p in pids.items()}
+    cpu0["load client"] = own_cpu()
+    lag = 0.0
+
+    async def ticker() -> None:  # is this process (the visitors) keeping up?
+        nonlocal lag
+        while True:
+            t = loop.time()
+            await asyncio.sleep(0.01)
+            lag = max(lag, loop.time() - t - 0.01)
+
+    ticking = asyncio.create_task(ticker())
     t0 = loop.time() + 0.2
     began = time.perf_counter()
     await asyncio.gather(*(arrive(v, t0 + k / rate, timeout, resign)
                            for k, v in enumerate(visitors)))
     seconds = time.perf_counter() - began
+    ticking.cancel()
     cpu = {k: cpu_seconds(p) - cpu0[k] for k, p in pids.items()}
+    cpu["load client"] = own_cpu() - cpu0["load client"]
     by_race: dict[str, list[Visitor]] = {}
     for v in visitors:
         if v.race is not None:
@@ -227,7 +241,7 @@ async def run_phase(visitors: list[Visitor], rate: float, timeout: float,
         latencies.append(max(v.started_at for v in both) - second.seek_at)
         parts.append((second.paired_at - second.seek_at, first.paired_at - second.seek_at,
                       max(v.started_at for v in both) - max(v.paired_at for v in both)))
-    return Phase(latencies, parts, len(by_race), lost, cpu, seconds, os.getloadavg()[0])
+    return Phase(latencies, parts, len(by_race), lost, cpu, seconds, os.getloadavg()[0], lag)
 
 
 async def settle(visitors: list[Visitor], timeout: float) -> tuple[int, int, list[str]]:
@@ -343,7 +357,8 @@ async def main(args: argparse.Namespace) -> None:
                           f"p50 {pct(ph.latencies, 0.5) * 1000:.1f} ms, p99 "
                           f"{pct(ph.latencies, 0.99) * 1000:.1f} ms, max "
                           f"{max(ph.latencies, default=0) * 1000:.1f} ms; CPU per pair: {cpu}; "
-                          f"lost {len(ph.lost)}; load {ph.load:.2f}", flush=True)
+                          f"lost {len(ph.lost)}; load {ph.load:.2f}; this process's loop late by "
+                          f"{ph.lag * 1000:.0f} ms at most", flush=True)
                     for problem in ph.lost[:5]:
                         print("   ", problem)
                     await asyncio.sleep(0.5)
