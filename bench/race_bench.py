@@ -35,6 +35,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import resource
 import secrets
 import statistics
@@ -327,15 +328,22 @@ async def idle_memory(addr: str, path: str, count: int, pid: int) -> float:
     return (after - before) / count
 
 
+def known_options(env: dict[str, str] | None) -> set[str]:
+    """The options of ``solrace serve`` in the tree that ``env`` points to."""
+    shown = subprocess.run([sys.executable, "-m", "solrace", "serve", "--help"], env=env,
+                           capture_output=True, text=True, check=True).stdout
+    return set(re.findall(r"--[a-z][a-z-]*", shown))
+
+
 def race_server(tmp: str, name: str, args: argparse.Namespace, extra: list[str],
                 env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
-    # The solver's process (par of finished races) is off: it would compete for the CPU with
-    # what is measured, and an older tree to compare with has none.
-    # This tree also lifts its caps per client address (every bot comes from 127.0.0.1) and
-    # solves no pool of winnable deals; an older tree may not know these options.
-    solver = ["--par-seconds", "0", "--hint-seconds", "0", "--pool", "0",
-              "--races-per-address", "1000000", "--connections-per-address", "1000000"
-              ] if env is None else []
+    # The solver's processes (par of finished races, the pool of winnable deals) are off: they
+    # would compete for the CPU with what is measured. The caps per client address are lifted
+    # (every bot comes from 127.0.0.1). An older tree gets those of these options it knows.
+    wanted = [("--par-seconds", "0"), ("--hint-seconds", "0"), ("--pool", "0"),
+              ("--races-per-address", "1000000"), ("--connections-per-address", "1000000")]
+    known = known_options(env) if env is not None else {flag for flag, _ in wanted}
+    solver = [x for flag, value in wanted if flag in known for x in (flag, value)]
     return start(
         [sys.executable, *PROFILE, "-m", "solrace", "serve", "--port", "0",
          "--db", f"{tmp}/{name}.db", "--rate-limit", "0", "--countdown", "0",
