@@ -185,10 +185,18 @@ async def test_play_a_bot_at_once(play: tuple[Server, Clock]) -> None:
     race = await sit(ann, paired)
     snap = await ann.next_event("snapshot", timeout=T)
     assert snap["options"]["kind"] == "bot" and snap["players"][1]["bot"] is True
+    me = snap["players"][0]
+    assert me["rating"] == 1500 and me["provisional"] is True  # new here: 1500?
     await ann.wait_state(race, T)
     await ann.resign(race)
     ratings = await ann.next_event("ratings", timeout=T)
     assert ratings["rated"] is False and ratings["changes"] == []
+    with pytest.raises(ServerError) as err:  # a new bot race, not a rematch
+        await ann.request({"type": "rematch", "race": race})
+    assert err.value.code == "forbidden"
+    # Both on no cards, both first: a shared first place is no win.
+    status, _, body = await aget(srv, "/api/players/Ann")
+    assert json.loads(body)["stats"]["yukon"]["wins"] == 0
 
 
 async def test_a_race_left_unscored_by_a_dead_process_is_scored_by_the_next(
@@ -278,6 +286,11 @@ async def test_the_daily_deal_stays_secret_until_the_day_is_over(
     assert page["you"]["played"] is True and page["you"]["streak"] == 1
     assert [(r["place"], r["name"], r["foundation"]) for r in page["table"]] == [
         (1, "Ann", len(home))]
+    ann_id = (await ann.request({"type": "me"}))["player"]["id"]
+    assert page["table"][0]["id"] == ann_id and page["you"]["result"]["place"] == 1
+    with pytest.raises(ServerError) as err:  # played once a day: no rematch
+        await ann.request({"type": "rematch", "race": race})
+    assert err.value.code == "forbidden"
     assert "race" not in page["table"][0]  # no replay of today's deal
     assert page["yesterday"] is None
     # The next day (and the time limit after it): yesterday's deal is out, replays too.

@@ -49,7 +49,8 @@ def streak(days: Iterable[str], today: str) -> int:
 def table(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The day's table from the attempts' results (``name``, ``id``, ``time_ms``,
     ``foundation``, ``total``, ``finished``, ``at``, ``race``): those who cleared the deal by
-    time, then everyone else by cards home, then earlier first; equal results share a place."""
+    time, then everyone else by cards home, then earlier first; equal results share a place.
+    A row's ``id`` is the player's (``player`` in a stored result)."""
     def key(r: Mapping[str, Any]) -> tuple[int, int]:
         if r["finished"]:
             return (0, int(r["time_ms"] or 0))
@@ -59,6 +60,7 @@ def table(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for r in rows:
         place = 1 + sum(1 for other in rows if key(other) < key(r))
-        out.append({"place": place, **{k: r.get(k) for k in (
-            "name", "id", "time_ms", "foundation", "total", "finished", "race")}})
+        out.append({"place": place, "id": r.get("id") or r.get("player"),
+                    **{k: r.get(k) for k in (
+                        "name", "time_ms", "foundation", "total", "finished", "race")}})
     return out

@@ -224,6 +224,7 @@ class Seat:
     bot: bool = False
     level: int | None = None
     ready: bool = False
+    provisional: bool = False
 
 
 def seated_race(world: World, address: str, game: str, options: Options, seats: list[Seat],
@@ -247,7 +248,7 @@ def seated_race(world: World, address: str, game: str, options: Options, seats: 
     out = Outcome()
     for seat in seats:
         joined = race.join(seat.name, world.entropy.token(), now, bot=seat.bot, pid=seat.pid,
-                           rating=seat.rating, level=seat.level)
+                           rating=seat.rating, level=seat.level, provisional=seat.provisional)
         out.extend(joined)
         if seat.ready:
             assert joined.acted is not None
@@ -265,12 +266,20 @@ def rematch(
     racer = race.racer(player)
     if race.status != "finished":
         raise RaceError("race_not_over", "a rematch comes once the race is over")
+    kind = race.options.kind
+    if kind == "daily":
+        raise RaceError("forbidden", "the daily deal is played once a day: come back tomorrow")
+    if kind == "bot":
+        raise RaceError("forbidden", "a rematch against a house bot is a new bot race: "
+                        "play the bot again")
     known = race.rematch and (world.races.get(race.rematch)
                               or world.finished.get(race.rematch))
     if known:
         fx.steps.append(Reply(messages.rematch(race, known, rid=fx.rid)))
         return fx
-    new = _new_race(world, session, race.game, race.options, None, now)
+    # A quick race's rematch is an ordinary race between the same two (rated as it was).
+    options = dataclasses.replace(race.options, kind=None, day=None)
+    new = _new_race(world, session, race.game, options, None, now)
     race.rematch = new.race
     fx.created = new
     fx.steps += [Reply(messages.rematch(race, new, by=racer.name, rid=fx.rid, host=True)),
@@ -451,7 +460,8 @@ def join(
         _writable(world)
         if who is not None:  # a player races under his name
             out = race.join(who.name, world.entropy.token(), now, bot=cmd.bot, pid=who.id,
-                            rating=who.rating(race.game))
+                            rating=who.rating(race.game),
+                            provisional=who.provisional(race.game))
         else:
             assert cmd.name is not None
             out = race.join(cmd.name, world.entropy.token(), now, bot=cmd.bot)

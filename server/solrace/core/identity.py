@@ -22,6 +22,8 @@ SCRYPT_N = 1 << 14
 SCRYPT_R = 8
 SCRYPT_P = 1
 MIN_PASSWORD = 8
+#: The rating a player shows in a game he has no rated race of yet (solrace.core.rating).
+NEW_RATING = 1500
 MAX_PASSWORD = 128
 
 
@@ -38,17 +40,25 @@ class Player:
 @dataclass(frozen=True, slots=True)
 class Who:
     """The player a connection speaks for, as the rooms see him: his id, his name, and his
-    shown rating per game when he connected or last joined (for the pages)."""
+    shown rating per game (and whether it is provisional) when he connected or last joined
+    (for the pages)."""
 
     id: str
     name: str
-    ratings: tuple[tuple[str, int], ...] = ()
+    ratings: tuple[tuple[str, int, bool], ...] = ()
 
-    def rating(self, game: str) -> int | None:
-        for g, r in self.ratings:
+    def rating(self, game: str) -> int:
+        """His shown rating in ``game`` (a new player's, 1500, if he has none yet)."""
+        for g, r, _ in self.ratings:
             if g == game:
                 return r
-        return None
+        return NEW_RATING
+
+    def provisional(self, game: str) -> bool:
+        for g, _, p in self.ratings:
+            if g == game:
+                return p
+        return True
 
 
 def key_hash(key: str) -> str:

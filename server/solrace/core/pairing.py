@@ -36,6 +36,7 @@ class Seek:
     conn: int
     address: str = ""
     shown: int | None = None  # his shown rating, for the other's page
+    provisional: bool = True
 
 
 def queue_name(game: str, time_limit: int, rated: bool) -> str:

@@ -60,10 +60,12 @@ class Racer:
     reached_at: int = 0  # when the foundation count last changed (tie-break)
     hints: int = 0  # hints asked for (each position counts once)
     #: The player this racer is (his public id), his shown rating in this game when he
-    #: joined; a house bot's level. None for anonymous racers and other bots.
+    #: joined (and whether it was provisional); a house bot's level. None for anonymous
+    #: racers and other bots.
     pid: str | None = None
     rating: int | None = None
     level: int | None = None
+    provisional: bool = False
     hint_seq: int = -1  # the seq of the position of the last hint
     connections: int = 0  # live connections bound to this racer (not durable)
     #: Since when no connection speaks for this racer (unix ms; not durable: a race rebuilt
@@ -91,6 +93,8 @@ class Racer:
             out["id"] = self.pid
             if self.rating is not None:
                 out["rating"] = self.rating
+                if self.provisional:
+                    out["provisional"] = True
         if self.level is not None:
             out["level"] = self.level
         return out
@@ -332,7 +336,8 @@ class Race:
 
     # --------------------------------------------------------------- commands
     def join(self, name: str, token: str, now: int, bot: bool = False, pid: str | None = None,
-             rating: int | None = None, level: int | None = None) -> Outcome:
+             rating: int | None = None, level: int | None = None,
+             provisional: bool = False) -> Outcome:
         """Add a new racer with a server-made ``token`` (lobby or countdown only): a player
         (``pid``, with his ``rating``), an anonymous racer, or a bot (a house bot has its
         ``level``). A player races once per race."""
@@ -343,22 +348,22 @@ class Race:
         if pid is not None and any(r.pid == pid for r in self.racers.values()):
             raise RaceError("forbidden", "you are already a racer of this race: resume with "
                             "your token")
-        return self._add(name, token, now, bot, pid, rating, level)
+        return self._add(name, token, now, bot, pid, rating, level, provisional)
 
     def _add(self, name: str, token: str, now: int, bot: bool, pid: str | None = None,
-             rating: int | None = None, level: int | None = None) -> Outcome:
+             rating: int | None = None, level: int | None = None,
+             provisional: bool = False) -> Outcome:
         player = f"p{len(self.racers) + 1}"
-        self.racers[player] = Racer(
+        racer = self.racers[player] = Racer(
             player, name, token, solrules.new_game(self.game, self.seed), joined_at=now, bot=bot,
-            pid=pid, rating=rating, level=level,
+            pid=pid, rating=rating, level=level, provisional=provisional and rating is not None,
         )
         fields: Message = {"player": player, "name": name, "bot": bot}
         data: Message = {"name": name, "token": token}
         if bot:
             data["bot"] = True
-        for key, value in (("id", pid), ("rating", rating), ("level", level)):
-            if value is not None:
-                fields[key] = data[key] = value
+        for key, value in racer.identity().items():
+            fields[key] = data[key] = value
         event = self._event("player_joined", **fields)
         return Outcome(events=[event], log=[self._log(now, "join", player, data)], acted=player)
 
@@ -586,7 +591,8 @@ class Race:
         if kind == "join":
             data = entry.data
             self._add(data["name"], data["token"], entry.at, bool(data.get("bot", False)),
-                      data.get("id"), data.get("rating"), data.get("level"))
+                      data.get("id"), data.get("rating"), data.get("level"),
+                      bool(data.get("provisional", False)))
         elif kind == "ready":
             self.ready(player, entry.at)
         elif kind == "start":

@@ -35,6 +35,8 @@ class Result:
     name: str
     kind: str | None = None
     day: str | None = None
+    #: Someone else took the same place (a shared first place is no win).
+    shared: bool = False
     rated: bool = False
     before: int | None = None  # shown ratings, when rated
     after: int | None = None
@@ -71,6 +73,9 @@ def scoring(race: Race) -> Scoring:
     assert race.status == "finished" and race.finished_at is not None
     places = race.places()
     n = len(race.racers)
+    counts: dict[int, int] = {}
+    for place in places.values():
+        counts[place] = counts.get(place, 0) + 1
     out = Scoring(race.race, race.game, False)
     for racer in race.racers.values():
         if racer.pid is None:
@@ -79,7 +84,8 @@ def scoring(race: Race) -> Scoring:
         out.results.append(Result(
             racer.pid, race.race, race.game, race.finished_at, places[racer.player], n,
             race.time_ms(racer), foundation, total, racer.finished_at is not None,
-            racer.name, race.options.kind, race.options.day))
+            racer.name, race.options.kind, race.options.day,
+            counts[places[racer.player]] > 1))
     if rated(race):
         for racer in race.racers.values():
             if not took_seat(race, racer):
@@ -150,8 +156,8 @@ def with_ratings(s: Scoring, current: dict[str, Rating], new: dict[str, Rating])
 
 def stats(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """A player's statistics per game from his results (``Result.as_dict`` rows): races,
-    wins (first place in a race of two or more), deals cleared, best and median time of those,
-    cards home on average."""
+    wins (first place, not shared, in a race of two or more), deals cleared, best and median
+    time of those, cards home on average."""
     by_game: dict[str, list[dict[str, Any]]] = {}
     for r in results:
         by_game.setdefault(r["game"], []).append(r)
@@ -164,7 +170,8 @@ def stats(results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             median = times[n // 2] if n % 2 else (times[n // 2 - 1] + times[n // 2]) // 2
         out[game] = {
             "races": len(rows),
-            "wins": sum(1 for r in rows if r["place"] == 1 and r["racers"] >= 2),
+            "wins": sum(1 for r in rows if r["place"] == 1 and r["racers"] >= 2
+                        and not r.get("shared")),
             "finished": n,
             "best_ms": times[0] if times else None,
             "median_ms": median,

@@ -48,7 +48,7 @@ class Where:
         who = None
         if msg.get("w") is not None:
             pid, name, ratings = msg["w"]
-            who = Who(pid, name, tuple((str(g), int(r)) for g, r in ratings))
+            who = Who(pid, name, tuple((str(g), int(r), bool(p)) for g, r, p in ratings))
         return cls(msg["u"], msg["c"], msg["a"], dict(msg["pl"]), dict(msg["st"]),
                    dict(msg["fo"]), who)
 

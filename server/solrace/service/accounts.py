@@ -119,7 +119,8 @@ class Accounts:
         """The player with his shown ratings now."""
         assert self.store is not None
         ratings = await self.store.ratings(player.id)
-        return Who(player.id, player.name, tuple((g, r.shown) for g, r in ratings.items()))
+        return Who(player.id, player.name,
+                   tuple((g, r.shown, r.provisional) for g, r in ratings.items()))
 
     async def ensure(self, conn: Client, name: str | None = None) -> Who:
         """The player the connection is, created now if it has none yet (named ``name`` if

@@ -92,7 +92,7 @@ class DailyDeals:
         if race is None:  # new (or its creation failed before: made now under its id)
             options = Options(players=1, time_limit=DAILY_TIME_LIMIT, kind="daily", day=day)
             race = await self.matchmaker._make(conn.address, game, options,
-                                               [Seat(who.name, who.id, None)], seed=seed,
+                                               [Seat(who.name, who.id)], seed=seed,
                                                salt=salt, race_id=kept)
         mine = next((r for r in race.racers.values() if r.pid == who.id), None)
         if mine is None:
@@ -118,8 +118,7 @@ class DailyDeals:
         player = await self.accounts.of_cookie(cookie)
         if player is not None:
             days = await self.store.days_played(player.id, game)
-            mine = [r for r in await self.store.daily_results(game, day)
-                    if r["player"] == player.id]
+            mine = [r for r in table if r["id"] == player.id]
             out["you"] = {"played": bool(mine), "result": mine[0] if mine else None,
                           "streak": calendar.streak(days, day), "id": player.id}
         yesterday = calendar.previous(day)

@@ -155,7 +155,7 @@ class Matchmaker:
         mu = await self._mu(who, cmd.game)
         seek = Seek(secrets.token_hex(8), queue_name(cmd.game, cmd.time_limit, cmd.rated),
                     who.id, who.name, mu, now, self.process, conn.id, conn.address,
-                    who.rating(cmd.game))
+                    who.rating(cmd.game), who.provisional(cmd.game))
         for _ in range(8):
             match = await self.queues.offer(seek, now)
             if match is None:
@@ -204,8 +204,8 @@ class Matchmaker:
     async def _pair(self, conn: Seeker, seek: Seek, match: Seek, cmd: codec.PlayCmd) -> None:
         """Make the race of ``match`` (waiting) and ``seek`` (this connection's)."""
         options = Options(players=2, time_limit=cmd.time_limit, rated=cmd.rated, kind="quick")
-        seats = [Seat(match.name, match.player, match.shown),
-                 Seat(seek.name, seek.player, seek.shown)]
+        seats = [Seat(match.name, match.player, match.shown, provisional=match.provisional),
+                 Seat(seek.name, seek.player, seek.shown, provisional=seek.provisional)]
         try:
             race = await self._make(seek.address, cmd.game, options, seats)
         except BaseException:
@@ -257,7 +257,7 @@ class Matchmaker:
         assert who is not None
         self.bots.admit(conn.address)
         options = Options(players=2, time_limit=time_limit, rated=rated, kind=kind)
-        seats = [Seat(who.name, who.id, who.rating(game)),
+        seats = [Seat(who.name, who.id, who.rating(game), provisional=who.provisional(game)),
                  Seat(bot_name(level), bot=True, level=level.level, ready=True)]
         race = await self._make(conn.address, game, options, seats)
         self.bots.start(race, "p2", conn.address)

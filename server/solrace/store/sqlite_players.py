@@ -26,7 +26,7 @@ T = TypeVar("T")
 
 RESULT_COLUMNS = ("player", "race", "game", "at", "place", "racers", "time_ms", "foundation",
                   "total", "finished", "name", "kind", "day", "rated", "rating_before",
-                  "rating_after", "deviation")
+                  "rating_after", "deviation", "shared")
 
 
 def _player(row: tuple[Any, ...] | None) -> Player | None:
@@ -37,6 +37,7 @@ def _result(row: tuple[Any, ...]) -> dict[str, Any]:
     r = dict(zip(RESULT_COLUMNS, row, strict=True))
     r["finished"] = bool(r["finished"])
     r["rated"] = bool(r["rated"])
+    r["shared"] = bool(r["shared"])
     r["before"] = r.pop("rating_before")
     r["after"] = r.pop("rating_after")
     r["delta"] = None if r["after"] is None or r["before"] is None else r["after"] - r["before"]
@@ -179,10 +180,11 @@ class SQLitePlayers:
                     [(key, s.game, r.mu, r.sigma, r.races) for key, r in new.items()
                      if not key.startswith("bot:")])
             db.executemany(
-                f"INSERT OR REPLACE INTO results VALUES ({','.join('?' * len(RESULT_COLUMNS))})",
+                f"INSERT OR REPLACE INTO results ({', '.join(RESULT_COLUMNS)}) "
+                f"VALUES ({','.join('?' * len(RESULT_COLUMNS))})",
                 [(r.player, r.race, r.game, r.at, r.place, r.racers, r.time_ms, r.foundation,
                   r.total, int(r.finished), r.name, r.kind, r.day, int(r.rated), r.before,
-                  r.after, r.deviation) for r in results])
+                  r.after, r.deviation, int(r.shared)) for r in results])
             body = {"rated": s.rated, "game": s.game, "changes": moves}
             at = results[0].at if results else 0
             db.execute("INSERT INTO scored VALUES (?,?,?)", (s.race, at, json.dumps(body)))

@@ -133,6 +133,7 @@ CREATE TABLE IF NOT EXISTS results (
     rating_before INTEGER,
     rating_after INTEGER,
     deviation INTEGER,
+    shared INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (player, race)
 );
 CREATE INDEX IF NOT EXISTS results_recent ON results (player, at);

@@ -147,6 +147,9 @@ class SQLiteStore:
         for column, sql in MIGRATIONS.items():
             if column not in columns:
                 db.execute(sql)
+        results = {row[1] for row in db.execute("PRAGMA table_info(results)")}
+        if "shared" not in results:  # added after the table's first version
+            db.execute("ALTER TABLE results ADD COLUMN shared INTEGER NOT NULL DEFAULT 0")
         writer = self._connect(writable=True)
         writer.execute("PRAGMA wal_autocheckpoint=0")
         self.db, self._writer, self._readonly = db, writer, False
