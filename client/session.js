@@ -24,7 +24,7 @@ const AUTO_MOVE_DELAY_MS = 150;
  * Events: "change" (the model changed), "finisher" (detail: {player, name, place, time_ms}),
  * "over", "rejected" (detail: {code, message, move?}), "status" (connection status),
  * "accepted" (detail: {kind, move, auto}), "premove-dropped" (detail: {move}),
- * "rematch" (detail: {next, by}).
+ * "rematch" (detail: {next, by}), "ratings" (detail: the `ratings` message).
  */
 export class RaceSession extends EventTarget {
   /** `spectator`: never use a racer token for this race, even if this browser holds one. */
@@ -408,6 +408,12 @@ export class RaceSession extends EventTarget {
         // The deal's par, worked out after the reveal (unnumbered).
         m.par = msg.par ?? m.par;
         break;
+      case "ratings":
+        // The race was scored (after race_over): each racer's rating before and after.
+        m.ratings = msg;
+        if (typeof msg.v === "number" && msg.v === m.v + 1) m.v = msg.v;
+        this.dispatchEvent(new CustomEvent("ratings", { detail: msg }));
+        break;
       case "rematch":
         if (msg.next && msg.rid === undefined) {
           if (!m.rematch || m.rematch.next !== msg.next) m.rematch = { next: msg.next, by: msg.by, mine: false };
@@ -453,6 +459,7 @@ export class RaceSession extends EventTarget {
     if (s.seed !== undefined) m.seed = s.seed;
     if (s.salt !== undefined) m.salt = s.salt;
     if (s.par) m.par = s.par;
+    if (s.ratings) m.ratings = s.ratings;
     m.tournament = s.tournament ?? null;
     if (s.rematch && !m.rematch) m.rematch = { next: s.rematch, by: null, mine: false };
     const old = m.players;
@@ -500,7 +507,10 @@ export class RaceSession extends EventTarget {
     const m = this.model;
     switch (e.type) {
       case "player_joined":
-        Object.assign(this.player(e.player), { name: e.name, bot: !!e.bot, connected: true });
+        Object.assign(this.player(e.player), { name: e.name, bot: !!e.bot, connected: true },
+          // A player (not an anonymous racer) has an id; a rating and a house bot's level may come too.
+          e.id !== undefined ? { id: e.id } : null, e.rating !== undefined ? { rating: e.rating } : null,
+          e.level !== undefined ? { level: e.level } : null);
         break;
       case "ready":
         this.player(e.player).ready = true;
@@ -614,5 +624,6 @@ function emptyModel(race) {
     par: null, // {verdict: "won", moves} | {verdict: "lost"} | {verdict: "unknown"}, once revealed
     tournament: null, // {tournament, name, round} for a race of a tournament
     rematch: null,
+    ratings: null, // the `ratings` message once the race is scored: {rated, game, changes: [...]}
   };
 }

@@ -3,6 +3,7 @@
 // (GET /api/races/{race}), and the tournaments it created or entered.
 
 import { gameTitle } from "../cards.js";
+import { me } from "../me.js";
 import { store } from "../storage.js";
 import { fetchJSON, h, navigate, ordinal, replace } from "../ui.js";
 
@@ -22,7 +23,7 @@ function ago(ms) {
 export class OpenRaces {
   constructor() {
     this.list = h("ul.race-list.open-races-list");
-    this.empty = h("p.muted", {}, "No public race is waiting right now. Create one and tick “Public”, or share a private link.");
+    this.empty = h("p.muted", {}, "No public race is waiting right now: try a Quick race, or create one below and tick “Public”.");
     this.el = h("section.panel.open-races", { "aria-labelledby": "open-races-title" },
       h("h2#open-races-title", {}, "Open races"),
       this.list, this.empty);
@@ -52,7 +53,7 @@ export class OpenRaces {
       return; // keep what is shown; the next refresh tries again
     }
     if (this.stopped || !Array.isArray(races)) return;
-    const name = store.name();
+    const name = me.name || store.name();
     replace(this.list, races.map((r) => {
       const o = r.options || {};
       const path = `/race/${encodeURIComponent(r.race)}`;
