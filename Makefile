@@ -41,9 +41,10 @@ pytest: $(VENV)/.stamp-dev
 
 test: system lint pytest
 
-# Everything with the full Hypothesis example counts (slower; not what CI runs).
+# Everything with the full Hypothesis example counts, and the long checks marked slow (the
+# solver against the plain search on hundreds of deals): slower, not what CI runs.
 test-all: system lint
-	HYPOTHESIS_PROFILE=thorough SOLRACE_REQUIRE_BROWSER=1 $(BIN)/python -m pytest $(PYTEST_ARGS)
+	HYPOTHESIS_PROFILE=thorough SOLRACE_REQUIRE_BROWSER=1 $(BIN)/python -m pytest $(PYTEST_ARGS) -m "slow or not slow"
 
 bench: $(VENV)/.stamp-dev
 	$(BIN)/python bench/rules_bench.py

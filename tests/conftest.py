@@ -6,8 +6,9 @@ test-all``: the full counts). A property test asks :func:`tests.profiles.example
 count, so both profiles keep every test, only the number of cases changes.
 
 Markers, set here from where a test lives: ``browser`` (tests/client: Chromium), ``cluster``
-(several processes on a real Redis); ``slow`` is set by a test itself. ``-m "not browser"`` and
-the like pick a part of the suite for a quick loop.
+(several processes on a real Redis); ``slow`` is set by a test itself and left out of the
+default run (``make test-all`` runs it). ``-m "not browser"`` and the like pick a part of the
+suite for a quick loop.
 """
 
 from __future__ import annotations

@@ -34,12 +34,18 @@ search is a reachability search on the graph of positions: a position is expande
 first time it is met, whatever the path; a move that leads back to a position already met (the
 undo of the previous move, a cycle through the stock of Quadruple Canfield, a card given back
 and played again) is cut. The verdict is therefore exact on graphs with cycles: a position is
-proved lost when every position reachable from it has been expanded. Quadruple Canfield and
-other games are searched depth-first, the moves ordered best first. Scotch and Yukon get a
-portfolio: depth-first with 30 % of the budget, then, if undecided, a fresh best-first search
-(the waiting position with the best score — cards home, cards in order, the cards the
-foundations want next uncovered — is expanded next) with the rest. Each finds wins the other
-misses; both expand every reachable position before saying "lost".
+proved lost when every position reachable from it has been expanded. Searchers take turns of
+256 expanded positions over one node count (see ``_search``): a depth-first *prover* in the
+engine's order (best move first); for Scotch and Yukon a *best-first* searcher (the waiting
+position with the best score — cards home, cards in order, the cards the foundations want next
+uncovered — is expanded next), sharing the prover's set of expanded positions in Yukon, with a
+set of its own and three quarters of the nodes in Scotch; for Yukon a *mirror*, depth-first in
+the reverse of the engine's move numbering, and *probes*, depth-first searches in shuffled
+orders (``random.Random(i)``) with node limits that follow the Luby sequence, each with a set
+of its own. Quadruple Canfield and other games get the prover alone. The searchers sharing a
+set together, or any searcher with a set of its own, expand every reachable position before
+saying "lost". A position proved lost by a game's own deadlock rule (Scotch Kings waiting for
+each other, Yukon cards that must go home in an impossible order) has no moves.
 
 Moves are pruned only by *proven dominance*: a position reached by a safe foundation move is at
 least as good as the one before it (every win from before can be replayed from after, shorter by
@@ -56,6 +62,7 @@ returning seconds, e.g. ``time.perf_counter``); without one only node budgets ap
 from __future__ import annotations
 
 import heapq
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -172,50 +179,12 @@ def solve(game: Game, budget: Budget | None = None, *,
     budget = Budget() if budget is None else budget
     begin = clock() if clock is not None else 0.0
     engine = _engine(game)
-    if hasattr(engine, "score"):
-        result = _portfolio(game, engine, budget, clock, progress)
-    else:
-        result = _search(engine, budget, clock, progress)
+    result = _search(engine, budget, clock, progress)
     if result.verdict != "won" or not result.line:
         return result
     line = shorten(game, result.line)
     seconds = None if clock is None else clock() - begin
     return SolveResult("won", line, result.nodes, result.max_depth, seconds)
-
-
-#: Share of the budget of the depth-first phase before the best-first one (see _portfolio).
-DEPTH_FIRST_SHARE = 0.3
-
-
-def _portfolio(game: Game, engine: Any, budget: Budget, clock: Callable[[], float] | None,
-               progress: Callable[[SearchProgress], None] | None) -> SolveResult:
-    """Depth-first with a share of the budget, then best-first with the rest.
-
-    Each finds wins the other misses (depth-first follows one plan through; best-first does
-    not stay below a bad early choice); either proves a loss by itself.
-    """
-    share = DEPTH_FIRST_SHARE
-    first = Budget(None if budget.nodes is None else max(1, int(budget.nodes * share)),
-                   None if budget.seconds is None else budget.seconds * share)
-    a = _search(engine, first, clock, progress)
-    if a.verdict != "unknown":
-        return a
-    rest = Budget(None if budget.nodes is None else max(1, budget.nodes - a.nodes),
-                  None if budget.seconds is None or a.seconds is None
-                  else max(0.0, budget.seconds - a.seconds))
-    shifted = None
-    if progress is not None:
-        report = progress
-
-        def shifted(p: SearchProgress) -> None:
-            seconds = None if p.seconds is None or a.seconds is None else p.seconds + a.seconds
-            report(SearchProgress(p.nodes + a.nodes, p.depth, max(p.max_depth, a.max_depth),
-                                  seconds))
-
-    b = _best_first(_engine(game), rest, clock, shifted)
-    seconds = None if a.seconds is None or b.seconds is None else a.seconds + b.seconds
-    return SolveResult(b.verdict, b.line, a.nodes + b.nodes, max(a.max_depth, b.max_depth),
-                       seconds)
 
 
 def shorten(game: Game, line: tuple[str, ...], passes: int = 3) -> tuple[str, ...]:
@@ -261,86 +230,66 @@ def _shortcut(game: Game, line: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+#: Positions one searcher expands before handing over to the next, and the unit of the
+#: probes' node limits (see _search).
+TURN = 256
+
+
+class _Stop(Exception):
+    """The budget ran out (raised inside a turn, caught by :func:`_search`)."""
+
+
+class _Lost(Exception):
+    """A probe ran dry: every position reachable from the root was expanded."""
+
+
+class _Won(Exception):
+    def __init__(self, line: tuple[str, ...], depth: int) -> None:
+        super().__init__()
+        self.line, self.depth = line, depth
+
+
 def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
-            progress: Callable[[SearchProgress], None] | None) -> SolveResult:
-    max_nodes = budget.nodes if budget.nodes is not None else -1
-    start = clock() if clock is not None else 0.0
-    deadline = None
-    if clock is not None and budget.seconds is not None:
-        deadline = start + budget.seconds
+            progress: Callable[[SearchProgress], None] | None, *, probes: bool | None = None,
+            best_first: bool | None = None, mirror: bool | None = None,
+            turn: int = TURN) -> SolveResult:
+    """Searchers taking turns of ``turn`` expanded positions, one node count for all.
 
-    seen: set[bytes] = set()
-    path: list[int] = []  # moves applied from the root, in order
-    undo: list[Any] = []  # their undo records
-    # One frame per expanded position on the current line: its moves and the next to try.
-    frames_moves: list[list[int]] = []
-    frames_next: list[int] = []
-    nodes = 0
-    max_depth = 0
-    apply, take_back, moves_of, key_of = engine.apply, engine.undo, engine.moves, engine.key
-    won = engine.won
-    verdict: Verdict = "lost"
+    - the **prover**: depth-first in the engine's order (best move first);
+    - for an engine with a score (Scotch, Yukon), **best-first**: the waiting position with the
+      best score is expanded next;
+    - for an engine that asks for it (``mirror = True``: Yukon), the **mirror**: depth-first in
+      the reverse of the engine's move numbering (see :func:`_reversed`);
+    - for an engine that asks for them (``probes = True``: Scotch, Yukon), the **probes**:
+      depth-first in shuffled orders (``random.Random(i)`` for the i-th), one after the other,
+      each with a node limit (see :class:`_Probes`). Not for Quadruple Canfield: a shuffled
+      search there wanders thousands of moves deep (the stock dealt round and round), and a
+      searcher's turn begins by replaying its line from the root (the engine has no snapshot),
+      so probes cut its speed tenfold (1,500 nodes/s against 14,000) for no deal won.
 
-    def elapsed() -> float | None:
-        return None if clock is None else clock() - start
+    The prover and the best-first searcher share one set of expanded positions: a position is
+    expanded once, by whichever comes to it first, and together they are complete: when both
+    have run dry, every position reachable from the root (through the moves the engine tries)
+    was expanded once, and the verdict is "lost". The mirror and each probe have sets of their
+    own, so each is complete by itself: one that runs dry proves the loss too. They re-expand
+    positions, so they never get more nodes than the prover and best-first together: a loss
+    costs at most twice what those two spend on it.
 
-    if won():
-        return SolveResult("won", (), 0, 0, elapsed())
-    seen.add(key_of())
-    nodes = 1
-    frames_moves.append(moves_of())
-    frames_next.append(0)
-    if 0 <= max_nodes <= nodes:
-        frames_moves.clear()
-        verdict = "unknown"
-    while frames_moves:
-        i = frames_next[-1]
-        options = frames_moves[-1]
-        if i == len(options):
-            frames_moves.pop()
-            frames_next.pop()
-            if path:
-                path.pop()
-                take_back(undo.pop())
-            continue
-        frames_next[-1] = i + 1
-        move = options[i]
-        path.append(move)
-        undo.append(apply(move))
-        if won():
-            line = tuple(engine.text(m) for m in path)
-            return SolveResult("won", line, nodes, max(max_depth, len(path)), elapsed())
-        k = key_of()
-        if k in seen:
-            path.pop()
-            take_back(undo.pop())
-            continue
-        seen.add(k)
-        nodes += 1
-        depth = len(path)
-        if depth > max_depth:
-            max_depth = depth
-        frames_moves.append(moves_of())
-        frames_next.append(0)
-        if nodes % CHECK_EVERY == 0:
-            if progress is not None:
-                progress(SearchProgress(nodes, depth, max_depth, elapsed()))
-            if deadline is not None and clock is not None and clock() >= deadline:
-                verdict = "unknown"
-                break
-        if 0 <= max_nodes <= nodes:
-            verdict = "unknown"
-            break
-    return SolveResult(verdict, (), nodes, max_depth, elapsed())
+    An engine may share the nodes out otherwise (Scotch does): ``best_first_alone`` gives the
+    best-first searcher a set of its own (then it is complete by itself, like a probe),
+    ``best_first_weight`` multiplies its turns, and the searchers with sets of their own may
+    spend up to ``alone_ratio`` times the prover's nodes.
 
-
-def _best_first(engine: Any, budget: Budget, clock: Callable[[], float] | None,
-                progress: Callable[[SearchProgress], None] | None) -> SolveResult:
-    """Best-first search: always expand the waiting position with the best score.
-
-    Complete like the depth-first search (every reachable position is expanded at most once;
-    the verdict is "lost" when none is left), but it does not stay stuck below a bad early
-    choice. A waiting position is kept as its parent's snapshot and the move from there.
+    Why not one search: a depth-first search that takes a losing branch early must exhaust it
+    before it tries the next move, and a Yukon or Scotch branch holds far more positions than
+    any budget. Yukon seed 5766775785083048890 shows it: 300,000 nodes of prover and best-first
+    (the search before this one, in two phases) do not win it, while depth-first searches in
+    shuffled orders win it in 114 to 571 nodes for five orders out of eight (and need over
+    20,000 for the other three). Searchers in other orders that *share* the prover's set do not
+    help either: the first to reach a position near the root owns it and keeps it below its own
+    bad choice (three or eight shared orders: still unknown at 50,000 nodes); a searcher must own
+    every position it passes. Turns are counted in nodes, never in time, so the result does not
+    depend on the machine.
     """
     max_nodes = budget.nodes if budget.nodes is not None else -1
     start = clock() if clock is not None else 0.0
@@ -354,52 +303,333 @@ def _best_first(engine: Any, budget: Budget, clock: Callable[[], float] | None,
     if engine.won():
         return SolveResult("won", (), 0, 0, elapsed())
     seen: set[bytes] = {engine.key()}
-    parent: list[int] = [-1]  # per position met: the position it was reached from
-    via: list[int] = [0]  # and the move
-    depth: list[int] = [0]
-    heap: list[tuple[int, int, Any, int]] = []
-    apply, undo, key_of, score = engine.apply, engine.undo, engine.key, engine.score
-    push, pop = heapq.heappush, heapq.heappop
-    nodes = 0
+    nodes = 1
     max_depth = 0
-    node = 0
-    while True:
+    root = engine.moves()
+    if best_first is None:
+        best_first = hasattr(engine, "score") and hasattr(engine, "snapshot")
+    if mirror is None:
+        mirror = bool(getattr(engine, "mirror", False))
+    if probes is None:
+        probes = bool(getattr(engine, "probes", False))
+
+    def expanded(depth: int) -> None:
+        nonlocal nodes, max_depth
         nodes += 1
-        snap = engine.snapshot()
-        d = depth[node] + 1
-        for move in engine.moves():
+        if depth > max_depth:
+            max_depth = depth
+        if nodes % CHECK_EVERY == 0:
+            if progress is not None:
+                progress(SearchProgress(nodes, depth, max_depth, elapsed()))
+            if deadline is not None and clock is not None and clock() >= deadline:
+                raise _Stop
+        if 0 <= max_nodes <= nodes:
+            raise _Stop
+
+    if 0 <= max_nodes <= nodes:
+        return SolveResult("unknown", (), nodes, max_depth, elapsed())
+    at_root: Any = getattr(engine, "snapshot", lambda: None)()
+    shared: list[_DepthFirst | _BestFirst] = [_DepthFirst(root, None, at_root)]
+    alone: list[_Alone | _Probes | _BestFirst] = []
+    # Scotch: best-first with a set of its own (sharing, it cuts the prover's quick lines) and
+    # the larger share; the searchers alone may then spend this many times the prover's nodes.
+    best_alone = bool(getattr(engine, "best_first_alone", False))
+    ratio = int(getattr(engine, "alone_ratio", 1))
+    weight = int(getattr(engine, "best_first_weight", 1))
+    here: _DepthFirst | _BestFirst | _Alone | _Probes | None = None  # whose position it is
+    spent_shared = spent_alone = 0
+    try:
+        if best_first:
+            if best_alone:
+                alone.append(_BestFirst(engine, root, alone=True))
+            else:
+                shared.append(_BestFirst(engine, root))
+        if mirror:
+            alone.append(_Alone(root, _reversed, at_root))
+        if probes:
+            alone.append(_Probes(root, turn, at_root))
+        while True:
+            for searcher in [*shared, *alone]:
+                # The searchers with sets of their own never get more nodes than the shared
+                # ones: a loss costs at most twice what the prover spends on it.
+                is_alone = isinstance(searcher, _Alone | _Probes) or (
+                    isinstance(searcher, _BestFirst) and searcher.own is not None)
+                if is_alone and spent_alone > spent_shared * ratio:
+                    continue
+                if here is not searcher:
+                    if here is not None:
+                        here.leave(engine)
+                    searcher.enter(engine)
+                    here = searcher
+                before = nodes
+                dry = searcher.run(engine, seen,
+                                   turn * weight if isinstance(searcher, _BestFirst) else turn,
+                                   expanded)
+                if is_alone:
+                    spent_alone += nodes - before
+                else:
+                    spent_shared += nodes - before
+                if dry:
+                    # Only a shared searcher runs dry (the others raise _Lost): when all have,
+                    # every reachable position was expanded.
+                    shared.remove(searcher)  # type: ignore[arg-type]
+                    if not shared:
+                        raise _Lost
+    except _Stop:
+        return SolveResult("unknown", (), nodes, max_depth, elapsed())
+    except _Won as win:
+        return SolveResult("won", win.line, nodes, max(max_depth, win.depth), elapsed())
+    except _Lost:
+        pass
+    return SolveResult("lost", (), nodes, max_depth, elapsed())
+
+
+class _DepthFirst:
+    """One depth-first searcher of :func:`_search`: its line from the root and, per position on
+    it, the moves to try (in its order) and the next one."""
+
+    def __init__(self, root: list[int],
+                 order: Callable[[list[int]], list[int]] | None = None,
+                 start: Any = None) -> None:
+        self._order = order if order is not None else _as_given
+        self.path: list[int] = []
+        self.undo: list[Any] = []
+        self.frames_moves: list[list[int]] = [self._order(root)]
+        self.frames_next: list[int] = [0]
+        self.expanded = 0
+        # The engine's snapshot where this searcher stands (``start``: the root's), for engines
+        # that take snapshots: a turn then begins with one restore, not by replaying the line
+        # from the root (a depth-first line can run thousands of moves deep).
+        self.snap = start
+
+    def enter(self, engine: Engine) -> None:
+        if self.snap is not None:
+            engine.restore(self.snap)  # type: ignore[attr-defined]
+        else:
+            self.undo = [engine.apply(m) for m in self.path]
+
+    def leave(self, engine: Engine) -> None:
+        if self.snap is not None:
+            self.snap = engine.snapshot()  # type: ignore[attr-defined]
+        else:
+            self.rewind(engine)
+
+    def rewind(self, engine: Engine) -> None:
+        """Take back the whole line: the engine is at the root again."""
+        while self.undo:
+            engine.undo(self.undo.pop())
+
+    def run(self, engine: Engine, seen: set[bytes], turn: int,
+            expanded: Callable[[int], None]) -> bool:
+        """Expand up to ``turn`` positions; True when this searcher has nothing left."""
+        apply, take_back, moves_of, key_of = engine.apply, engine.undo, engine.moves, engine.key
+        won = engine.won
+        path, undo = self.path, self.undo
+        frames_moves, frames_next = self.frames_moves, self.frames_next
+        while frames_moves:
+            i = frames_next[-1]
+            options = frames_moves[-1]
+            if i == len(options):
+                frames_moves.pop()
+                frames_next.pop()
+                if path:
+                    path.pop()
+                    take_back(undo.pop())
+                continue
+            frames_next[-1] = i + 1
+            move = options[i]
+            path.append(move)
+            undo.append(apply(move))
+            if won():
+                raise _Won(tuple(engine.text(m) for m in path), len(path))
+            k = key_of()
+            if k in seen:
+                path.pop()
+                take_back(undo.pop())
+                continue
+            seen.add(k)
+            frames_moves.append(self._order(moves_of()))
+            frames_next.append(0)
+            self.expanded += 1
+            expanded(len(path))
+            turn -= 1
+            if turn <= 0:
+                return False
+        return True
+
+
+class _Probes:
+    """The probes of :func:`_search`: depth-first searches in shuffled orders, each with a set of
+    met positions of its own and a node limit, one after the other (restarts).
+
+    A probe is a complete search of its own: one that runs dry before its limit has expanded
+    every position reachable from the root, which proves the loss. The limits follow the Luby
+    sequence (1, 1, 2, 1, 1, 2, 4, ... times ``unit``): most probes are short, and every limit
+    recurs, so a win that some order finds within L nodes is found by a probe of limit ≥ L
+    unless none of the orders tried so far leads to it."""
+
+    def __init__(self, root: list[int], unit: int, start: Any = None) -> None:
+        self.root = root
+        self.unit = unit
+        self.start = start
+        self.count = 0
+        self.probe = self._next()
+
+    def _next(self) -> _DepthFirst:
+        self.count += 1
+        self.limit = self.unit * _luby(self.count)
+        self.seen: set[bytes] = set()
+        self.used = 0
+        return _DepthFirst(self.root, _shuffled(random.Random(self.count)), self.start)
+
+    def enter(self, engine: Engine) -> None:
+        self.probe.enter(engine)
+
+    def leave(self, engine: Engine) -> None:
+        self.probe.leave(engine)
+
+    def run(self, engine: Engine, seen: set[bytes], turn: int,
+            expanded: Callable[[int], None]) -> bool:
+        while turn > 0:
+            if not self.seen:
+                self.seen.add(engine.key())
+            step = min(turn, self.limit - self.used)
+            before = self.probe.expanded
+            dry = self.probe.run(engine, self.seen, step, expanded)
+            done = self.probe.expanded - before
+            self.used += done
+            turn -= done
+            if dry:
+                raise _Lost
+            if self.used >= self.limit:
+                self.probe.rewind(engine)
+                self.probe = self._next()
+        return False
+
+
+def _as_given(moves: list[int]) -> list[int]:
+    return moves
+
+
+def _reversed(moves: list[int]) -> list[int]:
+    """The engine's moves by decreasing number: a Yukon move is numbered (source pile, count,
+    destination pile), so the last columns (most face-down cards in a deal) and the largest
+    groups come first. Not the engine's idea of the best move, on purpose."""
+    return sorted(moves, reverse=True) if len(moves) > 1 else moves
+
+
+def _shuffled(rng: random.Random) -> Callable[[list[int]], list[int]]:
+    def order(moves: list[int]) -> list[int]:
+        if len(moves) < 2:
+            return moves
+        moves = list(moves)
+        rng.shuffle(moves)
+        return moves
+
+    return order
+
+
+class _Alone:
+    """A depth-first searcher with a set of met positions of its own (the *mirror* of
+    :func:`_search`): complete by itself, so running dry proves the loss."""
+
+    def __init__(self, root: list[int], order: Callable[[list[int]], list[int]],
+                 start: Any = None) -> None:
+        self.dfs = _DepthFirst(root, order, start)
+        self.seen: set[bytes] = set()
+
+    def enter(self, engine: Engine) -> None:
+        self.dfs.enter(engine)
+
+    def leave(self, engine: Engine) -> None:
+        self.dfs.leave(engine)
+
+    def run(self, engine: Engine, seen: set[bytes], turn: int,
+            expanded: Callable[[int], None]) -> bool:
+        if not self.seen:
+            self.seen.add(engine.key())
+        if self.dfs.run(engine, self.seen, turn, expanded):
+            raise _Lost
+        return False
+
+
+def _luby(i: int) -> int:
+    """The i-th term (from 1) of the Luby sequence 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, ..."""
+    k = 1
+    while (1 << k) - 1 < i:
+        k += 1
+    while i != (1 << k) - 1:
+        i -= (1 << (k - 1)) - 1
+        k = 1
+        while (1 << k) - 1 < i:
+            k += 1
+    return 1 << (k - 1)
+
+
+class _BestFirst:
+    """The best-first searcher of :func:`_search`: always expand the waiting position with the
+    best score. A waiting position is kept as its parent's snapshot and the move from there, and
+    counts as met only once expanded (so that it never blocks a depth-first searcher)."""
+
+    def __init__(self, engine: Any, root: list[int], alone: bool = False) -> None:
+        # alone: a set of expanded positions of its own (complete by itself: dry means lost).
+        self.own: set[bytes] | None = {engine.key()} if alone else None
+        self.root = engine.snapshot()
+        self.parent: list[int] = [-1]  # per position queued: the position it was reached from
+        self.via: list[int] = [0]  # and the move
+        self.depth: list[int] = [0]
+        self.heap: list[tuple[int, int, Any, int]] = []
+        self._queue(engine, 0, self.root, root)
+
+    def _queue(self, engine: Any, node: int, snap: Any, moves: list[int]) -> None:
+        apply, undo, score = engine.apply, engine.undo, engine.score
+        d = self.depth[node] + 1
+        for move in moves:
             record = apply(move)
             if engine.won():
                 line = [engine.text(move)]
                 n = node
                 while n > 0:
-                    line.append(engine.text(via[n]))
-                    n = parent[n]
+                    line.append(engine.text(self.via[n]))
+                    n = self.parent[n]
                 line.reverse()
-                return SolveResult("won", tuple(line), nodes, max(max_depth, d), elapsed())
-            k = key_of()
-            if k not in seen:
-                seen.add(k)
-                child = len(parent)
-                parent.append(node)
-                via.append(move)
-                depth.append(d)
-                push(heap, (-score(), child, snap, move))
+                raise _Won(tuple(line), d)
+            child = len(self.parent)
+            self.parent.append(node)
+            self.via.append(move)
+            self.depth.append(d)
+            heapq.heappush(self.heap, (-score(), child, snap, move))
             undo(record)
-        if d > max_depth and heap:
-            max_depth = d
-        if nodes % CHECK_EVERY == 0:
-            if progress is not None:
-                progress(SearchProgress(nodes, d, max_depth, elapsed()))
-            if deadline is not None and clock is not None and clock() >= deadline:
-                return SolveResult("unknown", (), nodes, max_depth, elapsed())
-        if 0 <= max_nodes <= nodes:
-            return SolveResult("unknown", (), nodes, max_depth, elapsed())
-        if not heap:
-            return SolveResult("lost", (), nodes, max_depth, elapsed())
-        _, node, snap, move = pop(heap)
-        engine.restore(snap)
-        apply(move)
+
+    def enter(self, engine: Any) -> None:
+        engine.restore(self.root)
+
+    def leave(self, engine: Any) -> None:
+        engine.restore(self.root)
+
+    def run(self, engine: Any, seen: set[bytes], turn: int,
+            expanded: Callable[[int], None]) -> bool:
+        if self.own is not None:
+            seen = self.own
+        heap, pop = self.heap, heapq.heappop
+        while heap:
+            _, node, snap, move = pop(heap)
+            engine.restore(snap)
+            engine.apply(move)
+            k = engine.key()
+            if k in seen:
+                continue
+            seen.add(k)
+            expanded(self.depth[node])
+            self._queue(engine, node, engine.snapshot(), engine.moves())
+            turn -= 1
+            if turn <= 0:
+                engine.restore(self.root)
+                return False
+        engine.restore(self.root)
+        if self.own is not None:
+            raise _Lost
+        return True
 
 
 class GenericEngine:

@@ -46,6 +46,14 @@ _PARENTS = tuple(
 class YukonEngine:
     """Search representation of a Yukon position (see the module docstring)."""
 
+    #: Restarting probes in shuffled orders (see ``solrules.solver._search``).
+    probes = True
+
+    #: Search also in the reverse of the move numbering (see ``solrules.solver._search``): on
+    #: 60 random deals it wins as many within 20,000 nodes as the move order below (46), and
+    #: not the same ones.
+    mirror = True
+
     def __init__(self, game: Game) -> None:
         self.t0 = game._t_range.start
         self.ncol = len(game._t_range)
@@ -167,8 +175,11 @@ class YukonEngine:
         self.seg[ca] = bytes([self.down[ca]]) + bytes(col)
 
     def moves(self) -> list[int]:
-        """Moves best first; a safe move alone (see the module docstring)."""
+        """Moves best first; a safe move alone (see the module docstring); none when the
+        position is proved lost (:func:`yukon_deadlocked`)."""
         cols, down, found, t0 = self.cols, self.down, self.found, self.t0
+        if yukon_deadlocked(cols, found):
+            return []
         top_of = [-1] * 52  # column whose top is this card
         empty = -1
         for c, col in enumerate(cols):
@@ -250,6 +261,66 @@ class YukonEngine:
                 if RANK_OF[col[i]] == KING:
                     return True
         return False
+
+
+def yukon_deadlocked(cols: list[list[int]], found: list[int]) -> bool:
+    """Whether the cards left in the columns must go home in an order that cannot exist.
+
+    ``cols``: the columns' cards, bottom to top (face-down ones included: the proof does not
+    care which are face up); ``found``: the foundation height of each suit.
+
+    A card is *stuck* when it is not a King and both cards it could be built on (one rank
+    higher, other colour) are home: cards never come back, so it can never move again except
+    home (only a King goes into a space). Whatever lies directly under a stuck card c can only be
+    uncovered by c going home, so c goes home before that card. With the foundations' own order
+    (within a suit, lower ranks first) these precedences must not close a circle; if they do,
+    no line of moves puts every card home, whatever the order of play: the position is lost.
+    The simplest circle is a stuck card lying (directly, or through stuck cards) on a lower card
+    of its own suit; the others run through several suits. Cheap to rule out: no card is stuck
+    until some card two ranks above the lowest ones is home.
+    """
+    # The lowest home height over both suits of each colour bounds which cards can be stuck.
+    black, red = min(found[0], found[1]), min(found[2], found[3])
+    if black < 2 and red < 2:
+        return False  # no card has both places home yet (most positions: keep this cheap)
+    after: list[list[int]] = [[] for _ in range(52)]  # card -> cards that go home after it
+    edges = 0
+    for col in cols:
+        for i in range(1, len(col)):
+            c = col[i]
+            r = RANK_OF[c]
+            if r == KING or (red if SUIT_OF[c] < 2 else black) < r + 2:
+                continue
+            after[c].append(col[i - 1])
+            edges += 1
+    if not edges:
+        return False
+    # Kahn's algorithm over the cards still out; a card left over lies on a circle.
+    indegree = [0] * 52
+    out: list[int] = []
+    for s in range(4):
+        for r in range(found[s], 13):
+            c = s * 13 + r
+            out.append(c)
+            if r > found[s]:
+                indegree[c] += 1
+    for c in out:
+        for d in after[c]:
+            indegree[d] += 1
+    ready = [c for c in out if indegree[c] == 0]
+    done = 0
+    while ready:
+        c = ready.pop()
+        done += 1
+        if RANK_OF[c] < KING:  # the next card of its suit is out too
+            indegree[c + 1] -= 1
+            if indegree[c + 1] == 0:
+                ready.append(c + 1)
+        for d in after[c]:
+            indegree[d] -= 1
+            if indegree[d] == 0:
+                ready.append(d)
+    return done < len(out)
 
 
 def yukon_safe_moves(game: Game) -> list[str]:

@@ -102,8 +102,9 @@ def test_par_of_a_deal() -> None:
 
 
 async def test_a_worker_that_dies_is_replaced() -> None:
-    rnd = random.Random(7)
-    hard = [rnd.getrandbits(64) for _ in range(3)][2]  # no verdict within seconds
+    # No verdict within seconds: unknown after 10 s in the solver benchmark (the deal chosen
+    # before, random.Random(7)'s third seed, is won in 719 nodes since the solver of issue 14).
+    hard = 2566749579789755390
     solver = Solver(hint_seconds=60.0, par_seconds=2.0)
     try:
         long = asyncio.ensure_future(solver.hint("scotch", hard, [], "x", 1))

@@ -189,11 +189,13 @@ def _duration(seconds: float) -> str:
 
 def build(game: str, count: int, out: Path, *, nodes: int | None = None,
           seconds: float | None = None, jobs: int = 1, start: int | None = None,
-          progress: TextIO | None = None) -> list[dict[str, Any]]:
+          progress: TextIO | None = None, redo: Sequence[str] = ()) -> list[dict[str, Any]]:
     """Solve the first ``count`` seeds of the sequence that ``out`` does not hold yet.
 
     Each result is appended to ``out`` as soon as it is known; when all ``count`` are in the
-    file, it is rewritten in sequence order. Returns every result, in sequence order.
+    file, it is rewritten in sequence order. Returns every result, in sequence order. ``redo``:
+    verdicts (``"lost"``, ``"unknown"``) whose entries are solved again, as if not held (a
+    newer solver; a won entry's line is a certificate and is kept).
     """
     solrules.game_class(game)
     if nodes is None and seconds is None:
@@ -202,6 +204,7 @@ def build(game: str, count: int, out: Path, *, nodes: int | None = None,
     seeds = [next(seq) for _ in range(count)]
     out.parent.mkdir(parents=True, exist_ok=True)
     known = {r["seed"]: r for r in read_results(out)}
+    known = {k: r for k, r in known.items() if r["verdict"] not in redo}
     bar = ProgressBar(count, progress) if progress is not None else None
     tasks = []
     for i, seed in enumerate(seeds):
@@ -333,7 +336,7 @@ def _seeds_build(args: argparse.Namespace) -> int:
     try:
         results = build(args.game, args.count, out, nodes=args.budget_nodes,
                         seconds=args.budget_seconds, jobs=args.jobs, start=args.start,
-                        progress=sys.stderr)
+                        progress=sys.stderr, redo=args.redo.split(",") if args.redo else ())
     except KeyboardInterrupt:
         print(f"\ninterrupted: results so far are in {out}; run again to resume",
               file=sys.stderr)
@@ -367,6 +370,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     b.add_argument("--out", default=None, help="file (default seeds/catalogue/GAME.jsonl)")
     b.add_argument("--start", type=int, default=None,
                    help="consecutive seeds from here instead of the random sequence")
+    b.add_argument("--redo", default="", metavar="VERDICTS",
+                   help="solve again the entries with these verdicts (e.g. lost,unknown)")
     b.add_argument("--log-level", default="WARNING")
     b.set_defaults(func=_seeds_build_default)
     r = actions.add_parser("report", help="win rates and solution lengths of a catalogue file")
