@@ -44,8 +44,7 @@ export function mount(root, { game }) {
   fetchJSON(`/api/daily/${encodeURIComponent(game)}`)
     .then((data) => {
       if (!closed) show(data);
-    })
-    .catch(() => {
+    }, () => {
       if (!closed) replace(body, h("p.panel", {}, "Today's deal did not load: try again in a moment."));
     });
 
@@ -143,7 +142,7 @@ function dayTable(rows, { replays, empty }) {
   const you = me.player?.id;
   return h("div.table-scroll", {}, h("table.data-table.day-table", {},
     h("thead", {}, h("tr", {}, ["Place", "Player", "Result", replays ? "" : null].filter((t) => t !== null)
-      .map((t) => h("th", { scope: "col" }, t)))),
+      .map((t) => h("th", { scope: "col", class: t === "Result" ? "num" : "" }, t)))),
     h("tbody", {}, rows.map((r) => h("tr", { class: r.id && r.id === you ? "is-you" : "", dataset: { id: r.id ?? "" } },
       h("td.place", {}, h("span.medal", { dataset: { place: r.place } }, ordinal(r.place))),
       h("td", {}, r.id ? h("a.player-link", { href: playerPath(r.name), "data-link": true }, r.name) : r.name),

@@ -50,7 +50,7 @@ export function mount(root, { game }) {
         h("td.place", {}, h("span.medal", { dataset: { place: p.rank } }, p.rank)),
         h("td", {}, h("a.player-link", { href: playerPath(p.name), "data-link": true }, p.name),
           p.id === you ? h("span.muted", {}, " (you)") : null),
-        h("td.num", {}, h("strong", {}, Math.round(p.rating)),
+        h("td.num.rating-cell", {}, h("strong", {}, Math.round(p.rating)),
           h("span.muted", {}, ` ± ${Math.round(2 * (p.deviation ?? 0))}`)),
         h("td.num", {}, p.races)))))), note);
   }

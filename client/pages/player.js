@@ -64,23 +64,22 @@ export function mount(root, { name }) {
 }
 
 function statsPanel(p, games) {
-  const rows = games.map((g) => {
-    const st = p.stats?.[g] || {};
-    return h("tr", { dataset: { game: g } },
-      h("th", { scope: "row" }, gameTitle(g)),
-      h("td.num", {}, st.races ?? 0),
-      h("td.num", {}, st.wins ?? 0),
-      h("td.num", {}, st.finished ?? 0),
-      h("td.num", {}, st.best_ms ? formatTime(st.best_ms) : "–"),
-      h("td.num", {}, st.median_ms ? formatTime(st.median_ms) : "–"),
-      h("td.num", {}, st.cards_avg !== null && st.cards_avg !== undefined ? Number(st.cards_avg).toFixed(1) : "–"));
-  });
+  // One column per game (at most three), one row per figure: narrow enough for a phone.
+  const figures = [
+    ["Races", (st) => st.races ?? 0],
+    ["Wins", (st) => st.wins ?? 0],
+    ["Deals cleared", (st) => st.finished ?? 0],
+    ["Best time", (st) => (st.best_ms ? formatTime(st.best_ms) : "–")],
+    ["Median time", (st) => (st.median_ms ? formatTime(st.median_ms) : "–")],
+    ["Cards home (average)", (st) => (st.cards_avg !== null && st.cards_avg !== undefined ? Number(st.cards_avg).toFixed(1) : "–")],
+  ];
   return h("section.panel.stats-panel", { "aria-labelledby": "stats-title" },
     h("h2#stats-title", {}, "Statistics"),
     h("div.table-scroll", {}, h("table.data-table.stats-table", {},
-      h("thead", {}, h("tr", {}, ["Game", "Races", "Wins", "Cleared", "Best time", "Median time", "Cards home (avg)"]
-        .map((t, i) => h("th", { scope: "col", class: i ? "num" : "" }, t)))),
-      h("tbody", {}, rows))));
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, h("span.sr-only", {}, "Figure")), games.map((g) => h("th.num", { scope: "col", dataset: { game: g } }, gameTitle(g))))),
+      h("tbody", {}, figures.map(([label, value]) => h("tr", {},
+        h("th", { scope: "row" }, label),
+        games.map((g) => h("td.num", {}, value(p.stats?.[g] || {})))))))));
 }
 
 function recentPanel(p) {
@@ -89,19 +88,29 @@ function recentPanel(p) {
     const done = r.time_ms !== null && r.time_ms !== undefined;
     const result = r.place ? `${ordinal(r.place)}${r.racers > 1 ? ` of ${r.racers}` : ""}` : "–";
     return h("tr", { dataset: { race: r.race } },
-      h("td.when", {}, r.at ? dayText(r.at) : ""),
-      h("td", {}, gameTitle(r.game), r.kind && KINDS[r.kind] ? h("span.muted.kind", {}, ` · ${KINDS[r.kind]}`) : null),
-      h("td.num", { class: r.place === 1 && r.racers > 1 ? "won" : "" }, result),
-      h("td.num", {}, done ? formatTime(r.time_ms) : `${r.foundation ?? 0}/${r.total ?? "?"} home`),
+      h("td", {}, h("span.recent-game", {}, gameTitle(r.game)),
+        r.kind && KINDS[r.kind] ? h("span.muted.kind", {}, ` · ${KINDS[r.kind]}`) : null,
+        h("span.recent-when.muted", {}, r.at ? whenText(r.at) : "")),
+      h("td.num", {}, h("span.recent-place", { class: r.place === 1 && r.racers > 1 ? "won" : "" }, result),
+        h("span.recent-result.muted", {}, done ? formatTime(r.time_ms) : `${r.foundation ?? 0}/${r.total ?? "?"} home`)),
       h("td.num.delta", { class: !r.rated ? "casual" : r.delta > 0 ? "up" : r.delta < 0 ? "down" : "" },
         r.rated ? deltaText(r.delta) : "casual"),
-      h("td", {}, h("a", { href: `/race/${encodeURIComponent(r.race)}`, "data-link": true }, "Results & replay")));
+      h("td.num", {}, h("a", { href: `/race/${encodeURIComponent(r.race)}`, "data-link": true,
+        "aria-label": `Results and replay of the ${gameTitle(r.game)} race ${r.race}` }, "Replay")));
   });
   return h("section.panel.recent-panel", { "aria-labelledby": "recent-races-title" },
     h("h2#recent-races-title", {}, "Recent races"),
     rows.length ? h("div.table-scroll", {}, h("table.data-table.recent-table", {},
-      h("thead", {}, h("tr", {}, ["When", "Game", "Place", "Time / cards", "Rating", ""]
-        .map((t, i) => h("th", { scope: "col", class: [2, 3, 4].includes(i) ? "num" : "" }, t)))),
+      h("thead", {}, h("tr", {}, ["Race", "Place", "Rating", "Results"]
+        .map((t, i) => h("th", { scope: "col", class: i ? "num" : "" }, t)))),
       h("tbody", {}, rows)))
       : h("p.muted", {}, "No race yet."));
+}
+
+/** "today 14:05", "yesterday 09:12", or "2 Dec 2026". */
+function whenText(ms) {
+  const d = new Date(ms);
+  const days = Math.round((new Date().setHours(0, 0, 0, 0) - new Date(ms).setHours(0, 0, 0, 0)) / 86_400_000);
+  const time = d.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
+  return days === 0 ? `today ${time}` : days === 1 ? `yesterday ${time}` : dayText(ms);
 }

@@ -53,9 +53,9 @@ function svg(points, width) {
   let hi = Math.max(...points.map((p) => p.rating + 2 * p.deviation));
   const mid = (lo + hi) / 2;
   if (hi - lo < 300) [lo, hi] = [mid - 150, mid + 150];
-  lo = Math.floor(lo / 100) * 100;
-  hi = Math.ceil(hi / 100) * 100;
   const step = Math.max(100, Math.ceil((hi - lo) / 4 / 100) * 100);
+  lo = Math.floor(lo / step) * step;
+  hi = Math.ceil(hi / step) * step;
   // Horizontal: by time; races within a few minutes of each other (or one) are spread evenly.
   const t0 = points[0].at;
   const t1 = points[points.length - 1].at;
