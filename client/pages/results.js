@@ -4,6 +4,7 @@
 // revealed later (`reveal`): the check and the replay wait for it.
 
 import { gameTitle } from "../cards.js";
+import { me as player } from "../me.js";
 import { overReason } from "../session.js";
 import { fetchJSON, formatTime, h, ordinal, replace } from "../ui.js";
 import { verifyCommitment } from "../verify.js";
@@ -221,11 +222,15 @@ export function mountResults(el, session) {
 
   rememberCommitment(model);
   update();
+  // New ratings: the top bar's chips follow.
+  const onRatings = () => player.load();
+  session.addEventListener("ratings", onRatings);
 
   return {
     update,
     destroy() {
       destroyed = true;
+      session.removeEventListener("ratings", onRatings);
       replay?.destroy();
     },
   };
