@@ -214,3 +214,34 @@ REDIS_CONNECT_TIMEOUT = 2.0
 STREAM_LEN = 500
 #: Seconds between two tries of a lost subscription link (then the last, again and again).
 LINK_BACKOFF = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
+
+# ------------------------------------------------------- players, quick races, daily deal
+#: Seconds a paired racer has to take his seat; a seat not taken by then is forfeited.
+SEAT_GRACE_S = 15
+#: A quick-race seeker is paired with a waiting one whose rating is within this much, plus
+#: PAIR_WIDEN per second the waiting one has waited; after PAIR_ANYONE_S, with anyone.
+PAIR_WINDOW = 150.0
+PAIR_WIDEN = 50.0
+PAIR_ANYONE_S = 17.0
+#: Seekers waiting in one queue (a game and time limit), at most.
+QUEUE_CAP = 5000
+#: Milliseconds a seeker taken out of a queue by a process may wait for that process to
+#: create his race: past it, if that process is gone, he goes back to the queue.
+MATCHED_TIMEOUT_MS = 5000
+#: House bots playing at once in one process, and for one client address.
+HOUSE_BOTS = 200
+HOUSE_BOTS_PER_ADDRESS = 4
+#: Players one client address may create per hour (a new browser, cookies cleared).
+PLAYERS_PER_ADDRESS_HOUR = 20
+#: Password checks (sign-in, a new password) per client address per minute; failed sign-ins
+#: per name and per address per hour.
+PASSWORD_CHECKS_PER_MINUTE = 10
+SIGN_IN_FAILURES_PER_HOUR = 10
+#: Milliseconds a sign-in ticket is valid.
+TICKET_MS = 60_000
+#: Seconds between two looks for finished races not scored yet.
+SCORE_SWEEP_EVERY = 60.0
+#: Rated races a player needs in a game to be on its leaderboard.
+LEADERBOARD_MIN_RACES = 5
+#: The daily deal's time limit (seconds).
+DAILY_TIME_LIMIT = 900

@@ -17,6 +17,11 @@ Keys of unit ``U``::
     sr:units              set of unfinished units (the janitor's list; not atomic with the rest)
     sr:pool:GAME          list: solved winnable deals nobody has been dealt yet, msgpack
                           [seed, par moves] (taken with LPOP: once, by one process)
+    sr:{pl}:toscore       set of races a player joined, not scored yet (the sweep's list)
+
+Players (:mod:`solrace.store.redis_players`) share one hash tag, ``{pl}``: scoring a race
+updates several players in one script. Pairing queues (:mod:`solrace.service.matchmaker`) are
+``sr:{q}:…``.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ def proc_key(pid: str, name: str) -> str:
 
 
 UNITS = "sr:units"
+TO_SCORE = "sr:{pl}:toscore"
 
 
 def pool_key(game: str) -> str:

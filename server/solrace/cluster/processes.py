@@ -38,6 +38,7 @@ from redis.exceptions import RedisError
 from solrace.bus.base import Event
 from solrace.cluster.connect import UNITS, proc_key, unit_of
 from solrace.core.effects import Pending
+from solrace.core.identity import Who
 from solrace.net.connection import LOCAL
 from solrace.protocol import codec, internal, messages
 from solrace.service.supervisor import Supervisor
@@ -84,6 +85,8 @@ class RemoteSession:
         self.players: dict[str, str] = {}
         self.seats: dict[str, str] = {}
         self.follows: dict[str, bool] = {}
+        #: The player the connection is (as its own process says), or None.
+        self.who: Who | None = None
         #: Forgotten here without telling its process (it is gone, or thought to be).
         self.silent = False
 
@@ -95,6 +98,7 @@ class RemoteSession:
         self.players.update(where.players)
         self.seats.update(where.seats)
         self.follows.update(where.follows)
+        self.who = where.who
 
     def send(self, msg: dict[str, Any] | Event, urgent: bool = True) -> None:
         payload = msg.encoded(False) if isinstance(msg, Event) else codec.encode_json(msg)
@@ -320,7 +324,7 @@ class Cluster:
     def route(self, conn: Connection, cmd: codec.Command) -> Any:
         """:data:`LOCAL` when this process runs ``cmd`` itself; otherwise the forwarding is
         under way and the return value is what the reader awaits (None: nothing)."""
-        if isinstance(cmd, (codec.Ping, codec.Create)) or (
+        if isinstance(cmd, (codec.Ping, codec.Create, codec.PlayerCmd, codec.PlayCmd)) or (
                 isinstance(cmd, codec.TournamentCmd) and cmd.action == "create"):
             return LOCAL
         unit = unit_of(cmd.race)
@@ -372,7 +376,7 @@ class Cluster:
             return {r: v for r, v in d.items() if unit_of(r) == unit}
 
         return internal.Where(unit, conn.id, conn.address, mine(conn.players),
-                              mine(conn.seats), mine(conn.follows))
+                              mine(conn.seats), mine(conn.follows), conn.who)
 
     def forward(self, owner: str, conn: Connection, cmd: codec.Command) -> asyncio.Future[None]:
         """Send ``cmd`` to the owner's inbox; the future is done when the owner has answered

@@ -13,6 +13,7 @@ and asks again."""
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 
 import solrules
 
@@ -43,7 +44,7 @@ from solrace.core.race import Race
 from solrace.core.race_parts import Options, Outcome, RaceError
 from solrace.core.tournament import Settings, Tournament, TournamentError, TOutcome
 from solrace.protocol import codec, messages
-from solrace.settings import MAX_FOLLOWED
+from solrace.settings import MAX_FOLLOWED, SEAT_GRACE_S
 
 RaceCommand = (codec.Join | codec.Watch | codec.Leave | codec.Start | codec.Ready
                | codec.MoveCmd | codec.Undo | codec.Resign | codec.Rematch | codec.Hint
@@ -80,6 +81,8 @@ def handle(world: World, session: Session, cmd: codec.Command, now: int) -> Effe
             return tournament(world, session, cmd, now)
         except TournamentError as exc:
             raise RaceError(exc.code, exc.message) from None
+    if isinstance(cmd, (codec.PlayerCmd, codec.PlayCmd)):  # the services' (net.connection)
+        raise codec.ProtocolError("bad_message", f"{cmd.action} is not a race command", cmd.rid)
     race = world.races.get(cmd.race) or lookup(world, cmd.race)
     if not race.due(now) or not world.writable:
         return _on_race(world, session, cmd, race, [], now)
@@ -96,6 +99,8 @@ def _on_race(world: World, session: Session, cmd: RaceCommand, race: Race,
              outcomes: list[Outcome], now: int) -> Effects:
     race_id = race.race
     player = session.players.get(race_id)
+    if race.deal.held_until is not None:
+        race.deal.release(now)
     if isinstance(cmd, (codec.MoveCmd, codec.Undo)):  # the hot path: keep it short
         if not world.writable:
             _writable(world)
@@ -111,6 +116,9 @@ def _on_race(world: World, session: Session, cmd: RaceCommand, race: Race,
     if isinstance(cmd, codec.Join):
         return join(world, session, fx, race, cmd, now)
     if isinstance(cmd, codec.Watch):
+        if race.deal.held_until is not None and player is None:
+            raise RaceError("forbidden", "this deal stays secret until the day is over: "
+                            "nobody may watch it before")
         _may_follow(world, session, race_id)
         fx.steps += [EMIT, Follow(race_id), Snapshot(race_id, cmd.rid)]
         return fx
@@ -145,7 +153,7 @@ def _may_follow(world: World, session: Session, race_id: str) -> None:
             "limit_reached", f"one connection follows at most {MAX_FOLLOWED} races"
         )
 
-def _may_create_race(world: World, session: Session) -> None:
+def _may_create_race(world: World, session: Session | _Creator) -> None:
     """The race cap and this client's share of it (see :mod:`solrace.core.quotas`), and at
     most ``caps.lobbies`` races not started yet per client address and per connection."""
     caps = world.caps
@@ -173,7 +181,7 @@ def create(world: World, session: Session, cmd: codec.Create, now: int) -> Effec
             "bad_message", f"unknown game; one of {', '.join(solrules.GAMES)}", cmd.rid
         )
     options = Options(cmd.players, cmd.time_limit, cmd.undo, cmd.public, cmd.hints,
-                      cmd.winnable)
+                      cmd.winnable, rated=cmd.rated)
     race = _new_race(world, session, cmd.game, options, cmd.seed, now)
     return Effects(race=race, created=race, rid=cmd.rid, barrier=True,
                    steps=[Reply(messages.created(race, cmd.rid))])
@@ -202,6 +210,57 @@ def _new_race(
     )
     race.creator = (session.address, session.id)
     return race
+
+@dataclass(frozen=True)
+class Seat:
+    """A racer a race is made for (a quick race's seeker, a house bot, the daily deal's
+    player): ``ready`` when he is there already (a house bot)."""
+
+    name: str
+    pid: str | None = None
+    rating: int | None = None
+    bot: bool = False
+    level: int | None = None
+    ready: bool = False
+
+
+def seated_race(world: World, address: str, game: str, options: Options, seats: list[Seat],
+                now: int, seed: int | None = None, salt: str | None = None,
+                race_id: str | None = None) -> tuple[Race, Outcome]:
+    """A new race made for ``seats`` (by the matchmaker, a house bot, the daily deal), with
+    their racers joined; it counts down once every racer sat (``join`` with his token), and a
+    seat not taken within ``SEAT_GRACE_S`` is forfeited. Counted against ``address``'s share
+    of the races. ``seed``/``salt``: the daily deal's (else a secret random deal)."""
+    _may_create_race(world, _Creator(address))
+    _writable(world)
+    if game not in solrules.GAMES:
+        raise RaceError("bad_message", f"unknown game; one of {', '.join(solrules.GAMES)}")
+    race = Race(
+        race_id or world.entropy.race_id(), game,
+        seed if seed is not None else world.deals.draw(game, False),
+        salt or world.entropy.salt(), options, now, world.entropy.token(),
+        countdown_ms=world.countdown_ms, seated_until=now + SEAT_GRACE_S * 1000, forfeit=True,
+    )
+    race.creator = (address, -1)
+    out = Outcome()
+    for seat in seats:
+        joined = race.join(seat.name, world.entropy.token(), now, bot=seat.bot, pid=seat.pid,
+                           rating=seat.rating, level=seat.level)
+        out.extend(joined)
+        if seat.ready:
+            assert joined.acted is not None
+            out.extend(race.ready(joined.acted, now))
+    out.acted = None
+    return race, out
+
+
+@dataclass
+class _Creator:
+    """Who a seated race is counted against: an address, no connection of its own."""
+
+    address: str
+    id: int = -1
+
 
 def rematch(
     world: World, session: Session, fx: Effects, race: Race, player: str | None, now: int
@@ -373,8 +432,13 @@ def join(
     """Join as a new racer (``name``) or resume one (``token``): ``joined``, ``snapshot``
     and, in a running race, the racer's ``state``."""
     seat = session.seats.get(race.race)
-    if cmd.token is not None:
-        racer = race.find_token(cmd.token)
+    who = session.who
+    mine = None if who is None else next(
+        (r for r in race.racers.values() if r.pid == who.id), None)
+    if cmd.token is not None or mine is not None:
+        # A token, or a player who is a racer here already (from another tab or device):
+        # that racer, resumed.
+        racer = race.find_token(cmd.token) if cmd.token is not None else mine
         if racer is None:
             raise RaceError("forbidden", "unknown token for this race")
         if race.seated_until is not None and race.status == "lobby" and not racer.ready:
@@ -391,8 +455,12 @@ def join(
     else:
         _may_follow(world, session, race.race)
         _writable(world)
-        assert cmd.name is not None
-        out = race.join(cmd.name, world.entropy.token(), now, bot=cmd.bot)
+        if who is not None:  # a player races under his name
+            out = race.join(who.name, world.entropy.token(), now, bot=cmd.bot, pid=who.id,
+                            rating=who.rating(race.game))
+        else:
+            assert cmd.name is not None
+            out = race.join(cmd.name, world.entropy.token(), now, bot=cmd.bot)
         fx.outcomes.append(out)
         assert out.acted is not None
         racer = race.racers[out.acted]

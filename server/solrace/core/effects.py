@@ -9,6 +9,7 @@ from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
+from solrace.core.identity import Who
 from solrace.core.quotas import Caps
 from solrace.core.race import Race
 from solrace.core.race_parts import Outcome, RaceError
@@ -20,14 +21,16 @@ Message = dict[str, Any]
 class Session(Protocol):
     """A client as the dispatcher sees it: the racer it speaks for in each race it joined, the
     seat it took in each race (kept after ``leave``: one connection, one seat per race), the
-    races it follows (with whether it wants the other racers' boards), and who it is (client
-    address, connection number) for the limits per client."""
+    races it follows (with whether it wants the other racers' boards), where it is (client
+    address, connection number) for the limits per client, and the player it is, if any."""
 
     id: int
     address: str
     players: dict[str, str]
     seats: dict[str, str]
     follows: dict[str, bool]
+    #: The player it is (None: anonymous): a player races under his name, once per race.
+    who: Who | None
 
 
 class Pending(Exception):

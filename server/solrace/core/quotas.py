@@ -24,6 +24,8 @@ from solrace.core.race_parts import RaceError
 from solrace.settings import (
     CONNECTIONS_PER_ADDRESS,
     ENTRANTS_PER_ADDRESS,
+    HOUSE_BOTS,
+    HOUSE_BOTS_PER_ADDRESS,
     MAX_LOBBIES,
     MAX_RACES,
     MAX_TOURNAMENTS,
@@ -46,6 +48,8 @@ class Caps:
     entrants_per_address: int = ENTRANTS_PER_ADDRESS  # in one tournament
     connections: int = 1 << 30
     connections_per_address: int = CONNECTIONS_PER_ADDRESS
+    house_bots: int = HOUSE_BOTS  # playing at once
+    house_bots_per_address: int = HOUSE_BOTS_PER_ADDRESS
 
 
 def client_key(address: str) -> str:

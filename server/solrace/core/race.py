@@ -21,6 +21,7 @@ from typing import Any
 
 import solrules
 
+from solrace.core import daily
 from solrace.core.race_parts import (
     LogEntry,
     Message,
@@ -58,6 +59,11 @@ class Racer:
     resigned: bool = False
     reached_at: int = 0  # when the foundation count last changed (tie-break)
     hints: int = 0  # hints asked for (each position counts once)
+    #: The player this racer is (his public id), his shown rating in this game when he
+    #: joined; a house bot's level. None for anonymous racers and other bots.
+    pid: str | None = None
+    rating: int | None = None
+    level: int | None = None
     hint_seq: int = -1  # the seq of the position of the last hint
     connections: int = 0  # live connections bound to this racer (not durable)
     #: Since when no connection speaks for this racer (unix ms; not durable: a race rebuilt
@@ -76,6 +82,18 @@ class Racer:
     def penalty_ms(self) -> int:
         """What the racer's hints cost him in the standings (see :func:`Race.standings`)."""
         return self.hints * HINT_PENALTY_MS
+
+    def identity(self) -> Message:
+        """Who the racer is beyond his name, for the pages: ``id`` and ``rating`` (a
+        player), ``level`` (a house bot); empty for anyone else."""
+        out: Message = {}
+        if self.pid is not None:
+            out["id"] = self.pid
+            if self.rating is not None:
+                out["rating"] = self.rating
+        if self.level is not None:
+            out["level"] = self.level
+        return out
 
     def progress(self) -> Message:
         foundation, total = self.game.progress()
@@ -147,6 +165,12 @@ class Race:
         self.reason: str | None = None
         self._standings: list[Message] | None = None
         self.deal: SharedDeal[Race] = SharedDeal([self])
+        if options.kind == "daily" and options.day is not None:
+            self.deal.held_until = daily.reveal_at(options.day, options.time_limit,
+                                                   countdown_ms)
+        #: The ``ratings`` body once the race is scored (solrace.service.scoring; not
+        #: durable: read from the player store when the race is loaded).
+        self.ratings: dict[str, Any] | None = None
         # Validate game and seed now, so a bad create fails before anything is stored.
         solrules.new_game(game, seed)
 
@@ -221,6 +245,7 @@ class Race:
                     "resigned": racer.resigned,
                     "bot": racer.bot,
                     "hints": racer.hints,
+                    **racer.identity(),
                 }
             )
         if self.status == "finished":
@@ -306,23 +331,35 @@ class Race:
         return Outcome()
 
     # --------------------------------------------------------------- commands
-    def join(self, name: str, token: str, now: int, bot: bool = False) -> Outcome:
-        """Add a new racer with a server-made ``token`` (lobby or countdown only)."""
+    def join(self, name: str, token: str, now: int, bot: bool = False, pid: str | None = None,
+             rating: int | None = None, level: int | None = None) -> Outcome:
+        """Add a new racer with a server-made ``token`` (lobby or countdown only): a player
+        (``pid``, with his ``rating``), an anonymous racer, or a bot (a house bot has its
+        ``level``). A player races once per race."""
         if self.status in ("running", "finished"):
             raise RaceError("race_started", "the race has started: watch it, or join the next one")
         if len(self.racers) >= self.options.players:
             raise RaceError("race_full", f"the race already has {self.options.players} racers")
-        return self._add(name, token, now, bot)
+        if pid is not None and any(r.pid == pid for r in self.racers.values()):
+            raise RaceError("forbidden", "you are already a racer of this race: resume with "
+                            "your token")
+        return self._add(name, token, now, bot, pid, rating, level)
 
-    def _add(self, name: str, token: str, now: int, bot: bool) -> Outcome:
+    def _add(self, name: str, token: str, now: int, bot: bool, pid: str | None = None,
+             rating: int | None = None, level: int | None = None) -> Outcome:
         player = f"p{len(self.racers) + 1}"
         self.racers[player] = Racer(
-            player, name, token, solrules.new_game(self.game, self.seed), joined_at=now, bot=bot
+            player, name, token, solrules.new_game(self.game, self.seed), joined_at=now, bot=bot,
+            pid=pid, rating=rating, level=level,
         )
-        event = self._event("player_joined", player=player, name=name, bot=bot)
+        fields: Message = {"player": player, "name": name, "bot": bot}
         data: Message = {"name": name, "token": token}
         if bot:
             data["bot"] = True
+        for key, value in (("id", pid), ("rating", rating), ("level", level)):
+            if value is not None:
+                fields[key] = data[key] = value
+        event = self._event("player_joined", **fields)
         return Outcome(events=[event], log=[self._log(now, "join", player, data)], acted=player)
 
     def ready(self, player: str | None, now: int) -> Outcome:
@@ -548,7 +585,8 @@ class Race:
         kind, player = entry.kind, entry.player
         if kind == "join":
             data = entry.data
-            self._add(data["name"], data["token"], entry.at, bool(data.get("bot", False)))
+            self._add(data["name"], data["token"], entry.at, bool(data.get("bot", False)),
+                      data.get("id"), data.get("rating"), data.get("level"))
         elif kind == "ready":
             self.ready(player, entry.at)
         elif kind == "start":

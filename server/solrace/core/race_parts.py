@@ -37,13 +37,23 @@ class Options:
     winnable: bool = False  # the secret deal is one the solver has won
     #: ... drawn from the public catalogue (a demo server): anyone could look it up.
     demo_catalogue: bool = False
+    #: The race changes its players' ratings (see :mod:`solrace.service.scoring`).
+    rated: bool = False
+    #: How it was made: None (created), "quick" (paired), "bot" (against a house bot) or
+    #: "daily" (the daily deal of ``day``).
+    kind: str | None = None
+    day: str | None = None
 
     def as_dict(self) -> Message:
         out: Message = {"players": self.players, "time_limit": self.time_limit,
                         "undo": self.undo, "public": self.public, "hints": self.hints,
-                        "winnable": self.winnable}
+                        "winnable": self.winnable, "rated": self.rated}
         if self.demo_catalogue:
             out["demo_catalogue"] = True
+        if self.kind is not None:
+            out["kind"] = self.kind
+        if self.day is not None:
+            out["day"] = self.day
         return out
 
 

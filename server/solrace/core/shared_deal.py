@@ -6,7 +6,10 @@ the seed, the salt, the move lists, the replays, nor any card beyond what the vi
 (:mod:`solrace.core.views`, which takes its "racers still racing" from here). Once the last race of
 the group ends, everything is: the deal is *revealed*.
 
-A race on its own is a group of one (revealed by its ``race_over``). Pure: no I/O, no clock.
+A race on its own is a group of one (revealed by its ``race_over``). A deal may also be *held*
+past the end of its races (the daily deal: until every attempt of the day has ended): it is
+revealed only once :meth:`SharedDeal.release` is told a time past ``held_until``. Pure: no
+I/O, no clock.
 """
 
 from __future__ import annotations
@@ -55,11 +58,19 @@ class SharedDeal(Generic[R]):
         self.races = races
         self._common: int | None = None
         self._common_valid = False
+        #: Until when (unix ms) the deal stays secret even once its races are over.
+        self.held_until: int | None = None
 
     @property
     def revealed(self) -> bool:
-        """True once every race of the deal is over: seed, salt, moves and cards are public."""
-        return all(race.status == "finished" for race in self.races)
+        """True once every race of the deal is over (and it is not held): seed, salt, moves
+        and cards are public."""
+        return self.held_until is None and all(race.status == "finished" for race in self.races)
+
+    def release(self, now: int) -> None:
+        """A held deal is no longer held from ``held_until`` on."""
+        if self.held_until is not None and now >= self.held_until:
+            self.held_until = None
 
     def racers(self) -> Iterator[DealRacer]:
         for race in self.races:

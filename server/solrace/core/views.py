@@ -47,6 +47,8 @@ def mask(deal: SharedDeal[Race], seat: Racer | None, masking: bool = True) -> in
     if not masking or deal.revealed:
         return None
     common = deal.common()
+    if common is None and deal.held_until is not None:
+        common = 0  # nobody races any more, but the deal is held: nothing is shown
     if seat is None:
         return common
     if not seat.done:

@@ -10,6 +10,8 @@ shell awaits."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -22,14 +24,21 @@ from solrace.bus.base import Bus
 from solrace.bus.memory_bus import MemoryBus
 from solrace.core.quotas import Caps
 from solrace.net.connection import Connection, Output
-from solrace.net.web import Routes, SecureConnection, client_dir
-from solrace.protocol import messages
+from solrace.net.web import Routes, SecureConnection, client_dir, player_cookie
+from solrace.protocol import codec, internal, messages
+from solrace.service.accounts import Accounts
+from solrace.service.daily import DailyDeals
+from solrace.service.front import Front
+from solrace.service.house_bots import HouseBots
 from solrace.service.hub import Hub
+from solrace.service.matchmaker import LocalQueues, Matchmaker
+from solrace.service.scoring import Scorer
 from solrace.service.supervisor import Supervisor
 from solrace.settings import (
     CLOSE_TIMEOUT,
     COUNTDOWN_S,
     HTTP_RATE,
+    MATCHED_TIMEOUT_MS,
     MAX_FRAME_HARD,
     MAX_LOBBIES,
     MAX_RACES,
@@ -41,9 +50,12 @@ from solrace.solver.deal_source import DealSource
 from solrace.solver.jobs import Solver
 from solrace.solver.pool import Pool
 from solrace.store.base import Store
+from solrace.store.player_base import PlayerStore
 
 if TYPE_CHECKING:  # Redis is imported only when the server runs on it
     from solrace.cluster.processes import Cluster
+
+log = logging.getLogger(__name__)
 
 
 def now_ms() -> int:
@@ -76,6 +88,7 @@ class App:
         demo_catalogue: bool = False,
         deals: DealSource | None = None,
         supervisor: Supervisor | None = None,
+        players: PlayerStore | None = None,
     ) -> None:
         self.store = store
         self.bus: Bus = bus if bus is not None else MemoryBus()
@@ -114,6 +127,27 @@ class App:
         #: With several processes on Redis (``solrace.cluster.processes``); None in the
         #: embedded server.
         self.cluster: Cluster | None = None
+        #: This process's connections by id (a ``paired`` for one of them may come from
+        #: anywhere).
+        self.by_id: dict[int, Connection] = {}
+        # Players, one click to a race, the daily deal: with the store's players (the same
+        # SQLite file, or the same Redis) unless given.
+        if players is None:
+            make = getattr(store, "players", None)
+            players = make() if make is not None else None
+        self.players = players
+        self.accounts = Accounts(players, clock, self.hub.reply_later)
+        self.house_bots = HouseBots(self.hub, solver)
+        self.hub.house_bots = self.house_bots
+        self.matchmaker = Matchmaker(self.hub, self.accounts, self.house_bots, LocalQueues(),
+                                     self.deliver)
+        self.daily = (DailyDeals(self.hub, players, self.accounts, self.matchmaker)
+                      if players is not None else None)
+        self.scorer = (Scorer(players, self.hub.load, self.bus.publish, self.supervisor)
+                       if players is not None else None)
+        self.hub.scorer = self.scorer
+        self.front = Front(self.accounts, self.matchmaker, self.daily)
+        self.routes.front = self.front
 
     def run_on_redis(self, cluster: Cluster) -> None:
         """This process joins several on Redis (see :mod:`solrace.cluster`): the store tells
@@ -129,6 +163,10 @@ class App:
         cluster.bus.races = self.hub.get
         self.hub.owns = cluster.owns
         self.hub.publish_with_commit = cluster.publish_with_commit
+        from solrace.cluster.queues import RedisQueues
+
+        self.matchmaker.queues = RedisQueues(cluster.store.client, cluster.pid)
+        self.matchmaker.process = cluster.pid
 
     async def start(self) -> None:
         """Before serving: join the service on Redis (if any), then take back the races."""
@@ -137,8 +175,39 @@ class App:
         await self.hub.recover()
         if self.pool is not None:
             self.pool.start()
+        if self.scorer is not None:
+            self.scorer.start()
+        if self.cluster is not None:
+            self.supervisor.spawn(self._recover_seekers(), "seekers of dead processes")
+
+    async def _recover_seekers(self) -> None:
+        """With Redis: every few seconds, seekers a dead process took out of a queue go back
+        to it (solrace.cluster.queues)."""
+        from solrace.cluster.queues import RedisQueues
+
+        queues = self.matchmaker.queues
+        assert isinstance(queues, RedisQueues)
+        while True:
+            await asyncio.sleep(MATCHED_TIMEOUT_MS / 2000)
+            try:
+                await queues.recover(self.hub.clock())
+            except Exception as exc:
+                log.warning("cannot look for seekers to give back: %s", exc)
+
+    def deliver(self, process: str, conn_id: int, msg: dict[str, Any]) -> None:
+        """Send ``msg`` to connection ``conn_id`` of ``process`` (this one, or another on
+        Redis), in order with that connection's replies when it is here."""
+        if self.cluster is None or process == self.cluster.pid:
+            conn = self.by_id.get(conn_id)
+            if conn is not None:
+                self.hub.reply_later(conn, msg)
+            return
+        self.cluster.bus.send_to(process, internal.Deliver(conn_id, codec.encode_json(msg)))
 
     async def stop(self) -> None:
+        if self.scorer is not None:
+            self.scorer.stop()
+        self.house_bots.close()
         if self.cluster is not None:
             await self.cluster.stop()
         if self.pool is not None:
@@ -178,7 +247,10 @@ class App:
         address = self.routes.address(ws, ws.request)
         router = self.cluster.route if self.cluster is not None else None
         conn = Connection(self.hub, self.output, ws, self.rate_limit, self.supervisor, address,
-                          router)
+                          router, self.front)
+        if ws.request is not None:
+            await self.accounts.connected(conn, player_cookie(ws.request.headers))
+        self.by_id[conn.id] = conn
         self.connections += 1
         self.by_address[address] = self.by_address.get(address, 0) + 1
         self.clients.add(conn)
@@ -196,6 +268,7 @@ class App:
             else:
                 del self.by_address[address]
             self.clients.discard(conn)
+            self.by_id.pop(conn.id, None)
             if self.cluster is not None:
                 self.cluster.gone(conn)
 

@@ -23,6 +23,7 @@ from websockets.exceptions import ConnectionClosed
 
 from solrace.bus.base import Event, Publishable, Subscription
 from solrace.core.effects import Pending
+from solrace.core.identity import Who
 from solrace.net import raw_frames
 from solrace.net.raw_frames import frame
 from solrace.protocol import codec, messages
@@ -31,6 +32,7 @@ from solrace.service.supervisor import Supervisor
 from solrace.settings import CLOSE_TIMEOUT, EVENT_DELAY, OUT_QUEUE, WRITE_LIMIT
 
 if TYPE_CHECKING:
+    from solrace.service.front import Front
     from solrace.service.hub import Hub
 
 log = logging.getLogger(__name__)
@@ -143,8 +145,11 @@ class Connection:
 
     def __init__(self, hub: Hub, output: Output, ws: ServerConnection, rate_limit: float,
                  supervisor: Supervisor, address: str = "",
-                 router: Callable[[Connection, codec.Command], Any] | None = None) -> None:
+                 router: Callable[[Connection, codec.Command], Any] | None = None,
+                 front: Front | None = None) -> None:
         self.id = next(_ids)
+        #: Players, one-click races, the daily deal (solrace.service.front); None: none.
+        self.front = front
         #: With several processes: sends a command to the process that runs its race; LOCAL
         #: when it is this one, else what the reader awaits (None: nothing).
         self.router = router
@@ -158,6 +163,12 @@ class Connection:
         self.players: dict[str, str] = {}
         self.seats: dict[str, str] = {}
         self.follows: dict[str, bool] = {}
+        #: The hash of the browser's key (its ``sr_player`` cookie), if it sent one, and the
+        #: player it is once known (solrace.service.accounts).
+        self.key: str | None = None
+        self.who: Who | None = None
+        #: Its place in a quick-race queue, if it seeks one (solrace.service.matchmaker).
+        self.seek: Any = None
         self.subs: dict[str, Subscription] = {}
         self.closing = False
         self.sending = False  # the writer task is inside ws.send()
@@ -299,6 +310,8 @@ class Connection:
             pass
         finally:
             writer.cancel()
+            if self.front is not None:
+                self.front.closed(self)
             for race in list(self.players):
                 self.hub.unbind(self, race)
             for race in list(self.subs):
@@ -322,6 +335,28 @@ class Connection:
         """Dispatch one command; the returned awaitable, if any, must be awaited before the
         next command is read. With several processes (``router``), a command for a race run
         by another process is forwarded there."""
+        front = self.front
+        if isinstance(cmd, (codec.PlayerCmd, codec.PlayCmd)):
+            if front is None:
+                self.hub.reply_later(self, messages.error(
+                    "unavailable", "this server keeps no players", cmd.rid))
+                return None
+            return self.supervisor.spawn(front.handle(self, cmd), f"{cmd.action} of {self.id}",
+                                         timeout=SETTLE_TIMEOUT)
+        if self.who is not None and front is not None and (
+                isinstance(cmd, codec.Join) and cmd.token is None):
+            # A player joins under his name and rating as they are now.
+            return self.supervisor.spawn(self._refreshed(front, cmd), f"join of {self.id}",
+                                         timeout=SETTLE_TIMEOUT)
+        return self._route(cmd)
+
+    async def _refreshed(self, front: Front, cmd: codec.Command) -> None:
+        await front.refresh(self)
+        barrier = self._route(cmd)
+        if barrier is not None:
+            await barrier
+
+    def _route(self, cmd: codec.Command) -> asyncio.Future[Any] | None:
         if self.router is not None:
             routed = self.router(self, cmd)
             if routed is not LOCAL:

@@ -17,6 +17,7 @@ import dataclasses
 import email.utils
 import gzip
 import http
+import http.cookies
 import json
 import logging
 import math
@@ -33,20 +34,27 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 from websockets.server import ServerProtocol
 
+from solrace.core.identity import Player, well_formed_key
 from solrace.core.quotas import client_key, refusal
 from solrace.core.race import Race
+from solrace.core.rating import PROVISIONAL
+from solrace.core.scoring import stats
 from solrace.protocol import messages
+from solrace.service.entropy import new_key
 from solrace.settings import (
     HTTP_BURST,
     HTTP_CLIENTS,
     HTTP_RATE,
+    LEADERBOARD_MIN_RACES,
     REPLAY_CACHE_BYTES,
     REPLAY_COST,
     STATIC_BURST,
     STATIC_RATE,
 )
+from solrace.store.player_base import STATS_RESULTS, PlayerStore
 
 if TYPE_CHECKING:
+    from solrace.service.front import Front
     from solrace.service.hub import Hub
 
 log = logging.getLogger(__name__)
@@ -233,6 +241,58 @@ MAX_ANSWER_SECONDS = 60.0
 SINGLE_HEADERS = ("Host", "Origin", "If-None-Match", "X-Forwarded-For", "X-Real-IP", "Cookie")
 
 
+#: The browser's player key (see docs/protocol.md, "Who you are").
+COOKIE = "sr_player"
+COOKIE_DAYS = 400  # the most a browser keeps a cookie
+
+
+def player_cookie(headers: Headers) -> str | None:
+    """The ``sr_player`` cookie of a request, if any (unparsable cookies are ignored)."""
+    raw = headers.get("Cookie")
+    if not raw:
+        return None
+    jar = http.cookies.SimpleCookie()
+    try:
+        jar.load(raw)
+    except http.cookies.CookieError:
+        return None
+    morsel = jar.get(COOKIE)
+    return None if morsel is None else morsel.value
+
+
+def set_cookie(value: str, secure: bool, max_age: int = COOKIE_DAYS * 86400) -> tuple[str, str]:
+    """The header that gives the browser its key (``HttpOnly``: no script reads it)."""
+    flags = f"; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Lax"
+    return ("Set-Cookie", f"{COOKIE}={value}{flags}{'; Secure' if secure else ''}")
+
+
+#: The client's pages (index.html): the first part of their paths.
+PAGES = ("race", "tournament", "player", "leaderboard", "daily")
+#: The player routes of the API (``/api/{what}/...``).
+PLAYER_API = ("me", "session", "signout", "players", "leaderboard", "daily")
+
+
+async def player_page(store: PlayerStore, player: Player) -> dict[str, Any]:
+    """``GET /api/players/{name}``: ratings with their history, statistics per game, and the
+    latest races."""
+    ratings = await store.ratings(player.id)
+    results = await store.results(player.id, STATS_RESULTS)
+    history: dict[str, list[list[int]]] = {}
+    for r in reversed(results):  # oldest first
+        if r.get("rated") and r.get("after") is not None:
+            history.setdefault(r["game"], []).append([r["at"], r["after"], r["deviation"]])
+    return {
+        "id": player.id, "name": player.name, "created_at": player.created_at,
+        "ratings": {g: {**r.as_dict(), "history": history.get(g, [])}
+                    for g, r in ratings.items()},
+        "stats": stats(results),
+        "recent": [{k: r.get(k) for k in ("race", "game", "at", "place", "racers", "time_ms",
+                                            "foundation", "total", "rated", "delta", "kind",
+                                            "finished")}
+                   for r in results[:20]],
+    }
+
+
 def _controls(text: str) -> bool:
     return any(ord(c) < 0x20 or ord(c) == 0x7F for c in text)
 
@@ -269,6 +329,8 @@ class Routes:
                                          burst=http_rate * STATIC_BURST / HTTP_RATE)
         self.replays = ReplayCache()
         self.files: dict[Path, tuple[str, bytes]] = {}
+        #: Players and the daily deal (set by the app; None: the server keeps no players).
+        self.front: Front | None = None
 
     def address(self, conn: ServerConnection, request: Request | None) -> str:
         """The client's address (the proxy's forwarded one with ``trust_proxy``), as the
@@ -340,7 +402,8 @@ class Routes:
                                  [("Retry-After", str(max(1, math.ceil(wait))))])
         try:
             gzip_ok = "gzip" in (request.headers.get("Accept-Encoding") or "")
-            answer = await self.route(path, request.headers.get("If-None-Match"), gzip_ok)
+            answer = await self.route(path, request.headers.get("If-None-Match"), gzip_ok,
+                                      request)
         except Exception:
             log.exception("HTTP %s failed", path[:200])
             answer = json_response(500, {"error": "internal"})
@@ -354,8 +417,8 @@ class Routes:
                 conn.close_timeout or 0.0, len(answer.body) / SLOW_CLIENT_BYTES))
         return answer
 
-    async def route(self, path: str, etag: str | None = None, gzip_ok: bool = False
-                    ) -> Response:
+    async def route(self, path: str, etag: str | None = None, gzip_ok: bool = False,
+                    request: Request | None = None) -> Response:
         if path == "/healthz":
             if not self.hub.store.healthy:
                 return text_response(503, "store unavailable")
@@ -375,8 +438,10 @@ class Routes:
                 games.append(entry)
             return json_response(200, games)
         parts = [p for p in path.split("/") if p]
-        if path == "/" or (parts and parts[0] in ("race", "tournament") and len(parts) <= 3):
-            return self.static("index.html", etag)
+        if path == "/" or (parts and parts[0] in PAGES and len(parts) <= 3):
+            return self.page(etag, request)
+        if parts and parts[0] == "api" and len(parts) >= 2 and parts[1] in PLAYER_API:
+            return await self.players_api(parts[1:], request)
         if len(parts) in (3, 4) and parts[:2] == ["api", "tournaments"]:
             t = await self.hub.load_tournament(parts[2])
             if t is None:
@@ -395,10 +460,87 @@ class Routes:
             race = await self.hub.load(parts[2])
             if race is None:
                 return json_response(404, {"error": "not_found"})
+            race.deal.release(self.hub.clock())
+            if race.deal.held_until is not None:  # today's deal: nothing of it yet
+                return json_response(403, {"error": "forbidden", "message": "this deal stays "
+                                           "secret until the day is over"})
             return json_response(200, messages.summary(race, self.hub.masking))
         if len(parts) == 5 and parts[:2] == ["api", "races"] and parts[3] == "replay":
             return await self.replay(parts[2], parts[4], gzip_ok)
         return json_response(404, {"error": "not_found"})
+
+    def page(self, etag: str | None, request: Request | None) -> Response:
+        """The single-page client; a browser without a player key gets one (a cookie the
+        server keeps nothing of until the player exists, see solrace.service.accounts)."""
+        answer = self.static("index.html", etag)
+        if request is not None and self.front is not None and self.front.accounts.store \
+                is not None:
+            cookie = player_cookie(request.headers)
+            if cookie is None or not well_formed_key(cookie):
+                answer.headers["Set-Cookie"] = set_cookie(new_key(), self.https(request))[1]
+        return answer
+
+    def https(self, request: Request) -> bool:
+        """Did the page come over HTTPS (through the proxy this server trusts)?"""
+        return self.trust_proxy and request.headers.get("X-Forwarded-Proto", "") == "https"
+
+    async def players_api(self, parts: list[str], request: Request | None) -> Response:
+        """``/api/me``, ``/api/session``, ``/api/signout``, ``/api/players/{name}``,
+        ``/api/leaderboard/{game}``, ``/api/daily/{game}`` (docs/protocol.md)."""
+        front = self.front
+        if front is None or front.accounts.store is None:
+            return json_response(404, {"error": "not_found", "message": "no players here"})
+        accounts, store = front.accounts, front.accounts.store
+        headers = request.headers if request is not None else Headers()
+        cookie = player_cookie(headers)
+        what = parts[0]
+        if what == "me" and len(parts) == 1:
+            player = await accounts.of_cookie(cookie)
+            return json_response(200, await self._me(player))
+        if what == "session" and len(parts) == 1:
+            ticket = headers.get("X-Solrace-Ticket")
+            key = None if ticket is None else await accounts.redeem(ticket)
+            if key is None:
+                return json_response(403, {"error": "forbidden",
+                                           "message": "unknown or used ticket"})
+            return response(204, b"", "text/plain; charset=utf-8",
+                            [set_cookie(key, request is not None and self.https(request))])
+        if what == "signout" and len(parts) == 1:
+            if headers.get("X-Solrace-Signout") != "1":
+                return json_response(400, {"error": "bad_request",
+                                           "message": "send X-Solrace-Signout: 1"})
+            await accounts.forget(cookie)
+            return response(204, b"", "text/plain; charset=utf-8",
+                            [set_cookie("", request is not None and self.https(request), 0)])
+        if len(parts) != 2:
+            return json_response(404, {"error": "not_found"})
+        arg = urllib.parse.unquote(parts[1])
+        if what == "players":
+            player = await store.by_name(arg)
+            if player is None:
+                return json_response(404, {"error": "not_found"})
+            return json_response(200, await player_page(store, player))
+        if arg not in solrules.GAMES:
+            return json_response(404, {"error": "not_found", "message": "unknown game"})
+        if what == "leaderboard":
+            rows = await store.leaderboard(arg, LEADERBOARD_MIN_RACES, PROVISIONAL, 100)
+            return json_response(200, {"game": arg, "min_races": LEADERBOARD_MIN_RACES,
+                                       "players": [{"rank": i + 1, **row}
+                                                   for i, row in enumerate(rows)]})
+        if what == "daily" and front.daily is not None:
+            return json_response(200, await front.daily.page(arg, cookie))
+        return json_response(404, {"error": "not_found"})
+
+    async def _me(self, player: Player | None) -> dict[str, Any]:
+        if player is None:
+            return {"type": "me", "player": None, "anonymous": False}
+        assert self.front is not None and self.front.accounts.store is not None
+        ratings = await self.front.accounts.store.ratings(player.id)
+        return {"type": "me", "anonymous": False,
+                "player": {"id": player.id, "name": player.name,
+                           "password": player.password is not None,
+                           "created_at": player.created_at,
+                           "ratings": {g: r.as_dict() for g, r in ratings.items()}}}
 
     async def replay(self, race_id: str, player: str, gzip_ok: bool = False) -> Response:
         """A racer's replay, built once (in a thread) and cached, gzipped for a client that
@@ -410,6 +552,7 @@ class Routes:
             race = await self.hub.load(race_id)
             if race is None or player not in race.racers:
                 return json_response(404, {"error": "not_found"})
+            race.deal.release(self.hub.clock())
             if not race.revealed:
                 return json_response(403, {"error": "forbidden", "message": "race not finished"})
 

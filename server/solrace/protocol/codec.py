@@ -15,6 +15,7 @@ from typing import Any
 
 import msgpack
 
+from solrace.core.identity import MAX_PASSWORD, MIN_PASSWORD
 from solrace.settings import MAX_ENTRANTS, MAX_FRAME, MAX_ID, MAX_MOVE, MAX_NAME, MAX_RID, MAX_SEED
 
 
@@ -39,6 +40,7 @@ class Create:
     public: bool = False  # listed in the lobby of open races
     hints: bool = False  # racers may ask for hints (counted in the standings)
     winnable: bool = False  # a secret deal from the catalogue of certified-winnable deals
+    rated: bool = False  # changes its players' ratings (not with seed or hints)
 
 
 @dataclass(frozen=True)
@@ -144,8 +146,35 @@ class TournamentCmd:
         return self.tournament or ""
 
 
+@dataclass(frozen=True)
+class PlayerCmd:
+    """Who the connection is: ``me``, ``set_name``, ``set_password``, ``sign_in``."""
+
+    action: str
+    rid: Any = None
+    name: str | None = None
+    password: str | None = None
+    old: str | None = None
+
+
+@dataclass(frozen=True)
+class PlayCmd:
+    """One click to a race: ``seek``, ``cancel_seek``, ``play_bot``, ``daily``."""
+
+    action: str
+    rid: Any = None
+    game: str = ""
+    time_limit: int = 300
+    rated: bool = True
+    bot_after: int = 10
+    level: int = 0
+
+
 Command = (Create | Join | Watch | Leave | Start | Ready | MoveCmd | Undo | Resign | Rematch
-           | Hint | Claim | Ping | TournamentCmd)
+           | Hint | Claim | Ping | TournamentCmd | PlayerCmd | PlayCmd)
+
+#: The time limits of quick races (one queue per game and time limit).
+SEEK_TIME_LIMITS = (180, 300, 600)
 
 TOURNAMENT_ACTIONS = ("create", "join", "watch", "start", "next", "entry", "pause", "remove",
                       "redeal", "finish", "leave")
@@ -257,6 +286,10 @@ def parse_command(obj: dict[Any, Any]) -> Command:
         return Ping(rid)
     if kind.startswith("tournament_"):
         return _tournament(kind[len("tournament_"):], obj, rid)
+    if kind in ("me", "set_name", "set_password", "sign_in"):
+        return _player(kind, obj, rid)
+    if kind in ("seek", "cancel_seek", "play_bot", "daily"):
+        return _play(kind, obj, rid)
     if kind == "create":
         game = _str(obj, "game", MAX_ID, rid)
         seed = None
@@ -270,6 +303,11 @@ def parse_command(obj: dict[Any, Any]) -> Command:
         if winnable and seed is not None:
             raise ProtocolError("bad_message", "'winnable' draws a secret seed: leave out 'seed'",
                                 rid)
+        hints = _bool(obj, "hints", rid, default=False)
+        rated = _bool(obj, "rated", rid, default=False)
+        if rated and (seed is not None or hints):
+            raise ProtocolError("bad_message", "a rated race has a secret deal and no hints: "
+                                "leave out 'seed' and 'hints'", rid)
         return Create(
             game=game,
             players=_int(obj, "players", 1, 8, rid, default=2),
@@ -278,8 +316,9 @@ def parse_command(obj: dict[Any, Any]) -> Command:
             seed=seed,
             rid=rid,
             public=_bool(obj, "public", rid, default=False),
-            hints=_bool(obj, "hints", rid, default=False),
+            hints=hints,
             winnable=winnable,
+            rated=rated,
         )
     race = _str(obj, "race", MAX_ID, rid)
     if kind == "join":
@@ -311,6 +350,52 @@ def parse_command(obj: dict[Any, Any]) -> Command:
     if kind == "claim":
         return Claim(race, rid)
     raise ProtocolError("bad_message", f"unknown message type {kind[:40]!r}", rid)
+
+
+def _password(obj: dict[Any, Any], key: str, rid: Any, required: bool = True) -> str | None:
+    value = obj.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not MIN_PASSWORD <= len(value) <= MAX_PASSWORD:
+        raise ProtocolError("bad_message", f"{key!r} must be {MIN_PASSWORD} to {MAX_PASSWORD} "
+                            "characters", rid)
+    return value
+
+
+def _player(kind: str, obj: dict[Any, Any], rid: Any) -> PlayerCmd:
+    if kind == "me":
+        return PlayerCmd("me", rid)
+    if kind == "set_name":
+        name = _name(obj, rid)
+        if name is None:
+            raise ProtocolError("bad_message", "set_name needs a 'name'", rid)
+        return PlayerCmd("set_name", rid, name=name)
+    if kind == "set_password":
+        return PlayerCmd("set_password", rid, password=_password(obj, "password", rid),
+                         old=_password(obj, "old", rid, required=False))
+    name = _name(obj, rid)
+    if name is None:
+        raise ProtocolError("bad_message", "sign_in needs a 'name'", rid)
+    return PlayerCmd("sign_in", rid, name=name, password=_password(obj, "password", rid))
+
+
+def _play(kind: str, obj: dict[Any, Any], rid: Any) -> PlayCmd:
+    if kind == "cancel_seek":
+        return PlayCmd("cancel_seek", rid)
+    game = _str(obj, "game", MAX_ID, rid)
+    if kind == "daily":
+        return PlayCmd("daily", rid, game=game)
+    rated = _bool(obj, "rated", rid, default=True)
+    if kind == "seek":
+        time_limit = _int(obj, "time_limit", 0, 86400, rid, default=300)
+        if time_limit not in SEEK_TIME_LIMITS:
+            raise ProtocolError("bad_message", "'time_limit' of a quick race is one of "
+                                f"{', '.join(map(str, SEEK_TIME_LIMITS))} seconds", rid)
+        return PlayCmd("seek", rid, game=game, time_limit=time_limit, rated=rated,
+                       bot_after=_int(obj, "bot_after", 0, 60, rid, default=10))
+    return PlayCmd("play_bot", rid, game=game, rated=rated,
+                   time_limit=_int(obj, "time_limit", 60, 3600, rid, default=300),
+                   level=_int(obj, "level", 1, 5, rid))
 
 
 def _tournament(action: str, obj: dict[Any, Any], rid: Any) -> TournamentCmd:
@@ -393,6 +478,12 @@ def to_dict(cmd: Command) -> dict[str, Any]:
         if cmd.flag is not None:
             t["open" if cmd.action == "entry" else "paused"] = cmd.flag
         return t
+    if isinstance(cmd, (PlayerCmd, PlayCmd)):
+        out = {"type": cmd.action, **{k: v for k, v in vars(cmd).items()
+                                      if k != "action" and v is not None}}
+        if isinstance(cmd, PlayCmd) and cmd.level == 0:
+            del out["level"]
+        return out
     msg: dict[str, Any] = {"type": TYPES[type(cmd)]}
     for name, value in vars(cmd).items():
         if value is not None:

@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from solrace.core.identity import Who
+
 Wire = dict[str, Any]
 
 
@@ -32,15 +34,23 @@ class Where:
     players: dict[str, str]
     seats: dict[str, str]
     follows: dict[str, bool]
+    who: Who | None = None
 
     def fields(self) -> Wire:
-        return {"u": self.unit, "c": self.conn, "a": self.address, "pl": self.players,
-                "st": self.seats, "fo": self.follows}
+        out: Wire = {"u": self.unit, "c": self.conn, "a": self.address, "pl": self.players,
+                     "st": self.seats, "fo": self.follows}
+        if self.who is not None:
+            out["w"] = [self.who.id, self.who.name, [list(r) for r in self.who.ratings]]
+        return out
 
     @classmethod
     def read(cls, msg: Wire) -> Where:
+        who = None
+        if msg.get("w") is not None:
+            pid, name, ratings = msg["w"]
+            who = Who(pid, name, tuple((str(g), int(r)) for g, r in ratings))
         return cls(msg["u"], msg["c"], msg["a"], dict(msg["pl"]), dict(msg["st"]),
-                   dict(msg["fo"]))
+                   dict(msg["fo"]), who)
 
 
 # --------------------------------------------------------------------- to one process

@@ -103,6 +103,7 @@ def player_entry(race: Race, racer: Racer) -> Message:
         "penalty_ms": racer.penalty_ms,
         "connected": racer.connections > 0,
         "offline_since": racer.offline_since,
+        **racer.identity(),
     }
 
 
@@ -132,6 +133,7 @@ def snapshot(
     }
     if race.status == "finished":
         msg["standings"] = race.standings()
+        msg["ratings"] = race.ratings
     if race.revealed:
         msg["seed"] = str(race.seed)
         msg["salt"] = race.salt
@@ -159,6 +161,7 @@ def summary(race: Race, masking: bool = True) -> Message:
     out: Message = {**header(race), "finished_at": race.finished_at, "players": players}
     if race.status == "finished":
         out["standings"] = race.standings()
+        out["ratings"] = race.ratings
     if revealed:
         out["seed"] = str(race.seed)
         out["salt"] = race.salt
@@ -190,7 +193,24 @@ def joined(race: Race, racer: Racer, rid: Any = None) -> Message:
         "token": racer.token,
         "name": racer.name,
         "bot": racer.bot,
+        **racer.identity(),
     }
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
+
+
+def paired(race: Race, racer: Racer, opponents: list[Racer], rid: Any = None) -> Message:
+    """A seat of a race made for the receiver (a quick race, a bot race, the daily deal): his
+    racer and its token (he takes the seat with ``join``), and who he races."""
+    o = race.options
+    msg: Message = {
+        "type": "paired", "race": race.race, "player": racer.player, "token": racer.token,
+        "game": race.game, "time_limit": o.time_limit, "rated": o.rated, "kind": o.kind,
+        "opponents": [{"name": r.name, "bot": r.bot, **r.identity()} for r in opponents],
+    }
+    if o.day is not None:
+        msg["day"] = o.day
     if rid is not None:
         msg["rid"] = rid
     return msg

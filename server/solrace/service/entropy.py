@@ -27,3 +27,22 @@ class SecretEntropy:
     @staticmethod
     def tournament_id() -> str:
         return "".join(secrets.choice(ID_ALPHABET) for _ in range(TOURNAMENT_ID_LENGTH))
+
+
+def new_key() -> str:
+    """A browser's player key, or a sign-in ticket: 32 random bytes, URL-safe (43
+    characters)."""
+    return secrets.token_urlsafe(32)
+
+
+def new_player_id() -> str:
+    """A player's public id: ``pl`` + 10 characters of [0-9a-z]."""
+    return "pl" + "".join(secrets.choice(ID_ALPHABET) for _ in range(10))
+
+
+def guest_name() -> str:
+    return f"Guest-{secrets.randbelow(100_000):05d}"
+
+
+def password_salt() -> bytes:
+    return secrets.token_bytes(16)

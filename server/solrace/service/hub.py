@@ -76,6 +76,28 @@ log = logging.getLogger(__name__)
 SETTLE_TRIES = 3
 
 
+class Sender(Protocol):
+    """Anything a reply can be sent to (a connection, another process's, a house bot)."""
+
+    def send(self, msg: dict[str, Any], urgent: bool = True) -> None: ...
+
+
+class Bots(Protocol):
+    """The house's bots (solrace.service.house_bots): played where their race runs."""
+
+    def adopted(self, race: Race) -> None: ...
+
+    def stop(self, race_id: str) -> None: ...
+
+
+class Scores(Protocol):
+    """The scorer of finished races (solrace.service.scoring)."""
+
+    def finished(self, race: Race) -> None: ...
+
+    async def known(self, race_id: str) -> dict[str, Any] | None: ...
+
+
 class Follower(Peer, Protocol):
     """A session the hub can write to, bind and subscribe (a WebSocket connection)."""
 
@@ -128,6 +150,10 @@ class Hub:
         #: other processes in the same script that writes the outcome.
         self.publish_with_commit: Callable[[str, list[Event]], None] | None = None
         self._loading: dict[str, asyncio.Task[Race | None]] = {}
+        #: The house's bots (solrace.service.house_bots) and the scorer of finished races
+        #: (solrace.service.scoring), when the server has them.
+        self.house_bots: Bots | None = None
+        self.scorer: Scores | None = None
         self.deadlines = Deadlines(clock, self._on_deadline)
         self.presence = Presence(clock, self.get, bus.publish, self.record,
                                  lambda: store.healthy,
@@ -241,7 +267,7 @@ class Hub:
         store.after_commit(ok, fail)
         return done
 
-    def reply_later(self, session: Follower, msg: dict[str, Any]) -> None:
+    def reply_later(self, session: Sender, msg: dict[str, Any]) -> None:
         """Send ``msg`` (an error, say) after what is waiting for a commit, so that a
         connection's replies keep the order of its commands."""
         self.store.after_commit(lambda: session.send(msg), lambda _: session.send(msg))
@@ -331,6 +357,8 @@ class Hub:
             self.organizer.race_over(race)
             if race.revealed:
                 self.assist.revealed(race.deal.races)
+            if self.scorer is not None:
+                self.scorer.finished(race)
         elif out.events:
             self.deadlines.set(race_id, race.next_deadline())
             if out.started or out.views:
@@ -395,6 +423,27 @@ class Hub:
             return
         self.record(race, race.tick(self.clock()))
 
+    async def open_seated(self, race: Race, out: Outcome) -> None:
+        """Hold and store a race made for its racers (a quick race, a bot race, the daily
+        deal: :func:`solrace.core.dispatch.seated_race`) with their seats; returns once it is
+        durable (RaceError ``unavailable`` if that write failed: the race is gone then)."""
+        done = asyncio.get_running_loop().create_future()
+
+        def ok() -> None:
+            self.emit(race, out)
+            if not done.done():
+                done.set_result(None)
+
+        def fail(exc: BaseException) -> None:
+            if not done.done():
+                done.set_exception(RaceError("unavailable", "the server could not save the "
+                                             "race: try again"))
+
+        self.hold(race)
+        self._queue(race, out)
+        self.store.after_commit(ok, fail)
+        await done
+
     def record(self, race: Race, out: Outcome) -> None:
         """Make an outcome nobody asked for (a deadline) durable, then emit it."""
         self._queue(race, out)
@@ -420,6 +469,8 @@ class Hub:
         its write failed and it is rebuilt from the store): no timer, no throttle, no
         cache. The race as it was, if it was held."""
         race = self.races.pop(race_id, None) or self.finished.pop(race_id, None)
+        if self.house_bots is not None:
+            self.house_bots.stop(race_id)
         self.deadlines.cancel(race_id)
         self.presence.forget(race_id)
         for throttle in self.throttles.values():
@@ -458,6 +509,8 @@ class Hub:
             self.races[race.race] = race
             self.arm(race)
             self.presence.check(race)
+            if self.house_bots is not None:
+                self.house_bots.adopted(race)
 
     async def load(self, race_id: str) -> Race | None:
         """A race from memory or, rebuilt away from the event loop, from the store (one load
@@ -480,6 +533,11 @@ class Hub:
         held = self.get(race_id)
         if held is not None:  # someone else loaded or created it meanwhile
             return held
+        if race.status == "finished" and self.scorer is not None:
+            try:
+                race.ratings = await self.scorer.known(race_id)
+            except Exception:
+                log.exception("cannot read the ratings of race %s", race_id)
         if race.status != "finished" and not self.owns(race_id):
             return race  # another process runs it: a copy as it was just now, not held here
         self.catch_up(race)

@@ -26,11 +26,13 @@ Record = dict[str, Any]
 
 class Field(NamedTuple):
     """One field of a race's record: its name, SQL type, and the value a record written
-    before the field existed has (None: it always existed, or it may be empty)."""
+    before the field existed has (None: it always existed, or it may be empty); ``added``:
+    a field that may be empty, added after the first schema."""
 
     name: str
     sql: str
     default: int | None = None
+    added: bool = False
 
 
 #: The record of a race, in the order of the SQLite table's columns (after ``race``). Fields
@@ -52,9 +54,13 @@ RACE_FIELDS = (
     Field("hints", "INTEGER NOT NULL", 0),
     Field("winnable", "INTEGER NOT NULL", 0),
     Field("demo_catalogue", "INTEGER NOT NULL", 0),
+    Field("rated", "INTEGER NOT NULL", 0),
+    Field("kind", "TEXT", added=True),
+    Field("day", "TEXT", added=True),
 )
 #: Fields added after the first schema, with their default.
-ADDED_FIELDS = tuple(f for f in RACE_FIELDS if f.default is not None or f.name == "seated_until")
+ADDED_FIELDS = tuple(f for f in RACE_FIELDS
+                     if f.default is not None or f.added or f.name == "seated_until")
 
 
 def race_record(race: Race) -> Record:
@@ -67,7 +73,8 @@ def race_record(race: Race) -> Record:
         "seed_chosen": int(race.seed_chosen), "public": int(o.public),
         "seated_until": race.seated_until, "forfeit": int(race.forfeit),
         "hints": int(o.hints), "winnable": int(o.winnable),
-        "demo_catalogue": int(o.demo_catalogue),
+        "demo_catalogue": int(o.demo_catalogue), "rated": int(o.rated), "kind": o.kind,
+        "day": o.day,
     }
 
 
@@ -89,6 +96,12 @@ def race_from_record(race_id: str, record: Mapping[str, Any]) -> Race:
     def flag(name: str) -> bool:
         return bool(_int(record, name, 0))
 
+    def text(name: str) -> str | None:
+        value = record.get(name)
+        if value is None or value in (b"", ""):
+            return None
+        return value.decode() if isinstance(value, bytes) else str(value)
+
     def num(name: str) -> int:
         value = _int(record, name)
         assert value is not None, name
@@ -97,7 +110,8 @@ def race_from_record(race_id: str, record: Mapping[str, Any]) -> Race:
     return Race(
         race_id, _text(record, "game"), int(_text(record, "seed")), _text(record, "salt"),
         Options(num("players"), num("time_limit"), flag("undo"), flag("public"),
-                flag("hints"), flag("winnable"), flag("demo_catalogue")),
+                flag("hints"), flag("winnable"), flag("demo_catalogue"), flag("rated"),
+                text("kind"), text("day")),
         num("created_at"), _text(record, "host_token"), countdown_ms=num("countdown_ms"),
         seed_chosen=flag("seed_chosen"), seated_until=_int(record, "seated_until"),
         forfeit=flag("forfeit"),

@@ -28,7 +28,7 @@ import msgpack
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError, RedisError, ResponseError
 
-from solrace.cluster.connect import UNITS, RedisClient, key, pool_key, unit_of
+from solrace.cluster.connect import TO_SCORE, UNITS, RedisClient, key, pool_key, unit_of
 from solrace.core.race import Race
 from solrace.core.race_parts import LogEntry
 from solrace.core.tournament import TLogEntry, Tournament
@@ -42,6 +42,7 @@ from solrace.store.records import (
     tournament_from_record,
     tournament_record,
 )
+from solrace.store.redis_players import RedisPlayers
 
 log = logging.getLogger(__name__)
 
@@ -179,6 +180,8 @@ class _Batch:
     units: dict[str, _UnitOps] = field(default_factory=dict)
     finished: list[str] = field(default_factory=list)
     created: list[str] = field(default_factory=list)
+    #: Races a player joined: the scoring sweep looks at them once they end.
+    to_score: list[str] = field(default_factory=list)
     after: list[tuple[Callback, Failure | None]] = field(default_factory=list)
     done: asyncio.Future[None] | None = None
 
@@ -360,6 +363,9 @@ class RedisStore:
         log_key = key(unit_of(race), f"log:{race}")
         packed = [msgpack.packb([e.at, e.kind, e.player, e.data]) for e in entries]
         self._extend(ops, log_key, packed)
+        for e in entries:
+            if e.kind == "join" and "id" in e.data:
+                self._current().to_score.append(race)
 
     def _extend(self, ops: _UnitOps, log_key: str, packed: list[bytes]) -> None:
         """Queue entries for a log, with the length it must have before the first of them."""
@@ -481,6 +487,8 @@ class RedisStore:
                 calls.append(self.writer.sadd(UNITS, unit))
             for unit in batch.finished:
                 calls.append(self.writer.srem(UNITS, unit))
+            if batch.to_score:
+                calls.append(self.writer.sadd(TO_SCORE, *batch.to_score))
             return list(await asyncio.gather(*calls, return_exceptions=True))
         async with self.writer.pipeline(transaction=False) as pipe:
             for unit, ops in units:
@@ -493,6 +501,8 @@ class RedisStore:
                 pipe.sadd(UNITS, unit)
             for unit in batch.finished:
                 pipe.srem(UNITS, unit)
+            if batch.to_score:
+                pipe.sadd(TO_SCORE, *batch.to_score)
             return list(await pipe.execute(raise_on_error=False))
 
     async def _write(self, batch: _Batch) -> BaseException | None:
@@ -554,6 +564,11 @@ class RedisStore:
             return False
         self._healthy = True
         return True
+
+    # ----------------------------------------------------------------- players
+    def players(self) -> RedisPlayers:
+        """The players, in the same Redis (solrace.store.redis_players)."""
+        return RedisPlayers(self.client)
 
     # -------------------------------------------------------------------- pool
     async def pool_put(self, game: str, deals: list[tuple[int, int]]) -> None:

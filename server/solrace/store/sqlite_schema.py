@@ -89,6 +89,70 @@ CREATE TABLE IF NOT EXISTS pool (
     moves INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS pool_game ON pool (game, id);
+CREATE TABLE IF NOT EXISTS players (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    name_key TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    password TEXT
+);
+CREATE TABLE IF NOT EXISTS player_keys (
+    hash TEXT PRIMARY KEY,
+    player TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tickets (
+    hash TEXT PRIMARY KEY,
+    player TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ratings (
+    player TEXT NOT NULL,
+    game TEXT NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    races INTEGER NOT NULL,
+    PRIMARY KEY (player, game)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS ratings_board ON ratings (game, mu);
+CREATE TABLE IF NOT EXISTS results (
+    player TEXT NOT NULL,
+    race TEXT NOT NULL,
+    game TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    place INTEGER NOT NULL,
+    racers INTEGER NOT NULL,
+    time_ms INTEGER,
+    foundation INTEGER NOT NULL,
+    total INTEGER NOT NULL,
+    finished INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    kind TEXT,
+    day TEXT,
+    rated INTEGER NOT NULL,
+    rating_before INTEGER,
+    rating_after INTEGER,
+    deviation INTEGER,
+    PRIMARY KEY (player, race)
+);
+CREATE INDEX IF NOT EXISTS results_recent ON results (player, at);
+CREATE INDEX IF NOT EXISTS results_daily ON results (game, day) WHERE day IS NOT NULL;
+CREATE TABLE IF NOT EXISTS scored (race TEXT PRIMARY KEY, at INTEGER NOT NULL, body TEXT);
+CREATE TABLE IF NOT EXISTS to_score (race TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS daily (
+    game TEXT NOT NULL,
+    day TEXT NOT NULL,
+    seed TEXT NOT NULL,
+    salt TEXT NOT NULL,
+    PRIMARY KEY (game, day)
+);
+CREATE TABLE IF NOT EXISTS daily_attempts (
+    game TEXT NOT NULL,
+    day TEXT NOT NULL,
+    player TEXT NOT NULL,
+    race TEXT NOT NULL,
+    PRIMARY KEY (game, day, player)
+);
 """
 
 #: A race's columns as they are read back: its id, when it ended, then its record.

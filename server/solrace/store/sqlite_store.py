@@ -35,6 +35,7 @@ from solrace.core.tournament import TLogEntry, Tournament
 from solrace.settings import ARCHIVE_ROWS, CHECK_WAL_EVERY, CHECKPOINT_BYTES
 from solrace.store.base import Callback, Failure, OnFailure, committed, failed
 from solrace.store.records import tournament_record
+from solrace.store.sqlite_players import SQLitePlayers
 from solrace.store.sqlite_schema import (
     COLUMNS,
     INSERT_RACE,
@@ -65,6 +66,8 @@ class _Batch:
     tournaments: list[tuple[object, ...]] = field(default_factory=list)
     tlog: list[tuple[object, ...]] = field(default_factory=list)
     tfinished: list[tuple[int, str]] = field(default_factory=list)
+    #: Races a player joined: the scoring sweep looks at them once they end.
+    to_score: list[tuple[str]] = field(default_factory=list)
     #: Per tournament touched, its next entry number before this batch (None: added by it).
     first_tn: dict[str, int | None] = field(default_factory=dict)
 
@@ -132,6 +135,7 @@ class SQLiteStore:
         self._batch: _Batch | None = None  # collecting
         self._checkpointing: asyncio.Future[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._players: SQLitePlayers | None = None
 
     def _open(self) -> None:
         """Open the database for writing: schema, migrations, and what a previous run left in
@@ -196,6 +200,8 @@ class SQLiteStore:
                 first_n[race] = n
             next_n[race] = n + 1
             rows.append((race, n, at, kind, player, None if data is None else dumps(data)))
+            if kind == "join" and "id" in data:
+                batch.to_score.append((race,))
 
     # ------------------------------------------------------------ tournaments
     def add_tournament(self, t: Tournament) -> None:
@@ -290,6 +296,8 @@ class SQLiteStore:
                     archived = True
             if batch.finished:
                 db.executemany("UPDATE races SET finished_at = ? WHERE race = ?", batch.finished)
+            if batch.to_score:
+                db.executemany("INSERT OR IGNORE INTO to_score VALUES (?)", batch.to_score)
             if batch.tournaments:
                 db.executemany("INSERT INTO tournaments VALUES (?,?,?,?,NULL)", batch.tournaments)
             if batch.tlog:
@@ -504,6 +512,13 @@ class SQLiteStore:
         finally:
             db.close()
 
+    # ----------------------------------------------------------------- players
+    def players(self) -> SQLitePlayers:
+        """The players kept in the same file (solrace.store.sqlite_players)."""
+        if self._players is None:
+            self._players = SQLitePlayers(self.path, self._connect)
+        return self._players
+
     # -------------------------------------------------------------------- pool
     def _pool(self, work: Callable[[sqlite3.Connection], object]) -> object:
         """Run ``work`` in one write transaction on a connection of its own (in a worker
@@ -551,6 +566,8 @@ class SQLiteStore:
 
     def close(self) -> None:
         """Wait for a running checkpoint, commit what is queued, close both connections."""
+        if self._players is not None:
+            self._players.close()
         self._thread.shutdown(wait=True)
         self._reader.shutdown(wait=True)
         self._checkpointing = None

@@ -21,34 +21,13 @@ from typing import Any
 import solrules
 from websockets.exceptions import ConnectionClosed
 
+from solrace.core.levels import choose, headway
 from solrace.settings import BOT_GIVE_UP
 from solrace.tools.race_client import RaceClient, ServerError
 
 Message = dict[str, Any]
 log = logging.getLogger(__name__)
 
-
-
-def headway(state: Message) -> tuple[int, int]:
-    """How far a bot has got: cards home, then cards it can see on its board (a card turned
-    face up is progress too)."""
-    seen = sum(1 for pile in state["board"]["piles"] for card in pile["cards"] if card)
-    return state["progress"]["foundation"], seen
-
-
-def choose(state: Message, policy: str, rng: random.Random) -> str | None:
-    legal: list[str] = state["legal"]
-    if not legal:
-        return None
-    if policy == "greedy":
-        home = [m for m in legal if m.split(">")[1].startswith("f")]
-        if home:
-            return rng.choice(home)
-        # Avoid taking cards back off the foundations, which only undoes progress.
-        rest = [m for m in legal if not m.startswith("f")]
-        if rest:
-            return rng.choice(rest)
-    return rng.choice(legal)
 
 
 class Planner:

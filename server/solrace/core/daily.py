@@ -1,0 +1,64 @@
+"""The daily deal's calendar: which UTC day a time falls on, when a day's deal may be revealed,
+a player's streak, and the day's table. Pure: the time is always given.
+
+A day's deal is played from 00:00 to 24:00 UTC; an attempt started at 23:59 runs for its time
+limit, so the deal stays secret until the day's end plus the time limit (and the countdown).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+DAY_MS = 86_400_000
+
+
+def day_of(ms: int) -> str:
+    """The UTC day of a unix time in ms, as ``YYYY-MM-DD``."""
+    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%d")
+
+
+def day_start(day: str) -> int:
+    """Unix ms of the day's 00:00 UTC (ValueError for anything but ``YYYY-MM-DD``)."""
+    d = dt.datetime.strptime(day, "%Y-%m-%d").replace(tzinfo=dt.UTC)
+    return int(d.timestamp() * 1000)
+
+
+def previous(day: str) -> str:
+    return day_of(day_start(day) - DAY_MS)
+
+
+def reveal_at(day: str, time_limit_s: int, countdown_ms: int) -> int:
+    """When every attempt at the day's deal has ended: the deal may be shown from then."""
+    return day_start(day) + DAY_MS + time_limit_s * 1000 + countdown_ms
+
+
+def streak(days: Iterable[str], today: str) -> int:
+    """Days in a row on which the player played the deal to its end, up to today (a streak
+    still alive today counts up to yesterday until he plays today's)."""
+    played = set(days)
+    day = today if today in played else previous(today)
+    n = 0
+    while day in played:
+        n += 1
+        day = previous(day)
+    return n
+
+
+def table(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The day's table from the attempts' results (``name``, ``id``, ``time_ms``,
+    ``foundation``, ``total``, ``finished``, ``at``, ``race``): those who cleared the deal by
+    time, then everyone else by cards home, then earlier first; equal results share a place."""
+    def key(r: Mapping[str, Any]) -> tuple[int, int]:
+        if r["finished"]:
+            return (0, int(r["time_ms"] or 0))
+        return (1, -int(r["foundation"]))
+
+    rows = sorted(results, key=lambda r: (key(r), r.get("at") or 0))
+    out = []
+    for r in rows:
+        place = 1 + sum(1 for other in rows if key(other) < key(r))
+        out.append({"place": place, **{k: r.get(k) for k in (
+            "name", "id", "time_ms", "foundation", "total", "finished", "race")}})
+    return out

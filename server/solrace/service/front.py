@@ -1,0 +1,48 @@
+"""What a connection asks of the server beyond its races: who it is (:mod:`.accounts`), a race
+in one click (:mod:`.matchmaker`), the daily deal (:mod:`.daily`). Each of these commands
+waits for the player store, so each runs in a job of its own, which the connection's reader
+awaits before its next command (replies stay in order)."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Any
+
+from solrace.core.race_parts import RaceError
+from solrace.protocol import codec
+
+if TYPE_CHECKING:
+    from solrace.service.accounts import Accounts, Client
+    from solrace.service.daily import DailyDeals
+    from solrace.service.matchmaker import Matchmaker, Seeker
+
+
+class Front:
+    def __init__(self, accounts: Accounts, matchmaker: Matchmaker,
+                 daily: DailyDeals | None) -> None:
+        self.accounts = accounts
+        self.matchmaker = matchmaker
+        self.daily = daily
+
+    async def handle(self, conn: Seeker, cmd: codec.PlayerCmd | codec.PlayCmd) -> None:
+        if isinstance(cmd, codec.PlayerCmd):
+            await self.accounts.handle(conn, cmd)
+        elif cmd.action == "daily":
+            if self.daily is None:
+                self.accounts.reply(conn, codec.error(
+                    "unavailable", "this server keeps no players: no daily deal", cmd.rid))
+                return
+            await self.daily.handle(conn, cmd)
+        else:
+            await self.matchmaker.handle(conn, cmd)
+
+    async def refresh(self, conn: Client) -> Any:
+        """Before a player joins a race: his name and ratings as they are now (the rooms
+        show them). A store that does not answer leaves what the connection knew."""
+        if conn.who is None:
+            return
+        with contextlib.suppress(RaceError):
+            await self.accounts.ensure(conn)
+
+    def closed(self, conn: Seeker) -> None:
+        self.matchmaker.closed(conn)

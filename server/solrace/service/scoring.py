@@ -1,0 +1,107 @@
+"""Scoring: every finished race with players is scored exactly once — each player's result
+written to his history and, in a rated race, the ratings changed (:mod:`solrace.core.scoring`
+says what; :meth:`solrace.store.player_base.PlayerStore.score` writes it once).
+
+The process that ends a race scores it at once and tells everyone following it (``ratings``).
+If it dies first, the race stays in the store's list of races to score, and the sweep of the
+next process that looks (at start, then every ``SCORE_SWEEP_EVERY`` seconds) scores it: two
+processes that try together are safe, the store writes only the first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from solrace.bus.base import Event
+from solrace.core.race import Race
+from solrace.core.scoring import scoring
+from solrace.service.supervisor import Supervisor
+from solrace.settings import SCORE_SWEEP_EVERY
+from solrace.store.player_base import PlayerStore
+
+log = logging.getLogger(__name__)
+
+Message = dict[str, Any]
+
+
+def ratings_message(race: str, body: Message) -> Message:
+    return {"type": "ratings", "race": race, **body}
+
+
+class Scorer:
+    """See the module docstring. ``load(race)``: a race from memory or the store;
+    ``publish(race, event)``: to everyone following it."""
+
+    def __init__(self, store: PlayerStore, load: Callable[[str], Awaitable[Race | None]],
+                 publish: Callable[[str, Event], None], supervisor: Supervisor) -> None:
+        self.store = store
+        self.load = load
+        self.publish = publish
+        self.supervisor = supervisor
+        self._scoring: set[str] = set()
+        self._sweeper: asyncio.Task[None] | None = None
+        self.scored = 0
+
+    async def known(self, race_id: str) -> Message | None:
+        """The ``ratings`` body of a race scored already (None if not)."""
+        return await self.store.scored(race_id)
+
+    def finished(self, race: Race) -> None:
+        """A race ended here: score it (if it has players)."""
+        if any(r.pid is not None for r in race.racers.values()):
+            self.supervisor.spawn(self.score(race), f"score {race.race}")
+
+    async def score(self, race: Race) -> Message | None:
+        """Score a finished race (once: None if it was scored already, or is being scored
+        here); tell its followers."""
+        if race.race in self._scoring or race.status != "finished":
+            return None
+        self._scoring.add(race.race)
+        try:
+            body = await self.store.score(scoring(race))
+        except Exception:
+            log.exception("cannot score race %s now (the sweep will)", race.race)
+            return None
+        finally:
+            self._scoring.discard(race.race)
+        if body is None:
+            known = await self.store.scored(race.race)
+            race.ratings = known
+            return None
+        self.scored += 1
+        race.ratings = body
+        self.publish(race.race, Event(ratings_message(race.race, body)))
+        return body
+
+    async def sweep(self) -> int:
+        """Score the finished races with players that nobody scored (a process died); how
+        many were."""
+        done = 0
+        for race_id in await self.store.to_score(100):
+            race = await self.load(race_id)
+            if race is None:
+                await self.store.done_scoring(race_id)  # gone (expired): nothing to score
+                continue
+            if race.status == "finished" and await self.score(race) is not None:
+                done += 1
+        return done
+
+    def start(self) -> None:
+        self._sweeper = self.supervisor.spawn(self._sweep_loop(), "scoring sweep")
+
+    async def _sweep_loop(self) -> None:
+        while True:
+            try:
+                n = await self.sweep()
+                if n:
+                    log.warning("scored %d races a process left unscored", n)
+            except Exception:
+                log.exception("scoring sweep failed")
+            await asyncio.sleep(SCORE_SWEEP_EVERY)
+
+    def stop(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()

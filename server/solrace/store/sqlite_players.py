@@ -1,0 +1,269 @@
+"""Players in the SQLite file of the races (:class:`~solrace.store.player_base.PlayerStore`).
+
+Every call is one transaction on a connection of its own thread (one thread: they are short,
+and SQLite takes one writer at a time anyway); a write waits at most for the race writer's
+current commit (``busy_timeout``). The tables are created with the races' schema
+(:mod:`solrace.store.sqlite_schema`); ``to_score`` is filled by the race writer itself, in the
+transaction that writes a player's ``join``, so that a race with players is never forgotten by
+the sweep.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from solrace.core.identity import Player, name_key
+from solrace.core.rating import Rating
+from solrace.core.scoring import Result, Scoring, changes, new_ratings, with_ratings
+
+T = TypeVar("T")
+
+RESULT_COLUMNS = ("player", "race", "game", "at", "place", "racers", "time_ms", "foundation",
+                  "total", "finished", "name", "kind", "day", "rated", "rating_before",
+                  "rating_after", "deviation")
+
+
+def _player(row: tuple[Any, ...] | None) -> Player | None:
+    return None if row is None else Player(row[0], row[1], row[2], row[3])
+
+
+def _result(row: tuple[Any, ...]) -> dict[str, Any]:
+    r = dict(zip(RESULT_COLUMNS, row, strict=True))
+    r["finished"] = bool(r["finished"])
+    r["rated"] = bool(r["rated"])
+    r["before"] = r.pop("rating_before")
+    r["after"] = r.pop("rating_after")
+    r["delta"] = None if r["after"] is None or r["before"] is None else r["after"] - r["before"]
+    return r
+
+
+class SQLitePlayers:
+    """See the module docstring. ``path``: the races' database file."""
+
+    def __init__(self, path: str, connect: Callable[[], sqlite3.Connection]) -> None:
+        self.path = path
+        self._connect = connect
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="solrace-players")
+        self._local = threading.local()
+
+    def _db(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = self._local.db = self._connect()
+        return db
+
+    async def _run(self, work: Callable[[sqlite3.Connection], T], write: bool = False) -> T:
+        def job() -> T:
+            db = self._db()
+            if not write:
+                return work(db)
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                out = work(db)
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+            return out
+
+        return await asyncio.get_running_loop().run_in_executor(self._thread, job)
+
+    # ------------------------------------------------------------------ identity
+    async def by_key(self, key_hash: str) -> Player | None:
+        return await self._run(lambda db: _player(db.execute(
+            "SELECT p.id, p.name, p.created_at, p.password FROM player_keys k "
+            "JOIN players p ON p.id = k.player WHERE k.hash = ?", (key_hash,)).fetchone()))
+
+    async def by_name(self, name: str) -> Player | None:
+        return await self._run(lambda db: _player(db.execute(
+            "SELECT id, name, created_at, password FROM players WHERE name_key = ?",
+            (name_key(name),)).fetchone()))
+
+    async def by_id(self, pid: str) -> Player | None:
+        return await self._run(lambda db: _player(db.execute(
+            "SELECT id, name, created_at, password FROM players WHERE id = ?",
+            (pid,)).fetchone()))
+
+    async def create(self, player: Player, key_hash: str) -> bool:
+        def work(db: sqlite3.Connection) -> bool:
+            try:
+                db.execute("INSERT INTO players VALUES (?,?,?,?,?)",
+                           (player.id, player.name, name_key(player.name), player.created_at,
+                            player.password))
+            except sqlite3.IntegrityError:
+                return False
+            db.execute("INSERT OR REPLACE INTO player_keys VALUES (?,?,?)",
+                       (key_hash, player.id, player.created_at))
+            return True
+
+        return await self._run(work, write=True)
+
+    async def rename(self, pid: str, name: str) -> bool:
+        def work(db: sqlite3.Connection) -> bool:
+            try:
+                db.execute("UPDATE players SET name = ?, name_key = ? WHERE id = ?",
+                           (name, name_key(name), pid))
+            except sqlite3.IntegrityError:
+                return False
+            return True
+
+        return await self._run(work, write=True)
+
+    async def set_password(self, pid: str, record: str) -> None:
+        await self._run(lambda db: db.execute(
+            "UPDATE players SET password = ? WHERE id = ?", (record, pid)), write=True)
+
+    async def add_key(self, pid: str, key_hash: str, now: int) -> None:
+        await self._run(lambda db: db.execute(
+            "INSERT OR REPLACE INTO player_keys VALUES (?,?,?)", (key_hash, pid, now)),
+            write=True)
+
+    async def drop_key(self, key_hash: str) -> None:
+        await self._run(lambda db: db.execute(
+            "DELETE FROM player_keys WHERE hash = ?", (key_hash,)), write=True)
+
+    async def put_ticket(self, ticket_hash: str, pid: str, expires_at: int) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("DELETE FROM tickets WHERE expires_at < ?", (expires_at - 3_600_000,))
+            db.execute("INSERT INTO tickets VALUES (?,?,?)", (ticket_hash, pid, expires_at))
+
+        await self._run(work, write=True)
+
+    async def take_ticket(self, ticket_hash: str, now: int) -> str | None:
+        def work(db: sqlite3.Connection) -> str | None:
+            row = db.execute("DELETE FROM tickets WHERE hash = ? RETURNING player, expires_at",
+                             (ticket_hash,)).fetchone()
+            return None if row is None or row[1] < now else str(row[0])
+
+        return await self._run(work, write=True)
+
+    # ------------------------------------------------------------------- ratings
+    @staticmethod
+    def _ratings(db: sqlite3.Connection, pid: str, game: str | None = None
+                 ) -> dict[str, Rating]:
+        query = "SELECT game, mu, sigma, races FROM ratings WHERE player = ?"
+        args: tuple[str, ...] = (pid,)
+        if game is not None:
+            query += " AND game = ?"
+            args += (game,)
+        return {g: Rating(mu, sigma, races) for g, mu, sigma, races in db.execute(query, args)}
+
+    async def ratings(self, pid: str) -> dict[str, Rating]:
+        return await self._run(lambda db: self._ratings(db, pid))
+
+    async def score(self, s: Scoring) -> dict[str, Any] | None:
+        def work(db: sqlite3.Connection) -> dict[str, Any] | None:
+            if db.execute("SELECT 1 FROM scored WHERE race = ?", (s.race,)).fetchone():
+                return None
+            results: list[Result] = s.results
+            moves: list[dict[str, Any]] = []
+            if s.rated:
+                current: dict[str, Rating] = {}
+                for key, _ in s.counted:
+                    if not key.startswith("bot:"):
+                        mine = self._ratings(db, key, s.game).get(s.game)
+                        if mine is not None:
+                            current[key] = mine
+                new = new_ratings(s, current)
+                moves = changes(s, current, new)
+                results = with_ratings(s, current, new)
+                db.executemany(
+                    "INSERT OR REPLACE INTO ratings VALUES (?,?,?,?,?)",
+                    [(key, s.game, r.mu, r.sigma, r.races) for key, r in new.items()
+                     if not key.startswith("bot:")])
+            db.executemany(
+                f"INSERT OR REPLACE INTO results VALUES ({','.join('?' * len(RESULT_COLUMNS))})",
+                [(r.player, r.race, r.game, r.at, r.place, r.racers, r.time_ms, r.foundation,
+                  r.total, int(r.finished), r.name, r.kind, r.day, int(r.rated), r.before,
+                  r.after, r.deviation) for r in results])
+            body = {"rated": s.rated, "game": s.game, "changes": moves}
+            at = results[0].at if results else 0
+            db.execute("INSERT INTO scored VALUES (?,?,?)", (s.race, at, json.dumps(body)))
+            db.execute("DELETE FROM to_score WHERE race = ?", (s.race,))
+            return body
+
+        return await self._run(work, write=True)
+
+    async def scored(self, race: str) -> dict[str, Any] | None:
+        row = await self._run(lambda db: db.execute(
+            "SELECT body FROM scored WHERE race = ?", (race,)).fetchone())
+        return None if row is None else dict(json.loads(row[0]))
+
+    async def to_score(self, limit: int) -> list[str]:
+        rows = await self._run(lambda db: db.execute(
+            "SELECT t.race FROM to_score t JOIN races r ON r.race = t.race "
+            "WHERE r.finished_at IS NOT NULL LIMIT ?", (limit,)).fetchall())
+        return [r[0] for r in rows]
+
+    async def done_scoring(self, race: str) -> None:
+        await self._run(lambda db: db.execute("DELETE FROM to_score WHERE race = ?", (race,)),
+                        write=True)
+
+    async def results(self, pid: str, limit: int = 20) -> list[dict[str, Any]]:
+        rows = await self._run(lambda db: db.execute(
+            f"SELECT {', '.join(RESULT_COLUMNS)} FROM results WHERE player = ? "
+            "ORDER BY at DESC LIMIT ?", (pid, limit)).fetchall())
+        return [_result(row) for row in rows]
+
+    async def leaderboard(self, game: str, min_races: int, max_deviation: float,
+                          limit: int) -> list[dict[str, Any]]:
+        rows = await self._run(lambda db: db.execute(
+            "SELECT p.id, p.name, r.mu, r.sigma, r.races FROM ratings r "
+            "JOIN players p ON p.id = r.player WHERE r.game = ? AND r.races >= ? "
+            "AND r.sigma <= ? ORDER BY r.mu DESC LIMIT ?",
+            (game, min_races, max_deviation, limit)).fetchall())
+        return [{"id": pid, "name": name, "rating": round(mu), "deviation": round(sigma),
+                 "races": races} for pid, name, mu, sigma, races in rows]
+
+    # --------------------------------------------------------------------- daily
+    async def daily(self, game: str, day: str) -> tuple[int, str] | None:
+        row = await self._run(lambda db: db.execute(
+            "SELECT seed, salt FROM daily WHERE game = ? AND day = ?", (game, day)).fetchone())
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    async def put_daily(self, game: str, day: str, seed: int, salt: str) -> tuple[int, str]:
+        def work(db: sqlite3.Connection) -> tuple[int, str]:
+            db.execute("INSERT OR IGNORE INTO daily VALUES (?,?,?,?)", (game, day, str(seed), salt))
+            row = db.execute("SELECT seed, salt FROM daily WHERE game = ? AND day = ?",
+                             (game, day)).fetchone()
+            return int(row[0]), str(row[1])
+
+        return await self._run(work, write=True)
+
+    async def daily_attempt(self, game: str, day: str, pid: str, race: str) -> str:
+        def work(db: sqlite3.Connection) -> str:
+            db.execute("INSERT OR IGNORE INTO daily_attempts VALUES (?,?,?,?)",
+                       (game, day, pid, race))
+            row = db.execute("SELECT race FROM daily_attempts WHERE game = ? AND day = ? "
+                             "AND player = ?", (game, day, pid)).fetchone()
+            return str(row[0])
+
+        return await self._run(work, write=True)
+
+    async def daily_results(self, game: str, day: str) -> list[dict[str, Any]]:
+        rows = await self._run(lambda db: db.execute(
+            f"SELECT {', '.join(RESULT_COLUMNS)} FROM results WHERE game = ? AND day = ? "
+            "AND kind = 'daily'", (game, day)).fetchall())
+        return [_result(row) for row in rows]
+
+    async def days_played(self, pid: str, game: str, limit: int = 400) -> list[str]:
+        rows = await self._run(lambda db: db.execute(
+            "SELECT day FROM results WHERE player = ? AND game = ? AND kind = 'daily' "
+            "ORDER BY day DESC LIMIT ?", (pid, game, limit)).fetchall())
+        return [r[0] for r in rows]
+
+    def close(self) -> None:
+        def shut() -> None:
+            db = getattr(self._local, "db", None)
+            if db is not None:
+                db.close()
+
+        self._thread.submit(shut)
+        self._thread.shutdown(wait=True)
