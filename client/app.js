@@ -8,7 +8,7 @@ import * as race from "./pages/race.js";
 import * as watch from "./pages/watch.js";
 import { me } from "./me.js";
 import { settingsMenu } from "./pages/settings.js";
-import { youArea } from "./pages/you.js";
+import { meArea } from "./pages/me-area.js";
 import { applyDocumentSettings } from "./storage.js";
 import { h, loadStyle, navigate, replace, setConnectionState } from "./ui.js";
 
@@ -29,7 +29,7 @@ const ROUTES = [
 ];
 
 applyDocumentSettings();
-document.querySelector(".topbar")?.append(youArea(), settingsMenu());
+document.querySelector(".topbar")?.append(meArea(), settingsMenu());
 me.load();
 
 // For automation and curious players: the current page's session (a race's, or a tournament's)

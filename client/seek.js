@@ -12,7 +12,9 @@ export function takeSeat(paired) {
   store.setRacer(paired.race, {
     player: paired.player, token: paired.token, name: me.name, kind: paired.kind, opened: true,
   });
-  store.remember(paired.race, paired.game, "raced");
+  // Today's deal is "daily" among this browser's races: the API shows nothing of it until the
+  // day is over.
+  store.remember(paired.race, paired.game, paired.kind === "daily" ? "daily" : "raced");
   return `/race/${encodeURIComponent(paired.race)}`;
 }
 

@@ -102,6 +102,13 @@ export function yourTournaments(list) {
       h("span.muted", {}, `${t.what === "entered" ? "entered" : "hosting"} ${ago(t.at)}`)))));
 }
 
+/** When the daily deal of the UTC day of `at` is revealed: the day's end, plus the last
+ * attempt's time limit (15 minutes) and a minute. */
+function dailyRevealAt(at) {
+  const DAY = 86_400_000;
+  return (Math.floor(at / DAY) + 1) * DAY + 16 * 60_000;
+}
+
 /** The races this browser created or raced, newest first, with status and the player's place. */
 export class YourRaces {
   constructor(recent) {
@@ -118,7 +125,7 @@ export class YourRaces {
       const row = h("li.race-row", { dataset: { race: r.race } },
         h("a", { href: `/race/${encodeURIComponent(r.race)}`, "data-link": true }, r.race),
         h("span.race-game", {}, gameTitle(r.game || "")),
-        h("span.muted", {}, `${r.what} ${ago(r.at)}`),
+        h("span.muted", {}, `${r.what === "daily" ? "daily deal" : r.what} ${ago(r.at)}`),
         h("span.grow"),
         status);
       this.fill(r, status);
@@ -128,6 +135,10 @@ export class YourRaces {
   }
 
   async fill(r, el) {
+    if (r.what === "daily" && Date.now() < dailyRevealAt(r.at)) {
+      el.textContent = "today's deal"; // nothing of it is public until the day is over
+      return;
+    }
     let race;
     try {
       race = await fetchJSON(`/api/races/${encodeURIComponent(r.race)}`);

@@ -81,12 +81,12 @@ export function racerName(p, { rating = true, link = true } = {}) {
   ];
 }
 
-/** "bot" (a program), and for a house bot "level 2 · Greedy". */
+/** "bot" (a program), and for a house bot "level 2" (its name and rating in the title). */
 export function botLabel(level) {
   return [
     h("span.tag.bot-tag", { title: "This racer is a program", dataset: { bot: "" } }, "bot"),
-    level ? h("span.bot-level", { title: `House bot, rated ${level.rating}: ${level.about}` },
-      `level ${level.level} · ${level.name}`) : null,
+    level ? h("span.bot-level", { title: `House bot ${level.name}, rated ${level.rating}: ${level.about}` },
+      `level ${level.level}`) : null,
   ];
 }
 

@@ -55,8 +55,9 @@ function racePart(race, session, model, autojoin) {
     joinBtn.disabled = true;
     joinMsg.textContent = "";
     try {
+      // A player races under his name: a new one typed here renames him first.
+      if (me.player && name !== me.name) await me.setName(name);
       await session.join(name);
-      me.load(); // joining by name names (or renames) the player
     } catch (err) {
       joinMsg.textContent = err.code === "name_taken"
         ? `“${name}” belongs to another player: choose another name.` : err.message;

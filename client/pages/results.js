@@ -29,7 +29,15 @@ function ratingCell(change, scored) {
   if (!change) return h("td.num.rating-change", {}, scored ? "–" : "…");
   const cls = change.bot ? "" : change.delta > 0 ? "up" : change.delta < 0 ? "down" : "";
   return h("td.num.rating-change", { class: cls, title: change.bot ? "A house bot's rating is fixed" :
-    `${deltaText(change.delta)}${change.provisional ? ", provisional" : ""}` }, changeText(change));
+    `${deltaText(change.delta)}${change.provisional ? ", provisional" : ""}` }, changeCells(change));
+}
+
+/** "1500 → 1563? (+63)" in parts, so that a phone may leave out where it came from. */
+function changeCells(change) {
+  if (change.bot && change.before === change.after) return changeText(change);
+  return [h("span.rc-from", {}, `${Math.round(change.before)} → `),
+    h("span.rc-to", {}, `${Math.round(change.after)}${change.provisional ? "?" : ""}`),
+    h("span.rc-delta", {}, ` (${deltaText(change.delta ?? change.after - change.before)})`)];
 }
 
 /** The par line: what the solver says of the deal. */
@@ -61,9 +69,10 @@ export function mountResults(el, session) {
   const ratingEl = h("p.rating-line", { "aria-live": "polite", hidden: true });
   const actions = nextActions(session);
   const offer = rematchOffer(session);
+  let resultsGrid = null;
   replace(el,
     offer.el,
-    h("div.results", {},
+    resultsGrid = h("div.results", {},
       h("section.panel.results-main", { "aria-labelledby": "results-title" },
         h("div.results-head", {}, h("h2#results-title", {}, "Results"), actions.el),
         reasonEl,
@@ -95,6 +104,7 @@ export function mountResults(el, session) {
     const changes = new Map((ratings?.changes || []).map((c) => [c.player, c]));
     const rated = ratings ? !!ratings.rated : !!model.options?.rated;
     renderRatingLine(ratings, changes.get(me), rated);
+    resultsGrid.classList.toggle("rated", rated);
     const rows = (model.standings || []).map((s) => {
       const p = s.progress || {};
       const status = s.time_ms !== null && s.time_ms !== undefined ? "finished" : s.resigned ? "resigned"
@@ -183,6 +193,8 @@ export function mountResults(el, session) {
   }
 
   async function loadSummary() {
+    // Today's deal stays secret until the day is over: nothing to ask the API for yet.
+    if (model.options?.kind === "daily" && (model.seed === null || model.seed === undefined)) return;
     try {
       summary = await fetchJSON(`/api/races/${encodeURIComponent(race)}`);
     } catch {

@@ -46,11 +46,11 @@ def seated(page: Any) -> None:
 
 def pick_name(page: Any, name: str) -> None:
     """Name the player with the top bar's menu."""
-    page.click(".you-menu summary")
-    page.click("#you-rename")
-    page.fill("#you-name-input", name)
-    page.click("#you-name-form button[type=submit]")
-    page.wait_for_selector(f".topbar a.you-name >> text={name}")
+    page.click(".me-menu summary")
+    page.click("#me-rename")
+    page.fill("#me-name-input", name)
+    page.click("#me-name-form button[type=submit]")
+    page.wait_for_selector(f".topbar a.me-name >> text={name}")
 
 
 def test_quick_race_between_two_visitors(pages: Pages) -> None:
@@ -108,7 +108,7 @@ def test_a_bot_race_from_home_to_the_end_and_the_rating_once(pages: Pages) -> No
     # The bot is labelled as one, with its level; it links to no player page.
     opponent = page.locator(".opponents .player-card")
     opponent.locator(".bot-tag").wait_for()
-    assert "level 1 · Random" in opponent.inner_text()
+    assert "level 1" in opponent.inner_text()
     assert opponent.locator("a.player-link").count() == 0
     both_widths(page, "bot-race", phone=SMALL)
     resign(page)
@@ -127,7 +127,7 @@ def test_a_bot_race_from_home_to_the_end_and_the_rating_once(pages: Pages) -> No
     page.wait_for_selector(".rating-line strong", timeout=WAIT_MS)
     assert page.locator(".rating-line strong").inner_text() == change
     # The player's page: that rating, one rated race, the race among the recent ones.
-    page.click(".topbar a.you-name")
+    page.click(".topbar a.me-name")
     page.wait_for_url("**/player/Botty")
     page.wait_for_selector('.rating-card[data-game="scotch"] .rating-chart svg circle')
     card = page.locator('.rating-card[data-game="scotch"]')
@@ -148,42 +148,42 @@ def test_a_name_kept_and_signing_in_on_another_device(pages: Pages) -> None:
     first = pages.open("/")
     pick_name(first, "Keeper")
     first.reload()  # the name is the server's, not this page's
-    first.wait_for_selector(".topbar a.you-name >> text=Keeper")
+    first.wait_for_selector(".topbar a.me-name >> text=Keeper")
     assert first.input_value("#join-name") == "Keeper"
     # A password, so that the player can come back elsewhere.
-    first.click(".you-menu summary")
-    first.click("#you-set-password")
-    first.fill("#you-password", "correct horse")
-    first.click("#you-password-form button[type=submit]")
-    first.wait_for_selector(".you-done >> text=Password saved")
-    first.wait_for_selector("#you-set-password >> text=Change password")
-    both_widths(first, "you-menu", phone=SMALL)
+    first.click(".me-menu summary")
+    first.click("#me-set-password")
+    first.fill("#me-password", "correct horse")
+    first.click("#me-password-form button[type=submit]")
+    first.wait_for_selector(".me-done >> text=Password saved")
+    first.wait_for_selector("#me-set-password >> text=Change password")
+    both_widths(first, "me-menu", phone=SMALL)
     # Another browser: the name belongs to someone else...
     second = pages.open("/")
-    pick = second.locator(".you-menu summary")
+    pick = second.locator(".me-menu summary")
     pick.click()
-    second.click("#you-rename")
-    second.fill("#you-name-input", "keeper")  # the same name, once case-folded
-    second.click("#you-name-form button[type=submit]")
-    second.wait_for_selector(".you-panel .form-msg >> text=belongs to another player")
+    second.click("#me-rename")
+    second.fill("#me-name-input", "keeper")  # the same name, once case-folded
+    second.click("#me-name-form button[type=submit]")
+    second.wait_for_selector(".me-panel .form-msg >> text=belongs to another player")
     # ...until it signs in with the password: then it is that player.
-    second.click("#you-sign-in")
+    second.click("#me-sign-in")
     second.fill("#signin-name", "Keeper")
     second.fill("#signin-password", "wrong password")
-    second.click("#you-signin-form button[type=submit]")
-    second.wait_for_selector(".you-panel .form-msg >> text=Wrong name or password")
+    second.click("#me-signin-form button[type=submit]")
+    second.wait_for_selector(".me-panel .form-msg >> text=Wrong name or password")
     second.fill("#signin-password", "correct horse")
     with second.expect_navigation():
-        second.click("#you-signin-form button[type=submit]")
-    second.wait_for_selector(".topbar a.you-name >> text=Keeper")
+        second.click("#me-signin-form button[type=submit]")
+    second.wait_for_selector(".topbar a.me-name >> text=Keeper")
     assert me(second)["player"]["id"] == me(first)["player"]["id"]
     # Signing out forgets this browser's key: a guest again; the first browser is still Keeper.
-    second.click(".you-menu summary")
-    second.click("#you-sign-out")
+    second.click(".me-menu summary")
+    second.click("#me-sign-out")
     assert "sign in again" in second.locator(".signout-warning").inner_text()
     with second.expect_navigation():
-        second.click("#you-signout-form button[type=submit]")
-    second.wait_for_selector(".topbar .you-name >> text=Guest")
+        second.click("#me-signout-form button[type=submit]")
+    second.wait_for_selector(".topbar .me-name >> text=Guest")
     assert me(second)["player"] is None
     assert me(first)["player"]["name"] == "Keeper"
 

@@ -17,55 +17,55 @@ function reason(err, what) {
   return err.message || "That did not work: try again.";
 }
 
-export function youArea() {
-  const nameLink = h("a.you-name", { "data-link": true });
-  const guest = h("span.you-name.muted", {}, "Guest");
-  const chips = h("div.you-ratings");
-  const head = h("p.you-head");
+export function meArea() {
+  const nameLink = h("a.me-name", { "data-link": true });
+  const guest = h("span.me-name.muted", {}, "Guest");
+  const chips = h("div.me-ratings");
+  const head = h("p.me-head");
   const msg = h("p.form-msg", { role: "alert" });
-  const done = h("p.you-done", { role: "status" });
-  const links = h("nav.you-links", { "aria-label": "Your pages" });
+  const done = h("p.me-done", { role: "status" });
+  const links = h("nav.me-links", { "aria-label": "Your pages" });
 
   // --- the forms, one open at a time ---
-  const nameInput = h("input#you-name-input", { type: "text", maxlength: 32, required: true, autocomplete: "nickname" });
-  const nameForm = form("you-name-form", "Save name", async () => {
+  const nameInput = h("input#me-name-input", { type: "text", maxlength: 32, required: true, autocomplete: "nickname" });
+  const nameForm = form("me-name-form", "Save name", async () => {
     const name = nameInput.value.trim();
     if (!name) return;
     await me.setName(name);
     said(`You are ${me.name} now.`);
-  }, h("div.field", {}, h("label", { for: "you-name-input" }, "Name"), nameInput));
+  }, h("div.field", {}, h("label", { for: "me-name-input" }, "Name"), nameInput));
 
-  const oldPassword = h("input#you-old-password", { type: "password", autocomplete: "current-password", maxlength: 128 });
-  const oldField = h("div.field", {}, h("label", { for: "you-old-password" }, "Current password"), oldPassword);
-  const newPassword = h("input#you-password", { type: "password", autocomplete: "new-password", minlength: 8,
+  const oldPassword = h("input#me-old-password", { type: "password", autocomplete: "current-password", maxlength: 128 });
+  const oldField = h("div.field", {}, h("label", { for: "me-old-password" }, "Current password"), oldPassword);
+  const newPassword = h("input#me-password", { type: "password", autocomplete: "new-password", minlength: 8,
     maxlength: 128, required: true });
-  const passwordForm = form("you-password-form", "Save password", async () => {
+  const passwordForm = form("me-password-form", "Save password", async () => {
     await me.setPassword(newPassword.value, oldPassword.value);
     oldPassword.value = newPassword.value = "";
     said("Password saved: sign in with it on another device.");
   }, oldField,
-  h("div.field", {}, h("label", { for: "you-password" }, "New password (8 characters or more)"), newPassword),
+  h("div.field", {}, h("label", { for: "me-password" }, "New password (8 characters or more)"), newPassword),
   "password");
 
   const signinName = h("input#signin-name", { type: "text", maxlength: 32, required: true, autocomplete: "username" });
   const signinPassword = h("input#signin-password", { type: "password", maxlength: 128, required: true,
     autocomplete: "current-password" });
-  const signinForm = form("you-signin-form", "Sign in", async () => {
+  const signinForm = form("me-signin-form", "Sign in", async () => {
     await me.signIn(signinName.value.trim(), signinPassword.value);
   }, h("p.hint", {}, "Play here as a player who set a password on another device."),
   h("div.field", {}, h("label", { for: "signin-name" }, "Name"), signinName),
   h("div.field", {}, h("label", { for: "signin-password" }, "Password"), signinPassword));
 
   const signoutWarning = h("p.signout-warning");
-  const signoutForm = form("you-signout-form", "Sign out", () => me.signOut(), signoutWarning);
+  const signoutForm = form("me-signout-form", "Sign out", () => me.signOut(), signoutWarning);
   signoutForm.querySelector("button[type=submit]").classList.replace("primary", "danger");
 
   const forms = { name: nameForm, password: passwordForm, signin: signinForm, signout: signoutForm };
   const actions = {
-    name: h("button.small#you-rename", { type: "button" }, "Change name"),
-    password: h("button.small#you-set-password", { type: "button" }, "Set a password"),
-    signin: h("button.small#you-sign-in", { type: "button" }, "Sign in on this device"),
-    signout: h("button.small#you-sign-out", { type: "button" }, "Sign out"),
+    name: h("button.small#me-rename", { type: "button" }, "Change name"),
+    password: h("button.small#me-set-password", { type: "button" }, "Set a password"),
+    signin: h("button.small#me-sign-in", { type: "button" }, "Sign in on this device"),
+    signout: h("button.small#me-sign-out", { type: "button" }, "Sign out"),
   };
   for (const [key, btn] of Object.entries(actions)) btn.addEventListener("click", () => open(key));
 
@@ -96,7 +96,7 @@ export function youArea() {
   function form(id, label, action, ...fields) {
     const what = typeof fields[fields.length - 1] === "string" ? fields.pop() : "";
     const submit = h("button.small.primary", { type: "submit" }, label);
-    return h(`form.you-form#${id}`, {
+    return h(`form.me-form#${id}`, {
       hidden: true,
       onsubmit: async (e) => {
         e.preventDefault();
@@ -113,13 +113,13 @@ export function youArea() {
     }, fields, h("div.buttons", {}, submit, h("button.small", { type: "button", onclick: closeForms }, "Close")));
   }
 
-  const panel = h("div.you-panel", { role: "group", "aria-label": "Your account" },
+  const panel = h("div.me-panel", { role: "group", "aria-label": "Your account" },
     head, chips, links,
-    h("div.you-actions", {}, Object.values(actions)),
+    h("div.me-actions", {}, Object.values(actions)),
     Object.values(forms), msg, done);
   const summary = h("summary", { "aria-label": "Your account" }, h("span", { "aria-hidden": "true" }, "▾"));
-  const menu = h("details.you-menu", {}, summary, panel);
-  const el = h("div.you", { hidden: true }, nameLink, guest, menu);
+  const menu = h("details.me-menu", {}, summary, panel);
+  const el = h("div.me-area", { hidden: true }, nameLink, guest, menu);
 
   function render() {
     el.hidden = !me.loaded || me.anonymous;
