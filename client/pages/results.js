@@ -115,20 +115,21 @@ export function mountResults(el, session) {
         ` +${Math.round(s.penalty_ms / 1000)} s`) : null;
       return h("tr", { class: s.player === me ? "is-you" : "", dataset: { player: s.player } },
         h("td.place", {}, h("span.medal", { dataset: { place: s.place } }, ordinal(s.place))),
-        h("td", {}, racerName({ ...model.players.get(s.player), ...s }), s.player === me ? h("span.muted", {}, " (you)") : null),
+        h("td", {}, racerName({ ...model.players.get(s.player), ...s }), s.player === me ? h("span.muted", {}, " (you)") : null,
+          h("span.status-inline.muted", { "aria-hidden": "true" }, status)),
         h("td.num", {}, s.time_ms !== null && s.time_ms !== undefined ? formatTime(s.time_ms) : "–", penalty),
         h("td.num", {}, `${p.foundation ?? 0} / ${p.total ?? "?"}`),
         h("td.num.moves", {}, p.moves ?? 0, par !== null ? h("span.par-note", {}, ` / par ${par}`) : null),
         hints ? h("td.num.hints", {}, s.hints ?? 0) : null,
         rated ? ratingCell(changes.get(s.player), !!ratings) : null,
-        h("td", {}, status));
+        h("td.status", {}, status));
     });
     replace(standingsEl,
       h("table.standings-table", {},
         h("caption.sr-only", {}, "Standings"),
         h("thead", {}, h("tr", {},
           ["Place", "Racer", "Time", "Cards home", "Moves", hints ? "Hints" : null, rated ? "Rating" : null, ""]
-            .filter((t) => t !== null).map((t) => h("th", { scope: "col" }, t)))),
+            .filter((t) => t !== null).map((t) => h("th", { scope: "col", class: t === "Moves" ? "col-moves" : t ? "" : "col-status" }, t)))),
         h("tbody", {}, rows)));
   }
 
