@@ -74,9 +74,12 @@ export function mount(root, { game }) {
     tick();
     timer = setInterval(tick, 30_000);
     const streak = you?.streak ?? 0;
+    // His place on the day's table (the result's own place is in his race, of one racer).
+    const yourId = you?.id ?? me.player?.id;
+    const row = yourId ? (d.table || []).find((r) => r.id === yourId) : null;
     const yourLine = !you ? h("p.muted", {}, "Play it to get on today's table and start a streak.")
       : over ? h("p.daily-result", {}, "You played today's deal: ", h("strong", {}, resultText(you.result)),
-        you.result.place ? ` — ${ordinal(you.result.place)} so far` : "")
+        row ? ` — ${ordinal(row.place)} of ${d.table.length} so far` : "")
         : played ? h("p.daily-result", {}, "You started today's deal: finish it before the clock runs out.")
           : h("p.muted", {}, "You have not played today's deal yet.");
     const playCard = h("section.panel.daily-play", { "aria-labelledby": "daily-title" },

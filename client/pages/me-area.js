@@ -4,7 +4,7 @@
 
 import { GAME_TITLES, gameTitle } from "../cards.js";
 import { me } from "../me.js";
-import { h, replace, toast } from "../ui.js";
+import { h, replace } from "../ui.js";
 import { dailyPath, leaderboardPath, playerPath, ratingChip } from "./player-parts.js";
 
 const SHORT_TITLES = { scotch: "Scotch", "quadruple-canfield": "Canfield", yukon: "Yukon" };
@@ -50,9 +50,10 @@ export function meArea() {
   const signinName = h("input#signin-name", { type: "text", maxlength: 32, required: true, autocomplete: "username" });
   const signinPassword = h("input#signin-password", { type: "password", maxlength: 128, required: true,
     autocomplete: "current-password" });
+  const signinWarning = h("p.signout-warning.warn");
   const signinForm = form("me-signin-form", "Sign in", async () => {
     await me.signIn(signinName.value.trim(), signinPassword.value);
-  }, h("p.hint", {}, "Play here as a player who set a password on another device."),
+  }, h("p.hint", {}, "Play here as a player who set a password on another device."), signinWarning,
   h("div.field", {}, h("label", { for: "signin-name" }, "Name"), signinName),
   h("div.field", {}, h("label", { for: "signin-password" }, "Password"), signinPassword));
 
@@ -89,7 +90,6 @@ export function meArea() {
   function said(text) {
     closeForms();
     done.textContent = text;
-    toast(text, "good", 3000, { silent: true });
   }
 
   /** A small form whose submit runs `action`; a refusal is said under it. */
@@ -151,6 +151,9 @@ export function meArea() {
       : `You have no password: once signed out, nobody can come back as ${p?.name ?? "this player"}, ` +
         "with his ratings and races. Set a password first to keep them.";
     signoutWarning.classList.toggle("warn", !p?.password);
+    signinWarning.hidden = !p || p.password;
+    signinWarning.textContent = p && !p.password ? `This browser then leaves ${p.name}, who has no password: ` +
+      "nobody could come back as him. Set a password first to keep him." : "";
   }
 
   // Close when the player clicks elsewhere or presses Escape, as a menu does.

@@ -34,7 +34,7 @@ export function mount(root, { name }) {
     const games = Object.keys(GAME_TITLES).filter((g) => p.ratings?.[g] || p.stats?.[g]);
     const ratingCards = Object.keys(GAME_TITLES).filter((g) => p.ratings?.[g]).map((g) => {
       const r = p.ratings[g];
-      const chart = ratingChart(r.history, gameTitle(g));
+      const chart = ratingChart(withStart(r), gameTitle(g));
       charts.push(chart);
       return h("section.panel.rating-card", { dataset: { game: g }, "aria-labelledby": `rating-${g}` },
         h("div.rating-card-head", {},
@@ -61,6 +61,15 @@ export function mount(root, { name }) {
     closed = true;
     for (const c of charts) c.destroy();
   };
+}
+
+/** Every player starts at 1500 ± 2 × 350 (docs/protocol.md, "Ratings"): a history that
+ * goes back to his first rated race starts from there. */
+const START = { rating: 1500, deviation: 350 };
+function withStart(r) {
+  const history = r.history || [];
+  if (!history.length || history.length !== r.races) return history;
+  return [[history[0][0] - 1, START.rating, START.deviation], ...history];
 }
 
 function statsPanel(p, games) {
