@@ -50,7 +50,7 @@ export function meArea() {
   const signinName = h("input#signin-name", { type: "text", maxlength: 32, required: true, autocomplete: "username" });
   const signinPassword = h("input#signin-password", { type: "password", maxlength: 128, required: true,
     autocomplete: "current-password" });
-  const signinWarning = h("p.signout-warning.warn");
+  const signinWarning = h("p.signin-warning.warn");
   const signinForm = form("me-signin-form", "Sign in", async () => {
     await me.signIn(signinName.value.trim(), signinPassword.value);
   }, h("p.hint", {}, "Play here as a player who set a password on another device."), signinWarning,

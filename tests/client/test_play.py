@@ -40,7 +40,6 @@ def seated(page: Any) -> None:
     """The race page took the seat it was given and the race runs: the own board is dealt."""
     page.wait_for_url("**/race/*", timeout=WAIT_MS)
     page.wait_for_selector('[data-board="own"] [data-card]', timeout=WAIT_MS * 2)
-    page.wait_for_function("window.solrace.session.model.own", timeout=WAIT_MS)
     settle(page)
 
 
@@ -79,6 +78,7 @@ def test_quick_race_between_two_visitors(pages: Pages) -> None:
     assert ann.locator(".opponents .bot-tag").count() == 0
     bob_name = me(bob)["player"]["name"]
     assert ann.locator(".opponents a.player-link").inner_text() == bob_name
+    both_widths(ann, "quick-race", phone=SMALL)
     # A move each way, then both resign: the results show each racer's rating change.
     move = own_legal(ann)[0]
     ann.evaluate("(m) => window.solrace.session.move(m)", move)
@@ -98,7 +98,7 @@ def test_quick_race_between_two_visitors(pages: Pages) -> None:
 
 
 def test_a_bot_race_from_home_to_the_end_and_the_rating_once(pages: Pages) -> None:
-    page = pages.open("/")
+    page = pages.open("/", csp=True)  # the new pages keep to the security policy too
     pick_name(page, "Botty")
     page.select_option("#bot-game", "scotch")
     page.check("#bot-level-1", force=True)
@@ -189,7 +189,7 @@ def test_a_name_kept_and_signing_in_on_another_device(pages: Pages) -> None:
 
 
 def test_the_daily_deal(pages: Pages) -> None:
-    page = pages.open("/")
+    page = pages.open("/", csp=True)
     page.click(".home-links a.daily-link")
     page.wait_for_url("**/daily")
     page.wait_for_selector("#play-daily")
