@@ -5,7 +5,11 @@
 
 (``--binary`` for msgpack frames, ``--no-batch`` for bots without ``/ws?batch=1``, ``--boards``
 for bots that also take the other racers' board views as the browser does, ``--idle 0`` to
-skip the idle-memory phase.)
+skip the idle-memory phase, ``--players`` for bots that are players, as a browser is: each
+gets its ``sr_player`` cookie from ``GET /`` and sends ``set_name`` before it joins, from an
+address of its own (``X-Forwarded-For``; both servers then run with ``--trust-proxy``). A tree
+without players sets no cookie (the bot makes one up, which such a server ignores) and does
+not know ``set_name`` (skipped), so both trees get the same bots, minus what one lacks.)
 
 ``--against`` changes the baseline: ``unmasked`` races the same bots against a second race
 server with the views rule turned off (what masking the opponents' boards costs; use it with
@@ -32,6 +36,7 @@ import json
 import os
 import random
 import resource
+import secrets
 import statistics
 import subprocess
 import sys
@@ -42,7 +47,7 @@ from typing import Any
 
 import msgpack
 import orjson
-from solrace.tools.race_client import RaceClient
+from solrace.tools.race_client import RaceClient, ServerError
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection, serve
 
@@ -73,6 +78,31 @@ def start(cmd: list[str], env: dict[str, str] | None = None) -> tuple[subprocess
         proc.kill()
         raise SystemExit(f"server did not start: {line!r}")
     return proc, line.split("http://", 1)[1].strip().rstrip("/")
+
+
+_visitors = iter(range(1, 2**24))
+
+
+async def player_headers(addr: str) -> tuple[dict[str, str], bool]:
+    """A browser's first visit (``GET /``) from an address of its own: the headers its socket
+    carries (``Cookie``, ``X-Forwarded-For``), and whether the server set the cookie (a tree
+    without players does not: a made-up key of the same shape goes instead)."""
+    n = next(_visitors)
+    forwarded = f"10.{n >> 16}.{(n >> 8) & 255}.{n & 255}"
+    host, port = addr.rsplit(":", 1)
+    reader, writer = await asyncio.open_connection(host, int(port))
+    writer.write(f"GET / HTTP/1.1\r\nHost: {addr}\r\nX-Forwarded-For: {forwarded}\r\n"
+                 "Connection: close\r\n\r\n".encode())
+    head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1")
+    writer.close()
+    key = None
+    for line in head.split("\r\n"):
+        name, _, value = line.partition(":")
+        if name.lower() == "set-cookie" and value.strip().startswith("sr_player="):
+            key = value.strip().split(";", 1)[0].split("=", 1)[1]
+    headers = {"Cookie": f"sr_player={key or secrets.token_urlsafe(32)}",
+               "X-Forwarded-For": forwarded}
+    return headers, key is not None
 
 
 def rss_kib(pid: int) -> int:
@@ -175,10 +205,13 @@ class RaceLoad:
 
     def __init__(
         self, addr: str, racers: int, size: int, pid: int, binary: bool, game: str,
-        batch: bool, boards: bool,
+        batch: bool, boards: bool, players: bool = False,
     ) -> None:
         self.name = f"race/{size}"
         self.boards = boards
+        self.players = players
+        self.players_made = 0
+        self.addr = addr
         self.url = f"ws://{addr}/ws"
         self.racers, self.size, self.pid = racers, size, pid
         self.binary, self.game, self.batch = binary, game, batch
@@ -193,10 +226,24 @@ class RaceLoad:
             created = await host.create(self.game, players=n, seed=1000 + r, time_limit=86400)
             race = created["race"]
             for i in range(n):
+                name = f"bot{r + i}"
+                headers: dict[str, str] = {}
+                has_players = False
+                if self.players:
+                    headers, has_players = await player_headers(self.addr)
+                    name = f"bot{self.size}x{r + i}"  # player names are unique per server
                 client = await RaceClient.connect(
-                    self.url, binary=self.binary, keep_events=False, batch=self.batch
+                    self.url, binary=self.binary, keep_events=False, batch=self.batch,
+                    additional_headers=headers or None,
                 )
-                await client.join(race, name=f"bot{r + i}", boards=self.boards)
+                if self.players and has_players:
+                    try:
+                        await client.request({"type": "set_name", "name": name})
+                    except ServerError as exc:  # a tree that knows the cookie but not this
+                        if exc.code != "bad_message":
+                            raise
+                joined = await client.join(race, name=name, boards=self.boards)
+                self.players_made += "id" in joined  # joined as a player
                 self.clients.append(client)
             await host.start(race, created["host_token"])
         for client in self.clients[1:]:
@@ -292,7 +339,8 @@ def race_server(tmp: str, name: str, args: argparse.Namespace, extra: list[str],
     return start(
         [sys.executable, *PROFILE, "-m", "solrace", "serve", "--port", "0",
          "--db", f"{tmp}/{name}.db", "--rate-limit", "0", "--countdown", "0",
-         "--max-races", "100000", *(["--uvloop"] if args.uvloop else []), *solver, *extra],
+         "--max-races", "100000", *(["--uvloop"] if args.uvloop else []),
+         *(["--trust-proxy"] if args.players else []), *solver, *extra],
         env,
     )
 
@@ -327,18 +375,19 @@ async def main(args: argparse.Namespace) -> None:
             print(f"{args.racers} concurrent clients, {args.seconds:g} s per phase, {encoding} "
                   f"frames, {args.game}, servers on {loop}, Python {sys.version.split()[0]}, "
                   f"{os.cpu_count()} CPUs, baseline: {baseline}, "
+                  f"{'bots are players (--players), ' if args.players else ''}"
                   f"load average before: {os.getloadavg()[0]:.2f}")
             pairs: list[tuple[EchoLoad | RaceLoad, RaceLoad]] = []
             for size in sizes:
                 race_load = RaceLoad(server_addr, args.racers, size, server.pid, args.binary,
-                                     args.game, not args.no_batch, args.boards)
+                                     args.game, not args.no_batch, args.boards, args.players)
                 base: EchoLoad | RaceLoad
                 if baseline == "echo":
                     base = pairs[0][0] if pairs else EchoLoad(
                         echo_addr, args.racers, echo.pid, args.binary)
                 else:
                     base = RaceLoad(echo_addr, args.racers, size, echo.pid, args.binary,
-                                    args.game, not args.no_batch, args.boards)
+                                    args.game, not args.no_batch, args.boards, args.players)
                     base.name = f"{baseline}/{size}"
                 pairs.append((base, race_load))
             loads: list[EchoLoad | RaceLoad] = []
@@ -347,6 +396,9 @@ async def main(args: argparse.Namespace) -> None:
                     if load not in loads:
                         loads.append(load)
                         await load.setup()
+                        if args.players and isinstance(load, RaceLoad):
+                            print(f"  {load.name}: {load.players_made} of {load.racers} bots "
+                                  "joined as players", flush=True)
             results: dict[str, list[Result]] = {load.name: [] for load in loads}
             ratios: dict[str, list[tuple[float, float, float]]] = {
                 race_load.name: [] for _, race_load in pairs
@@ -406,6 +458,8 @@ if __name__ == "__main__":
     p.add_argument("--boards", action="store_true",
                    help="bots also receive the other racers' board views (as the browser does)")
     p.add_argument("--uvloop", action="store_true", help="both servers on uvloop (if installed)")
+    p.add_argument("--players", action="store_true",
+                   help="bots are players: a cookie from GET / and set_name before joining")
     p.add_argument("--against", default="echo",
                    help="baseline: echo (default), unmasked, or tree:PATH (see above)")
     p.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)

@@ -36,6 +36,8 @@ export class HintControl {
     this.seq = seq;
     this.move = null;
     this.say("Thinking…", "thinking");
+    // Said at once, not at the next redraw: a quick answer must not skip it.
+    this.button.textContent = "Thinking…";
     this.session.changed();
     let reply = null;
     try {

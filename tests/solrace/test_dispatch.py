@@ -21,6 +21,7 @@ from solrace.core.effects import (
     Snapshot,
     State,
 )
+from solrace.core.identity import Who
 from solrace.core.quotas import Caps
 from solrace.core.race import Race
 from solrace.core.race_parts import RaceError
@@ -100,6 +101,7 @@ class Session:
         self.players: dict[str, str] = {}
         self.seats: dict[str, str] = {}
         self.follows: dict[str, bool] = {}
+        self.who: Who | None = None
 
 
 @pytest.fixture

@@ -51,7 +51,8 @@ for i = 1, #all, 2 do
     local gap = math.abs(other.rating - seek.rating)
     local waited = now - other.since
     local ok = waited >= anyone or gap <= window + widen * math.max(0, waited) / 1000
-    if ok and (best == nil or gap < bestgap or (gap == bestgap and other.since < bestsince)) then
+    if ok and (best == nil or gap < bestgap or (gap == bestgap and (other.since < bestsince
+        or (other.since == bestsince and all[i] < bestid)))) then
       best, bestid, bestgap, bestsince = all[i + 1], all[i], gap, other.since
     end
   end

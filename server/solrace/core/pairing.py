@@ -6,9 +6,11 @@ The rule: a seeker is paired **at once** with the seeker already waiting in his 
 game, time limit and rated or not) whose rating is closest to his, if the difference is within
 that waiting seeker's window: ``PAIR_WINDOW`` + ``PAIR_WIDEN`` per second he has waited, and
 anyone after ``PAIR_ANYONE_S``. Never with himself (the same player seeking from two tabs).
-Ties go to whoever waited longest. Why at once, and two by two: a seeker should race within
-moments, and with arrivals every few seconds a wait for a third racer costs every racer that
-wait; bigger races are what public races and tournaments are for.
+Ties go to whoever waited longest (then by seek id: the same in every process).
+
+Why at once, and two by two: a seeker should race within moments, and with arrivals every few
+seconds a wait for a third racer costs every racer that wait; bigger races are what public
+races and tournaments are for.
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ def best(seek: Seek, waiting: Iterable[Seek], now: int) -> Seek | None:
         gap = abs(other.rating - seek.rating)
         if gap > window(now - other.since):
             continue
-        if found is None or (gap, other.since) < (abs(found.rating - seek.rating), found.since):
+        if found is None or (gap, other.since, other.id) < (
+                abs(found.rating - seek.rating), found.since, found.id):
             found = other
     return found
 

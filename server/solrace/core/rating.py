@@ -14,6 +14,7 @@ so that a rating never freezes. Pure arithmetic: no I/O.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -54,6 +55,13 @@ def rate(ratings: list[Rating], places: list[int], fixed: list[bool] | None = No
     ``places[i]`` (1 is best; equal places are ties). A racer marked ``fixed`` (a house bot,
     whose rating is its level's) counts in everyone else's update but keeps his own.
 
+    Ties: racers who share a place are taken to have finished in every order among
+    themselves, each order as likely: the update is the Plackett–Luce update averaged over
+    those orders (worked out over the subsets of each tied group, not the orders). So a
+    shared first place is worth what first, second and third are worth on average, never
+    less than the place after it. (openskill divides each tied group's terms by its size
+    instead, which can rate a shared first place below the second place.)
+
     With fewer than two racers nothing changes."""
     n = len(ratings)
     if n != len(places):
@@ -66,22 +74,32 @@ def rate(ratings: list[Rating], places: list[int], fixed: list[bool] | None = No
     c = math.sqrt(sum(s + beta ** 2 for s in sigma2))
     top = max(r.mu for r in ratings)  # exp() of differences only: no overflow on any scale
     strength = [math.exp((r.mu - top) / c) for r in ratings]
-    # sum_q[q]: the strength of everyone placed at q's place or worse (still in the running
-    # when q's place was given out).
-    sum_q = [sum(strength[i] for i in range(n) if places[i] >= places[q]) for q in range(n)]
-    tied = [sum(1 for i in range(n) if places[i] == places[q]) for q in range(n)]
+    order = sorted(set(places))
+    groups = [[i for i in range(n) if places[i] == p] for p in order]
+    below = [[i for g in groups[k + 1:] for i in g] for k in range(len(groups))]
     out = []
     for i, r in enumerate(ratings):
         if fixed[i]:
             out.append(Rating(r.mu, r.sigma, r.races))
             continue
         omega = delta = 0.0
-        for q in range(n):
-            if places[q] > places[i]:
-                continue
-            p = strength[i] / sum_q[q]
-            delta += p * (1 - p) / tied[q]
-            omega += ((1 - p) if q == i else -p) / tied[q]
+        for k, group in enumerate(groups):
+            if places[group[0]] > places[i]:
+                break
+            m = len(group)
+            rest = sum(strength[j] for j in below[k])
+            mine = i in group
+            # Every stage of the group at or above i: the set U of the group's racers placed
+            # before it, with the chance that exactly U came first (1 / C(m, |U|)).
+            others = [j for j in group if j != i] if mine else group
+            for t in range(m if not mine else len(others) + 1):
+                weight = 1 / math.comb(m, t)
+                for chosen in itertools.combinations(others, t):
+                    left = sum(strength[j] for j in group) - sum(strength[j] for j in chosen)
+                    p = strength[i] / (left + rest)
+                    # i is next with chance 1 / (m - t) (if he is still in), else someone else.
+                    omega += weight * ((1 / (m - t) if mine else 0.0) - p)
+                    delta += weight * p * (1 - p)
         s2 = sigma2[i]
         gamma = math.sqrt(s2) / c
         mu = r.mu + s2 / c * omega

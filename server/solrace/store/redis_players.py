@@ -6,7 +6,7 @@ script, which a Redis Cluster only runs on keys of one slot. Keys::
     sr:{pl}:p:ID            hash: name, created_at, password
     sr:{pl}:name:KEY        the id of the player named KEY (the folded name; SET NX claims it)
     sr:{pl}:key:HASH        the id of the player one of whose browser keys hashes to HASH
-    sr:{pl}:t:HASH          a sign-in ticket: the player's id (expires)
+    sr:{pl}:t:HASH          a sign-in ticket: "player-id expires-at" (cleared after an hour)
     sr:{pl}:r:ID            hash: game -> msgpack [mu, sigma, races]
     sr:{pl}:res:ID          list: the player's results, newest first (msgpack maps; capped)
     sr:{pl}:lb:GAME         sorted set: rated players of GAME by mu
@@ -199,12 +199,15 @@ class RedisPlayers:
         await self.client.delete(pkey(f"key:{key_hash}"))
 
     async def put_ticket(self, ticket_hash: str, pid: str, expires_at: int) -> None:
-        await self.client.set(pkey(f"t:{ticket_hash}"), pid,
-                              pxat=expires_at)
+        # The expiry is checked against the server's clock; Redis only clears old ones.
+        await self.client.set(pkey(f"t:{ticket_hash}"), f"{pid} {expires_at}", ex=3600)
 
     async def take_ticket(self, ticket_hash: str, now: int) -> str | None:
-        pid = await self._script("take_ticket", TAKE_TICKET, [pkey(f"t:{ticket_hash}")], [])
-        return None if pid is None else _text(pid)
+        value = await self._script("take_ticket", TAKE_TICKET, [pkey(f"t:{ticket_hash}")], [])
+        if value is None:
+            return None
+        pid, expires = _text(value).split(" ")
+        return pid if int(expires) >= now else None
 
     # ------------------------------------------------------------------- ratings
     async def ratings(self, pid: str) -> dict[str, Rating]:
