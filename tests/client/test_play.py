@@ -89,7 +89,6 @@ def test_quick_race_between_two_visitors(pages: Pages) -> None:
         page.wait_for_selector(".standings-table td.rating-change >> text=/→/", timeout=WAIT_MS)
         page.wait_for_selector(".rating-line >> text=/Your Scotch Patience rating: 1500 → \\d+/")
         assert page.locator(".results .next-quick").is_visible()
-    both_widths(ann, "quick-race-results", phone=SMALL)
     # "Next quick race" seeks again at once, from the home page.
     bob.click(".results .next-quick")
     bob.wait_for_selector(".seeking .seek-status >> text=Looking for an opponent")
@@ -102,7 +101,6 @@ def test_a_bot_race_from_home_to_the_end_and_the_rating_once(pages: Pages) -> No
     pick_name(page, "Botty")
     page.select_option("#bot-game", "scotch")
     page.check("#bot-level-1", force=True)
-    both_widths(page, "home-play-now", phone=SMALL)
     page.click("#play-bot")
     seated(page)
     # The bot is labelled as one, with its level; it links to no player page.
@@ -110,7 +108,6 @@ def test_a_bot_race_from_home_to_the_end_and_the_rating_once(pages: Pages) -> No
     opponent.locator(".bot-tag").wait_for()
     assert "level 1" in opponent.inner_text()
     assert opponent.locator("a.player-link").count() == 0
-    both_widths(page, "bot-race", phone=SMALL)
     resign(page)
     page.wait_for_selector(".results .standings-table", timeout=WAIT_MS)
     line = page.locator(".rating-line strong")
