@@ -18,9 +18,24 @@ export function takeSeat(paired) {
   return `/race/${encodeURIComponent(paired.race)}`;
 }
 
+/** A visitor who is not a player yet but typed a name once (to join a friend's race) becomes
+ * the player of that name when he first needs one, rather than a guest; a name someone else has
+ * leaves him a guest (he may rename himself later). */
+export async function keepTypedName() {
+  if (!me.loaded) await me.load();
+  const typed = store.name();
+  if (me.player || me.anonymous || !me.loaded || !typed) return;
+  try {
+    await me.setName(typed);
+  } catch {
+    // taken, or not a valid name: the server names him Guest-…
+  }
+}
+
 /** One request on a connection of its own that answers `paired`; resolves with the race page's
  * path once the seat is kept. */
 async function pairedBy(msg) {
+  await keepTypedName();
   const conn = new Connection();
   conn.connect();
   try {
@@ -62,11 +77,14 @@ export class Seeker extends EventTarget {
 
   /** Seek a race of `game` with `timeLimit` seconds; replaces a seek already running. */
   async start(game, timeLimit) {
-    this.seek = { game, time_limit: Number(timeLimit) };
+    const seek = { game, time_limit: Number(timeLimit) };
+    this.seek = seek;
     this.since = Date.now();
     this.botAt = null;
     this.state = "seeking";
     this.changed();
+    await keepTypedName();
+    if (this.seek !== seek || this.state !== "seeking") return; // cancelled meanwhile
     if (!this.conn) {
       this.conn = new Connection();
       this.conn.addEventListener("message", (e) => this.onMessage(e.detail));

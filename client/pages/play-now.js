@@ -5,7 +5,7 @@
 import { GAME_TITLES, gameTitle } from "../cards.js";
 import { me } from "../me.js";
 import { playBot, Seeker } from "../seek.js";
-import { announce, h, navigate, replace } from "../ui.js";
+import { announce, h, navigate, replace, toast } from "../ui.js";
 import { LEVELS, QUICK_TIMES, ratingChip } from "./player-parts.js";
 
 const GAMES = Object.keys(GAME_TITLES);
@@ -93,7 +93,10 @@ export function quickRacePanel() {
 
   seeker.addEventListener("change", render);
   seeker.addEventListener("paired", (e) => {
-    announce("Opponent found.");
+    const who = (e.detail.paired.opponents || []).map((o) => (o.bot ? `${o.name} (a bot)` : o.name)).join(", ");
+    const text = who ? `Paired with ${who}` : "Opponent found";
+    toast(text, "good", 3000, { silent: true });
+    announce(`${text}.`);
     navigate(e.detail.path);
   });
   seeker.addEventListener("failed", (e) => {
