@@ -107,6 +107,12 @@ export class RaceSession extends EventTarget {
         this.changed();
         return;
       }
+      if (err.code === "forbidden" && !cred) {
+        // Nobody may watch this race (today's daily deal, until the day is over).
+        this.model.refused = err.message || "This race cannot be watched.";
+        this.changed();
+        return;
+      }
       if (err.code === "unavailable") {
         // The server cannot save right now (a join writes): try again shortly.
         clearTimeout(this.retryTimer);
@@ -597,6 +603,7 @@ function emptyModel(race) {
     race,
     loaded: false,
     notFound: false,
+    refused: null, // why this browser may not watch the race (the server's words), or null
     connection: "connecting",
     service: "ok",
     v: -1,

@@ -135,13 +135,15 @@ export function raceClock(model, now) {
     case "finished":
       return { phase: "finished", text: "Race over", clock: "" };
     default:
-      return { phase: "loading", text: model.notFound ? "Race not found" : "Loading…", clock: "" };
+      return { phase: "loading", text: model.notFound ? "Race not found" : model.refused ? "Not open to watch" : "Loading…",
+        clock: "" };
   }
 }
 
 /** The header strip: game, race code with copy-link button, status pill and clock. */
 export class RaceHeader {
   constructor(race, { watching = false } = {}) {
+    this.spectate = null;
     this.title = h("h1.race-title");
     this.status = h("span.status-pill", { role: "status" });
     this.clock = h("span.clock", { "aria-label": "Race clock", role: "timer" });
@@ -157,8 +159,8 @@ export class RaceHeader {
       watching
         ? h("a.small.button", { href: `/race/${encodeURIComponent(race)}`, "data-link": true }, "Race page")
         // A new tab: a racer who looks at the spectator view must not leave his race.
-        : h("a.small.button#spectate", { href: `/race/${encodeURIComponent(race)}/watch`, target: "_blank",
-          rel: "noopener", title: "Opens the spectator view in a new tab" }, "Spectate ↗"),
+        : (this.spectate = h("a.small.button#spectate", { href: `/race/${encodeURIComponent(race)}/watch`, target: "_blank",
+          rel: "noopener", title: "Opens the spectator view in a new tab" }, "Spectate ↗")),
       h("span.grow"),
       this.status,
       this.clock);
@@ -166,6 +168,8 @@ export class RaceHeader {
 
   update(model, now) {
     this.title.textContent = model.game ? gameTitle(model.game) : "Race";
+    // Today's daily deal: nobody may watch it (nor follow its link) until the day is over.
+    if (this.spectate) this.spectate.hidden = model.options?.kind === "daily";
     const c = raceClock(model, now);
     this.status.textContent = c.text;
     this.status.dataset.phase = c.phase;

@@ -198,6 +198,12 @@ def test_the_daily_deal(pages: Pages) -> None:
     page.click("#play-daily")
     seated(page)
     assert page.locator(".opponents .player-card").count() == 0  # alone against the clock
+    assert page.locator("#spectate").is_hidden()
+    # Nobody else may watch it today.
+    race = page.url.rstrip("/").rsplit("/", 1)[1]
+    outsider = pages.open(f"/race/{race}/watch")
+    outsider.wait_for_selector(".race-refused >> text=/secret until the day is over/")
+    assert outsider.locator("[data-board]").count() == 0
     resign(page)
     page.wait_for_selector(".results .reveal-wait >> text=/revealed.*once the day is over/")
     page.click(".results a.daily-back")
