@@ -28,10 +28,14 @@ Phases: the arrivals are cut into phases of ``--phase`` visitors, alternating Re
 embedded process (these machines' speed drifts within a minute; each setup gets every other
 phase). ``--phase 1000`` runs each setup's 1,000 arrivals in one go.
 
+By default the visitors then stay in their races (as racers would, for minutes): the races pile
+up, 500 per setup. ``--resign``: each visitor resigns as soon as his race started (untimed), so
+races end at once and are scored during the arrivals; few are unfinished at any moment.
+
 Checked: every visitor paired exactly once (one ``paired``, no second one arriving later), none
 lost (each paired and started within ``--timeout``), every race with exactly its two visitors.
-Afterwards (untimed) everyone resigns and every race must be scored once (one ``ratings`` with
-two changes per race).
+Afterwards (untimed) everyone still racing resigns, and every race must be scored once (one
+``ratings`` with two changes per race).
 """
 
 from __future__ import annotations
@@ -102,6 +106,7 @@ class Visitor:
     paired: list[dict[str, Any]] = field(default_factory=list)
     names: list[str] = field(default_factory=list)  # the race's racers, from his snapshot
     error: str | None = None
+    resigned: bool = False
 
 
 async def make_visitors(setup: int, label: str, addrs: list[str], count: int,
@@ -127,8 +132,9 @@ async def make_visitors(setup: int, label: str, addrs: list[str], count: int,
     return [v for v in out if v is not None]
 
 
-async def arrive(v: Visitor, at: float, timeout: float) -> None:
-    """At loop time ``at``: seek, join when paired, note when the race started for him."""
+async def arrive(v: Visitor, at: float, timeout: float, resign: bool = False) -> None:
+    """At loop time ``at``: seek, join when paired, note when the race started for him (and
+    with ``resign``, resign at once)."""
     loop = asyncio.get_running_loop()
     await asyncio.sleep(max(0.0, at - loop.time()))
     client = v.client
@@ -164,6 +170,9 @@ async def arrive(v: Visitor, at: float, timeout: float) -> None:
                     v.via = "started" if msg["type"] == "started" else "state"
                     break
             v.started_at = time.perf_counter()
+            if resign:
+                await client.resign(race)
+                v.resigned = True
     except Exception as exc:
         v.error = f"{type(exc).__name__}: {exc}"
 
@@ -182,12 +191,13 @@ class Phase:
 
 
 async def run_phase(visitors: list[Visitor], rate: float, timeout: float,
-                    pids: dict[str, int]) -> Phase:
+                    pids: dict[str, int], resign: bool) -> Phase:
     loop = asyncio.get_running_loop()
     cpu0 = {k: cpu_seconds(p) for k, p in pids.items()}
     t0 = loop.time() + 0.2
     began = time.perf_counter()
-    await asyncio.gather(*(arrive(v, t0 + k / rate, timeout) for k, v in enumerate(visitors)))
+    await asyncio.gather(*(arrive(v, t0 + k / rate, timeout, resign)
+                           for k, v in enumerate(visitors)))
     seconds = time.perf_counter() - began
     cpu = {k: cpu_seconds(p) - cpu0[k] for k, p in pids.items()}
     by_race: dict[str, list[Visitor]] = {}
@@ -237,7 +247,7 @@ async def settle(visitors: list[Visitor], timeout: float) -> tuple[int, int, lis
             except Exception as exc:
                 problems.append(f"{v.name} could not resign: {exc}")
 
-    await asyncio.gather(*(resign(v) for v in visitors if v.race is not None))
+    await asyncio.gather(*(resign(v) for v in visitors if v.race is not None and not v.resigned))
     scored = 0
     extra_paired = 0
 
@@ -325,7 +335,7 @@ async def main(args: argparse.Namespace) -> None:
             for n, lo in enumerate(range(0, args.visitors, args.phase)):
                 for label, (visitors, pids) in setups.items():
                     chunk = visitors[lo:lo + args.phase]
-                    ph = await run_phase(chunk, args.rate, args.timeout, pids)
+                    ph = await run_phase(chunk, args.rate, args.timeout, pids, args.resign)
                     phases[label].append(ph)
                     cpu = ", ".join(f"{k} {v / max(1, ph.pairs) * 1000:.1f} ms"
                                     for k, v in ph.cpu.items())
@@ -370,6 +380,8 @@ if __name__ == "__main__":
     p.add_argument("--rate", type=float, default=50.0, help="arrivals per second")
     p.add_argument("--phase", type=int, default=200,
                    help="visitors per phase; phases alternate between the setups")
+    p.add_argument("--resign", action="store_true",
+                   help="each visitor resigns as soon as his race started (races end at once)")
     p.add_argument("--timeout", type=float, default=30.0,
                    help="seconds a visitor waits to be paired and started before he is lost")
     asyncio.run(main(p.parse_args()))

@@ -193,3 +193,41 @@ async def test_a_seeker_held_by_a_dead_process_goes_back(redis: RedisServer) -> 
     again = await other.offer(seek("c", "pc", 1500, now + 6_000), now + 6_000)
     assert again is not None and again.id == "a"
     await client.aclose()
+
+
+async def test_a_redis_race_with_players_waits_on_the_list_until_scored(
+        redis: RedisServer) -> None:
+    """On Redis a race a player joined is put on the list to score in the pipeline of its
+    commit; the sweep of any process (here, a second store) scores it once and takes it off."""
+    from solrace.service.scoring import Scorer
+    from solrace.service.supervisor import Supervisor
+    from solrace.store.redis_store import RedisStore
+
+    client = connect(redis.url)
+    await client.flushdb()
+    races = RedisStore(client, "p1")
+    await races.start()
+    race = rated_race("rd1", ["pa", "pb"])
+    fresh = Race("rd1", race.game, race.seed, "salt", race.options, 0, "host")
+    races.add_race(fresh)
+    for i, pid in enumerate(["pa", "pb"]):
+        races.append(fresh.join(f"N{pid}", f"tok{i}", 0, pid=pid).log)
+    races.append(fresh.start("host", 0).log)
+    fresh.tick(10_000)
+    for p in list(fresh.racers):
+        races.append(fresh.resign(p, 12_000).log)
+    races.mark_finished("rd1", 12_000)
+    await races.flushed()
+    players = races.players()
+    assert await players.to_score(10) == ["rd1"]
+    published: list[Any] = []
+    other = RedisStore(connect(redis.url), "p2")
+    scorer = Scorer(players, other.load, lambda race, event: published.append(event),
+                    Supervisor())
+    assert await scorer.sweep() == 1
+    assert await players.to_score(10) == []
+    assert await scorer.sweep() == 0
+    body = await players.scored("rd1")
+    assert body is not None and body["rated"] is True and published
+    await client.aclose()
+    await other.client.aclose()

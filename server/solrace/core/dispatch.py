@@ -153,22 +153,24 @@ def _may_follow(world: World, session: Session, race_id: str) -> None:
             "limit_reached", f"one connection follows at most {MAX_FOLLOWED} races"
         )
 
-def _may_create_race(world: World, session: Session | _Creator) -> None:
+def _may_create_race(world: World, address: str, conn: int | None) -> None:
     """The race cap and this client's share of it (see :mod:`solrace.core.quotas`), and at
-    most ``caps.lobbies`` races not started yet per client address and per connection."""
+    most ``caps.lobbies`` races not started yet per client address and per connection
+    (``conn`` None: a race made for its racers, which starts within seconds or not at all, is
+    no lobby a client holds open)."""
     caps = world.caps
     held = lobbies_here = lobbies_there = 0
     for race in world.races.values():
         if race.creator is None:
             continue
-        address, conn = race.creator
-        mine = address == session.address
+        owner, owner_conn = race.creator
+        mine = owner == address
         held += mine
-        if race.status == "lobby":
+        if race.status == "lobby" and race.seated_until is None:
             lobbies_here += mine
-            lobbies_there += conn == session.id
+            lobbies_there += owner_conn == conn
     admit("races", held, len(world.races), caps.races, caps.races_per_address)
-    if lobbies_here >= caps.lobbies or lobbies_there >= caps.lobbies:
+    if conn is not None and (lobbies_here >= caps.lobbies or lobbies_there >= caps.lobbies):
         raise RaceError(
             "limit_reached",
             f"you already have {caps.lobbies} races waiting to start: start or finish one "
@@ -189,7 +191,7 @@ def create(world: World, session: Session, cmd: codec.Create, now: int) -> Effec
 def _new_race(
     world: World, session: Session, game: str, options: Options, seed: int | None, now: int
 ) -> Race:
-    _may_create_race(world, session)
+    _may_create_race(world, session.address, session.id)
     _writable(world)
     deals = world.deals
     if options.winnable:
@@ -231,7 +233,7 @@ def seated_race(world: World, address: str, game: str, options: Options, seats: 
     their racers joined; it counts down once every racer sat (``join`` with his token), and a
     seat not taken within ``SEAT_GRACE_S`` is forfeited. Counted against ``address``'s share
     of the races. ``seed``/``salt``: the daily deal's (else a secret random deal)."""
-    _may_create_race(world, _Creator(address))
+    _may_create_race(world, address, None)
     _writable(world)
     if game not in solrules.GAMES:
         raise RaceError("bad_message", f"unknown game; one of {', '.join(solrules.GAMES)}")
@@ -252,14 +254,6 @@ def seated_race(world: World, address: str, game: str, options: Options, seats: 
             out.extend(race.ready(joined.acted, now))
     out.acted = None
     return race, out
-
-
-@dataclass
-class _Creator:
-    """Who a seated race is counted against: an address, no connection of its own."""
-
-    address: str
-    id: int = -1
 
 
 def rematch(
