@@ -1,29 +1,40 @@
 // Router: picks a page from location.pathname and mounts it into <main>. Pages export
 // `mount(root, params) -> unmount()`; links marked `data-link` navigate without a reload. The
-// tournament page (module and stylesheet) is loaded when first visited.
+// tournament page, and the player, leaderboard and daily pages (modules and stylesheets), are
+// loaded when first visited.
 
 import * as home from "./pages/home.js";
 import * as race from "./pages/race.js";
 import * as watch from "./pages/watch.js";
+import { me } from "./me.js";
 import { settingsMenu } from "./pages/settings.js";
+import { meArea } from "./pages/me-area.js";
 import { applyDocumentSettings } from "./storage.js";
 import { h, loadStyle, navigate, replace, setConnectionState } from "./ui.js";
 
 const tournament = () => Promise.all([import("./pages/tournament.js"), loadStyle("tournament.css")]).then(([m]) => m);
+const players = (path) => () => Promise.all([import(path), loadStyle("players.css")]).then(([m]) => m);
+const player = players("./pages/player.js");
+const leaderboard = players("./pages/leaderboard.js");
+const daily = players("./pages/daily.js");
 
 const ROUTES = [
   [/^\/$/, home, () => ({})],
   [/^\/race\/([^/]+)\/watch\/?$/, watch, (m) => ({ race: decodeURIComponent(m[1]) })],
   [/^\/race\/([^/]+)\/?$/, race, (m) => ({ race: decodeURIComponent(m[1]) })],
   [/^\/tournament\/([^/]+)\/?$/, tournament, (m) => ({ tournament: decodeURIComponent(m[1]) })],
+  [/^\/player\/([^/]+)\/?$/, player, (m) => ({ name: decodeURIComponent(m[1]) })],
+  [/^\/leaderboard\/([^/]+)\/?$/, leaderboard, (m) => ({ game: decodeURIComponent(m[1]) })],
+  [/^\/daily(?:\/([^/]+))?\/?$/, daily, (m) => ({ game: m[1] ? decodeURIComponent(m[1]) : null })],
 ];
 
 applyDocumentSettings();
-document.querySelector(".topbar")?.append(settingsMenu());
+document.querySelector(".topbar")?.append(meArea(), settingsMenu());
+me.load();
 
 // For automation and curious players: the current page's session (a race's, or a tournament's)
 // and a navigate function.
-window.solrace = { session: null, tournament: null, navigate };
+window.solrace = { session: null, tournament: null, navigate, me };
 
 let unmount = null;
 let routing = 0;

@@ -24,7 +24,7 @@ const AUTO_MOVE_DELAY_MS = 150;
  * Events: "change" (the model changed), "finisher" (detail: {player, name, place, time_ms}),
  * "over", "rejected" (detail: {code, message, move?}), "status" (connection status),
  * "accepted" (detail: {kind, move, auto}), "premove-dropped" (detail: {move}),
- * "rematch" (detail: {next, by}).
+ * "rematch" (detail: {next, by}), "ratings" (detail: the `ratings` message).
  */
 export class RaceSession extends EventTarget {
   /** `spectator`: never use a racer token for this race, even if this browser holds one. */
@@ -104,6 +104,12 @@ export class RaceSession extends EventTarget {
       }
       if (err.code === "not_found") {
         this.model.notFound = true;
+        this.changed();
+        return;
+      }
+      if (err.code === "forbidden" && !cred) {
+        // Nobody may watch this race (today's daily deal, until the day is over).
+        this.model.refused = err.message || "This race cannot be watched.";
         this.changed();
         return;
       }
@@ -408,6 +414,12 @@ export class RaceSession extends EventTarget {
         // The deal's par, worked out after the reveal (unnumbered).
         m.par = msg.par ?? m.par;
         break;
+      case "ratings":
+        // The race was scored (after race_over): each racer's rating before and after.
+        m.ratings = msg;
+        if (typeof msg.v === "number" && msg.v === m.v + 1) m.v = msg.v;
+        this.dispatchEvent(new CustomEvent("ratings", { detail: msg }));
+        break;
       case "rematch":
         if (msg.next && msg.rid === undefined) {
           if (!m.rematch || m.rematch.next !== msg.next) m.rematch = { next: msg.next, by: msg.by, mine: false };
@@ -453,6 +465,7 @@ export class RaceSession extends EventTarget {
     if (s.seed !== undefined) m.seed = s.seed;
     if (s.salt !== undefined) m.salt = s.salt;
     if (s.par) m.par = s.par;
+    if (s.ratings) m.ratings = s.ratings;
     m.tournament = s.tournament ?? null;
     if (s.rematch && !m.rematch) m.rematch = { next: s.rematch, by: null, mine: false };
     const old = m.players;
@@ -500,7 +513,10 @@ export class RaceSession extends EventTarget {
     const m = this.model;
     switch (e.type) {
       case "player_joined":
-        Object.assign(this.player(e.player), { name: e.name, bot: !!e.bot, connected: true });
+        Object.assign(this.player(e.player), { name: e.name, bot: !!e.bot, connected: true },
+          // A player (not an anonymous racer) has an id; a rating and a house bot's level may come too.
+          e.id !== undefined ? { id: e.id } : null, e.rating !== undefined ? { rating: e.rating } : null,
+          e.level !== undefined ? { level: e.level } : null);
         break;
       case "ready":
         this.player(e.player).ready = true;
@@ -587,6 +603,7 @@ function emptyModel(race) {
     race,
     loaded: false,
     notFound: false,
+    refused: null, // why this browser may not watch the race (the server's words), or null
     connection: "connecting",
     service: "ok",
     v: -1,
@@ -614,5 +631,6 @@ function emptyModel(race) {
     par: null, // {verdict: "won", moves} | {verdict: "lost"} | {verdict: "unknown"}, once revealed
     tournament: null, // {tournament, name, round} for a race of a tournament
     rematch: null,
+    ratings: null, // the `ratings` message once the race is scored: {rated, game, changes: [...]}
   };
 }

@@ -30,8 +30,8 @@ export const store = {
     const old = this.recent();
     const prev = old.find((r) => r.race === race);
     const list = old.filter((r) => r.race !== race);
-    // "raced" outranks "created": the home page shows the place of a race we raced.
-    const kind = prev?.what === "raced" ? "raced" : what;
+    // "raced" (and "daily") outranks "created": the home page shows the place of a race we raced.
+    const kind = prev?.what === "raced" || prev?.what === "daily" ? prev.what : what;
     list.unshift({ race, game: game || prev?.game || null, what: kind, at: Date.now() });
     localStorage.setItem("solrace:recent", JSON.stringify(list.slice(0, RECENT_MAX)));
   },

@@ -3,9 +3,11 @@
 // offer (someone asked for a rematch of this finished race) is shown by the same pieces on the
 // race page and on the results.
 
-import { botTag, livePlaces } from "./parts.js";
+import { livePlaces } from "./parts.js";
+import { playBot } from "../seek.js";
 import { store } from "../storage.js";
 import { formatTime, h, navigate, ordinal, replace, toast } from "../ui.js";
+import { dailyPath, levelOf, racerName } from "./player-parts.js";
 
 const MOMENT_MS = 4500;
 const CONFETTI = ["♠", "♥", "♦", "♣"];
@@ -64,7 +66,7 @@ export function liveStandings(model) {
         : p.connected === false ? "offline" : "racing";
       return h("tr", { class: p.player === model.you ? "is-you" : "", dataset: { player: p.player } },
         h("td.place", {}, h("span.medal", { dataset: { place: places.get(p.player) } }, ordinal(places.get(p.player)))),
-        h("td", {}, p.name || p.player, p.bot ? botTag() : null, p.player === model.you ? h("span.muted", {}, " (you)") : null),
+        h("td", {}, racerName({ ...p, name: p.name || p.player }), p.player === model.you ? h("span.muted", {}, " (you)") : null),
         h("td.num", {}, `${pr.foundation ?? 0} / ${pr.total ?? "?"}`),
         h("td.num", {}, pr.moves ?? 0),
         hints ? h("td.num.hints", {}, p.hints ?? 0) : null,
@@ -72,11 +74,36 @@ export function liveStandings(model) {
     })));
 }
 
+/** The house bot of a race against one (its level), or null. */
+function houseBot(model) {
+  return [...model.players.values()].find((p) => p.bot && levelOf(p.level)) || null;
+}
+
 /** Where a racer goes from a finished race: rematch (once the race is over), home; and, while
- * the others still race, the spectator view. `watch`: show the "Watch live" button. */
+ * the others still race, the spectator view. `watch`: show the "Watch live" button. After a
+ * quick race, the next one; after a race against a house bot, the same bot again; after the
+ * daily deal, the daily page. */
 export function nextActions(session, { watch = false } = {}) {
   const model = session.model;
   const msg = h("p.form-msg", { role: "alert" });
+  const nextQuick = h("button.primary.next-quick", {
+    type: "button",
+    onclick: () => navigate("/", { seek: { game: model.game, time_limit: model.options?.time_limit ?? 300 } }),
+  }, "Next quick race");
+  const botAgain = h("button.primary.bot-again", {
+    type: "button",
+    onclick: async () => {
+      botAgain.disabled = true;
+      msg.textContent = "";
+      try {
+        navigate(await playBot(model.game, houseBot(model)?.level ?? 1, model.options?.time_limit ?? 300));
+      } catch (err) {
+        msg.textContent = err.message;
+        botAgain.disabled = false;
+      }
+    },
+  }, "Play the bot again");
+  const daily = h("a.button.primary.daily-back", { href: dailyPath(), "data-link": true }, "Today's deals");
   const rematchBtn = h("button.primary.rematch", {
     type: "button",
     onclick: async () => {
@@ -96,6 +123,9 @@ export function nextActions(session, { watch = false } = {}) {
     "Back to the tournament");
   const el = h("div.next-actions", {},
     back,
+    nextQuick,
+    botAgain,
+    daily,
     watch ? h("a.button.watch-live", { href: `/race/${encodeURIComponent(model.race)}/watch`, "data-link": true },
       "Watch live") : null,
     rematchBtn,
@@ -112,7 +142,13 @@ export function nextActions(session, { watch = false } = {}) {
         back.href = `/tournament/${encodeURIComponent(t.tournament)}`;
         back.title = t.name;
       }
-      rematchBtn.hidden = !racer || !!t;
+      const kind = model.options?.kind;
+      nextQuick.hidden = !racer || kind !== "quick";
+      botAgain.hidden = !racer || kind !== "bot" || !over;
+      daily.hidden = kind !== "daily";
+      if (kind === "daily") daily.href = dailyPath(model.game);
+      // A house bot does not come to a rematch, and the daily deal is played once.
+      rematchBtn.hidden = !racer || !!t || !!houseBot(model) || kind === "bot" || kind === "daily";
       rematchBtn.disabled = !over;
       rematchBtn.title = over ? "A new race with the same settings and a new deal" : "Once the race is over";
       rematchBtn.textContent = model.rematch ? "Join the rematch" : "Rematch";

@@ -1,12 +1,16 @@
-// Start page: create a race or a tournament, join or watch one by link or code, and the races and
-// tournaments this browser knows.
+// Start page: above the fold, one click to a race (Quick race, Play a bot), the open races, the
+// daily deal and the leaderboards; below, create a race or a tournament, join or watch one by link
+// or code, and the races and tournaments this browser knows.
 
 import { GAME_TITLES, gameTitle } from "../cards.js";
+import { me } from "../me.js";
 import { createRace } from "../net.js";
 import { RULES, rulesPanel } from "../rules.js";
 import { store } from "../storage.js";
 import { fetchJSON, h, navigate, replace } from "../ui.js";
 import { HINT_PENALTY_S, OpenRaces, YourRaces, yourTournaments } from "./lobby.js";
+import { botPanel, quickRacePanel } from "./play-now.js";
+import { dailyPath, leaderboardPath } from "./player-parts.js";
 import { tournamentForm } from "./tournament-form.js";
 
 const TIME_LIMITS = [
@@ -26,7 +30,7 @@ export function raceFromInput(text) {
   return decodeURIComponent(m ? m[1] : t.replace(/^#/, ""));
 }
 
-export function mount(root) {
+export function mount(root, { seek = null } = {}) {
   document.title = "solrace — patience races";
   const gameSelect = h("select#game", { name: "game", required: true },
     Object.entries(GAME_TITLES).map(([id, title]) => h("option", { value: id }, title)));
@@ -114,7 +118,15 @@ export function mount(root) {
   const code = h("input#code", { type: "text", name: "code", placeholder: "Race code or link", autocomplete: "off",
     required: true, spellcheck: false });
   const name = h("input#join-name", { type: "text", name: "name", placeholder: "Your name", maxlength: 32,
-    value: store.name(), autocomplete: "nickname" });
+    value: me.name || store.name(), autocomplete: "nickname" });
+  // The name the server keeps for this player, once known (unless the visitor typed one).
+  const prefill = () => {
+    if (me.name && !name.matches(":focus") && (!name.value || name.value === name.defaultValue)) {
+      name.value = me.name;
+      name.defaultValue = me.name;
+    }
+  };
+  me.addEventListener("change", prefill);
   const joinMsg = h("p.form-msg", { role: "alert" });
   const go = (suffix, state) => {
     const tournament = /\/tournament\/([^/?#\s]+)/.exec(code.value);
@@ -135,7 +147,6 @@ export function mount(root) {
     onsubmit: (e) => {
       e.preventDefault();
       const n = name.value.trim();
-      if (n) store.setName(n);
       go("", n ? { autojoin: n } : null);
     },
   },
@@ -162,15 +173,18 @@ export function mount(root) {
     }
   } }, "How to play");
 
+  const quick = quickRacePanel();
+  const bots = botPanel();
   replace(root,
-    h("section.hero", {},
+    h("section.hero.hero-compact", {},
       h("h1", {}, "Race the same deal."),
-      h("p.lead", {}, "Everyone gets the same shuffled patience deal. The server checks every move; " +
-        "friends and spectators watch live. Fair by construction: the deal is committed before the " +
-        "start and verifiable afterwards.")),
+      h("p.lead", {}, "Everyone gets the same shuffled patience deal; the server checks every move. " +
+        "Fair by construction: the deal is committed before the start and verifiable afterwards.")),
+    h("div.play-grid", {}, quick.el, bots.el, openRaces.el),
+    homeLinks(),
+    h("h2.home-section-title", {}, "Race your friends"),
     h("div.home-grid", {}, createForm, joinForm),
     tournamentForm(),
-    openRaces.el,
     yourRaces.el,
     yourTournaments(store.tournaments()),
     rulesList);
@@ -180,7 +194,25 @@ export function mount(root) {
   labelRow.append(gameLabel, rulesLink);
   openRaces.start();
   yourRaces.load();
+  if (seek?.game) {
+    history.replaceState(null, ""); // going back here later must not seek again
+    quick.seek(seek.game, seek.time_limit);
+  }
   return () => {
     openRaces.stop();
+    quick.destroy();
+    me.removeEventListener("change", prefill);
   };
+}
+
+/** Today's deal and the leaderboards, one click away. */
+function homeLinks() {
+  return h("nav.home-links", { "aria-label": "Daily deal and leaderboards" },
+    h("a.daily-link", { href: dailyPath(), "data-link": true },
+      h("span.daily-star", { "aria-hidden": "true" }, "★"),
+      h("span", {}, h("strong", {}, "Today's deal"),
+        h("span.muted", {}, " — one deal a day per game, the same for everyone: beat the clock, keep your streak"))),
+    h("p.leaderboard-links", {}, h("span.muted", {}, "Leaderboards: "),
+      Object.entries(GAME_TITLES).map(([game, title], i) => [i ? " · " : null,
+        h("a", { href: leaderboardPath(game), "data-link": true }, title)])));
 }

@@ -3,6 +3,7 @@
 // (GET /api/races/{race}), and the tournaments it created or entered.
 
 import { gameTitle } from "../cards.js";
+import { me } from "../me.js";
 import { store } from "../storage.js";
 import { fetchJSON, h, navigate, ordinal, replace } from "../ui.js";
 
@@ -22,7 +23,7 @@ function ago(ms) {
 export class OpenRaces {
   constructor() {
     this.list = h("ul.race-list.open-races-list");
-    this.empty = h("p.muted", {}, "No public race is waiting right now. Create one and tick “Public”, or share a private link.");
+    this.empty = h("p.muted", {}, "No public race is waiting right now: try a Quick race, or create one below and tick “Public”.");
     this.el = h("section.panel.open-races", { "aria-labelledby": "open-races-title" },
       h("h2#open-races-title", {}, "Open races"),
       this.list, this.empty);
@@ -52,7 +53,7 @@ export class OpenRaces {
       return; // keep what is shown; the next refresh tries again
     }
     if (this.stopped || !Array.isArray(races)) return;
-    const name = store.name();
+    const name = me.name || store.name();
     replace(this.list, races.map((r) => {
       const o = r.options || {};
       const path = `/race/${encodeURIComponent(r.race)}`;
@@ -101,6 +102,13 @@ export function yourTournaments(list) {
       h("span.muted", {}, `${t.what === "entered" ? "entered" : "hosting"} ${ago(t.at)}`)))));
 }
 
+/** When the daily deal of the UTC day of `at` is revealed: the day's end, plus the last
+ * attempt's time limit (15 minutes) and a minute. */
+function dailyRevealAt(at) {
+  const DAY = 86_400_000;
+  return (Math.floor(at / DAY) + 1) * DAY + 16 * 60_000;
+}
+
 /** The races this browser created or raced, newest first, with status and the player's place. */
 export class YourRaces {
   constructor(recent) {
@@ -117,7 +125,7 @@ export class YourRaces {
       const row = h("li.race-row", { dataset: { race: r.race } },
         h("a", { href: `/race/${encodeURIComponent(r.race)}`, "data-link": true }, r.race),
         h("span.race-game", {}, gameTitle(r.game || "")),
-        h("span.muted", {}, `${r.what} ${ago(r.at)}`),
+        h("span.muted", {}, `${r.what === "daily" ? "daily deal" : r.what} ${ago(r.at)}`),
         h("span.grow"),
         status);
       this.fill(r, status);
@@ -127,6 +135,10 @@ export class YourRaces {
   }
 
   async fill(r, el) {
+    if (r.what === "daily" && Date.now() < dailyRevealAt(r.at)) {
+      el.textContent = "today's deal"; // nothing of it is public until the day is over
+      return;
+    }
     let race;
     try {
       race = await fetchJSON(`/api/races/${encodeURIComponent(r.race)}`);

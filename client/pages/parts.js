@@ -3,14 +3,15 @@
 
 import { BoardView } from "../board.js";
 import { gameTitle } from "../cards.js";
-import { announce, copyText, formatTime, h, ordinal, raceLink, toast } from "../ui.js";
+import { announce, copyText, formatTime, h, ordinal, raceLink, replace, toast } from "../ui.js";
+import { racerName } from "./player-parts.js";
 
 /** A racer as others see it: name, place, a progress bar and a small live board. */
 export class PlayerCard {
   constructor(playerId, { you = false, boardOptions = {} } = {}) {
     this.id = playerId;
     this.name = h("span.player-name");
-    this.bot = botTag();
+    this.nameKey = null;
     this.badge = h("span.player-badge");
     this.meta = h("span.player-meta");
     this.fill = h("div.bar-fill");
@@ -20,7 +21,7 @@ export class PlayerCard {
     this.view = new BoardView(boardEl, { player: playerId, compact: true, emptyText: "Waiting for the deal…",
       label: "Board", ...boardOptions });
     this.el = h("section.player-card", { dataset: { player: playerId }, class: you ? "is-you" : "" },
-      h("header.player-head", {}, this.name, this.bot, this.badge, this.meta),
+      h("header.player-head", {}, this.name, this.badge, this.meta),
       this.bar,
       boardEl);
   }
@@ -32,8 +33,12 @@ export class PlayerCard {
     const home = progress.foundation || 0;
     const pct = total ? Math.round((home / total) * 100) : 0;
     const name = p.name || p.player;
-    this.name.textContent = name;
-    this.bot.hidden = !p.bot;
+    // The name links to the racer's page when he is a player; a bot says so (and its level).
+    const key = `${name}|${p.id ?? ""}|${JSON.stringify(p.rating ?? null)}|${p.bot ? p.level ?? "bot" : ""}`;
+    if (key !== this.nameKey) {
+      this.nameKey = key;
+      replace(this.name, racerName(p));
+    }
     this.fill.style.width = `${pct}%`;
     this.barText.textContent = total ? `${home} / ${total}` : "–";
     this.bar.setAttribute("aria-valuenow", home);
@@ -130,13 +135,15 @@ export function raceClock(model, now) {
     case "finished":
       return { phase: "finished", text: "Race over", clock: "" };
     default:
-      return { phase: "loading", text: model.notFound ? "Race not found" : "Loading…", clock: "" };
+      return { phase: "loading", text: model.notFound ? "Race not found" : model.refused ? "Not open to watch" : "Loading…",
+        clock: "" };
   }
 }
 
 /** The header strip: game, race code with copy-link button, status pill and clock. */
 export class RaceHeader {
   constructor(race, { watching = false } = {}) {
+    this.spectate = null;
     this.title = h("h1.race-title");
     this.status = h("span.status-pill", { role: "status" });
     this.clock = h("span.clock", { "aria-label": "Race clock", role: "timer" });
@@ -152,8 +159,8 @@ export class RaceHeader {
       watching
         ? h("a.small.button", { href: `/race/${encodeURIComponent(race)}`, "data-link": true }, "Race page")
         // A new tab: a racer who looks at the spectator view must not leave his race.
-        : h("a.small.button#spectate", { href: `/race/${encodeURIComponent(race)}/watch`, target: "_blank",
-          rel: "noopener", title: "Opens the spectator view in a new tab" }, "Spectate ↗"),
+        : (this.spectate = h("a.small.button#spectate", { href: `/race/${encodeURIComponent(race)}/watch`, target: "_blank",
+          rel: "noopener", title: "Opens the spectator view in a new tab" }, "Spectate ↗")),
       h("span.grow"),
       this.status,
       this.clock);
@@ -161,6 +168,8 @@ export class RaceHeader {
 
   update(model, now) {
     this.title.textContent = model.game ? gameTitle(model.game) : "Race";
+    // Today's daily deal: nobody may watch it (nor follow its link) until the day is over.
+    if (this.spectate) this.spectate.hidden = model.options?.kind === "daily";
     const c = raceClock(model, now);
     this.status.textContent = c.text;
     this.status.dataset.phase = c.phase;
@@ -222,8 +231,7 @@ export function lobbyList(model) {
     const p = model.players.get(id);
     return h("li", { class: p.connected === false ? "offline" : "" },
       h("span.dot", { "aria-hidden": "true" }),
-      p.name || id,
-      p.bot ? botTag() : null,
+      racerName({ ...p, name: p.name || id }),
       id === model.you ? h("span.muted", {}, " (you)") : null,
       p.ready ? h("span.tag", {}, "ready") : null);
   });

@@ -4,6 +4,7 @@
 
 import { BoardView } from "../board.js";
 import { cardFace, cardShort, gameTitle, prettyCards } from "../cards.js";
+import { me } from "../me.js";
 import { normaliseMove, parseMove } from "../moves.js";
 import { rulesPanel } from "../rules.js";
 import { play } from "../sounds.js";
@@ -27,8 +28,16 @@ export function mount(root, { race, autojoin = null }) {
 
 function racePart(race, session, model, autojoin) {
   // --- lobby: join form, ready / start, racers list, share link ---
-  const nameInput = h("input#racer-name", { type: "text", maxlength: 32, required: true, value: store.name(),
+  const nameInput = h("input#racer-name", { type: "text", maxlength: 32, required: true, value: me.name || store.name(),
     placeholder: "Your name", autocomplete: "nickname" });
+  // The name the server keeps for this player, once known (unless the racer typed one).
+  const prefill = () => {
+    if (me.name && !nameInput.matches(":focus") && (!nameInput.value || nameInput.value === nameInput.defaultValue)) {
+      nameInput.value = me.name;
+      nameInput.defaultValue = me.name;
+    }
+  };
+  me.addEventListener("change", prefill);
   const joinMsg = h("p.form-msg", { role: "alert" });
   const joinBtn = h("button.primary", { type: "submit" }, "Join race");
   const joinForm = h("form.join-form", {
@@ -46,9 +55,12 @@ function racePart(race, session, model, autojoin) {
     joinBtn.disabled = true;
     joinMsg.textContent = "";
     try {
+      // A player races under his name: a new one typed here renames him first.
+      if (me.player && name !== me.name) await me.setName(name);
       await session.join(name);
     } catch (err) {
-      joinMsg.textContent = err.message;
+      joinMsg.textContent = err.code === "name_taken"
+        ? `“${name}” belongs to another player: choose another name.` : err.message;
     } finally {
       joinBtn.disabled = false;
     }
@@ -231,7 +243,10 @@ function racePart(race, session, model, autojoin) {
     // Lobby contents. A race of a tournament seats its entrants: they need not say ready, and
     // nobody else can join it.
     const tour = model.tournament;
-    share.hidden = !!tour;
+    // A race of Quick race, Play a bot or the daily deal seats the racers it paired: it starts
+    // as soon as they sat, with no ready or start.
+    const seated = !!session.credentials?.kind;
+    share.hidden = !!tour || seated;
     replace(lobbyPlayers, lobbyList(model));
     commitmentEl.textContent = model.commitment || "";
     const full = model.options && model.order.length >= model.options.players;
@@ -241,13 +256,14 @@ function racePart(race, session, model, autojoin) {
         h("h2", {}, `You're in, ${me?.name || "racer"}.`),
         h("p.muted", {}, tour ? `Round ${tour.round} of ${tour.name}: the race starts as soon as every seated ` +
           "entrant is here, or when the grace time runs out."
-          : isHost ? "Start the race when everyone has joined, or wait until every racer is ready."
-            : "The race starts when the host starts it, or when every racer is ready."),
+          : seated ? seatedText(model)
+            : isHost ? "Start the race when everyone has joined, or wait until every racer is ready."
+              : "The race starts when the host starts it, or when every racer is ready."),
         optionTags(model.options),
         seedChosenNote(model));
       readyBtn.disabled = !!me?.ready;
       readyBtn.textContent = me?.ready ? "Ready ✓" : "I'm ready";
-      setChildren(lobbyActions, tour ? [] : [readyBtn, isHost ? startBtn : null]);
+      setChildren(lobbyActions, tour || seated ? [] : [readyBtn, isHost ? startBtn : null]);
     } else if (!running) {
       replace(lobbyIntro,
         h("h2", {}, `${gameTitle(model.game)} race`),
@@ -399,6 +415,7 @@ function racePart(race, session, model, autojoin) {
     destroy: () => {
       finishMoment.hide();
       ownView.destroy();
+      me.removeEventListener("change", prefill);
     },
   };
 }
@@ -436,6 +453,16 @@ function setChildren(el, children) {
 
 function watchLink(race) {
   return h("a", { href: `/race/${encodeURIComponent(race)}/watch`, "data-link": true }, "Watch it live.");
+}
+
+/** The lobby of a race the server paired: who against whom, and when it starts. */
+function seatedText(model) {
+  const kind = model.options?.kind;
+  const rated = model.options?.rated ? "Rated" : "Casual";
+  if (kind === "daily") return `Today's deal${model.options?.day ? ` (${model.options.day})` : ""}: ` +
+    "alone against the clock. It starts in a moment.";
+  if (kind === "bot") return `${rated} race against a house bot: it starts in a moment.`;
+  return `${rated} quick race: it starts as soon as both racers are seated.`;
 }
 
 function optionsText(options) {

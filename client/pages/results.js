@@ -4,11 +4,13 @@
 // revealed later (`reveal`): the check and the replay wait for it.
 
 import { gameTitle } from "../cards.js";
+import { me as player } from "../me.js";
 import { overReason } from "../session.js";
 import { fetchJSON, formatTime, h, ordinal, replace } from "../ui.js";
 import { verifyCommitment } from "../verify.js";
 import { nextActions, rematchOffer } from "./finish.js";
-import { botTag, seedChosenNote } from "./parts.js";
+import { seedChosenNote } from "./parts.js";
+import { changeText, deltaText, racerName } from "./player-parts.js";
 import { Replay } from "./replay.js";
 
 /** Remember the commitment this browser saw before the race ended, to check against later. */
@@ -20,6 +22,22 @@ export function rememberCommitment(model) {
 
 function seenCommitment(race) {
   return localStorage.getItem(`solrace:commit:${race}`);
+}
+
+/** A racer's rating change in the standings: "1500 → 1563 (+63)", or "…" while scoring. */
+function ratingCell(change, scored) {
+  if (!change) return h("td.num.rating-change", {}, scored ? "–" : "…");
+  const cls = change.bot ? "" : change.delta > 0 ? "up" : change.delta < 0 ? "down" : "";
+  return h("td.num.rating-change", { class: cls, title: change.bot ? "A house bot's rating is fixed" :
+    `${deltaText(change.delta)}${change.provisional ? ", provisional" : ""}` }, changeCells(change));
+}
+
+/** "1500 → 1563? (+63)" in parts, so that a phone may leave out where it came from. */
+function changeCells(change) {
+  if (change.bot && change.before === change.after) return changeText(change);
+  return [h("span.rc-from", {}, `${Math.round(change.before)} → `),
+    h("span.rc-to", {}, `${Math.round(change.after)}${change.provisional ? "?" : ""}`),
+    h("span.rc-delta", {}, ` (${deltaText(change.delta ?? change.after - change.before)})`)];
 }
 
 /** The par line: what the solver says of the deal. */
@@ -48,14 +66,17 @@ export function mountResults(el, session) {
   const replayEl = h("section.panel.replay", { "aria-labelledby": "replay-title" });
   const reasonEl = h("p.over-reason");
   const parEl = h("p.par-line", { "aria-live": "polite" });
+  const ratingEl = h("p.rating-line", { "aria-live": "polite", hidden: true });
   const actions = nextActions(session);
   const offer = rematchOffer(session);
+  let resultsGrid = null;
   replace(el,
     offer.el,
-    h("div.results", {},
+    resultsGrid = h("div.results", {},
       h("section.panel.results-main", { "aria-labelledby": "results-title" },
         h("div.results-head", {}, h("h2#results-title", {}, "Results"), actions.el),
         reasonEl,
+        ratingEl,
         standingsEl,
         parEl),
       h("section.panel.deal", { "aria-labelledby": "deal-title" },
@@ -77,6 +98,13 @@ export function mountResults(el, session) {
     const hints = !!model.options?.hints || (model.standings || []).some((s) => s.hints);
     parEl.textContent = parText(model.par, model.seed !== null && model.seed !== undefined);
     parEl.hidden = !parEl.textContent;
+    // Ratings: a rated race shows each racer's change once it is scored (the `ratings` message,
+    // or the snapshot's field), and says it waits for it until then.
+    const ratings = model.ratings;
+    const changes = new Map((ratings?.changes || []).map((c) => [c.player, c]));
+    const rated = ratings ? !!ratings.rated : !!model.options?.rated;
+    renderRatingLine(ratings, changes.get(me), rated);
+    resultsGrid.classList.toggle("rated", rated);
     const rows = (model.standings || []).map((s) => {
       const p = s.progress || {};
       const status = s.time_ms !== null && s.time_ms !== undefined ? "finished" : s.resigned ? "resigned"
@@ -87,23 +115,48 @@ export function mountResults(el, session) {
         ` +${Math.round(s.penalty_ms / 1000)} s`) : null;
       return h("tr", { class: s.player === me ? "is-you" : "", dataset: { player: s.player } },
         h("td.place", {}, h("span.medal", { dataset: { place: s.place } }, ordinal(s.place))),
-        h("td", {}, s.name, s.bot ? botTag() : null, s.player === me ? h("span.muted", {}, " (you)") : null),
+        h("td", {}, racerName({ ...model.players.get(s.player), ...s }), s.player === me ? h("span.muted", {}, " (you)") : null,
+          h("span.status-inline.muted", { "aria-hidden": "true" }, status)),
         h("td.num", {}, s.time_ms !== null && s.time_ms !== undefined ? formatTime(s.time_ms) : "–", penalty),
         h("td.num", {}, `${p.foundation ?? 0} / ${p.total ?? "?"}`),
         h("td.num.moves", {}, p.moves ?? 0, par !== null ? h("span.par-note", {}, ` / par ${par}`) : null),
         hints ? h("td.num.hints", {}, s.hints ?? 0) : null,
-        h("td", {}, status));
+        rated ? ratingCell(changes.get(s.player), !!ratings) : null,
+        h("td.status", {}, status));
     });
     replace(standingsEl,
       h("table.standings-table", {},
         h("caption.sr-only", {}, "Standings"),
         h("thead", {}, h("tr", {},
-          ["Place", "Racer", "Time", "Cards home", "Moves", hints ? "Hints" : null, ""]
-            .filter((t) => t !== null).map((t) => h("th", { scope: "col" }, t)))),
+          ["Place", "Racer", "Time", "Cards home", "Moves", hints ? "Hints" : null, rated ? "Rating" : null, ""]
+            .filter((t) => t !== null).map((t) => h("th", { scope: "col", class: t === "Moves" ? "col-moves" : t ? "" : "col-status" }, t)))),
         h("tbody", {}, rows)));
   }
 
+  function renderRatingLine(ratings, mine, rated) {
+    ratingEl.hidden = !(model.options?.rated || ratings) || model.role !== "racer";
+    if (ratingEl.hidden) return;
+    const game = gameTitle(model.game);
+    if (!rated) {
+      ratingEl.textContent = "Casual race: ratings do not change.";
+    } else if (!ratings) {
+      ratingEl.textContent = "Rated race: working out the new ratings…";
+    } else if (mine) {
+      replace(ratingEl, `Your ${game} rating: `, h("strong", {}, changeText(mine)),
+        mine.provisional ? h("span.muted", {}, " — ? while provisional: a few more races settle it") : null);
+      ratingEl.dataset.delta = Math.sign(mine.delta ?? 0);
+    } else {
+      ratingEl.textContent = "Your rating did not change in this race.";
+    }
+  }
+
   async function renderVerify() {
+    if ((model.seed === null || model.seed === undefined) && model.options?.kind === "daily") {
+      replace(verifyEl, h("p.muted.reveal-wait", {}, "Everyone plays today's deal: its seed and salt are revealed, " +
+        "and can be checked, once the day is over. ", h("a", { href: `/daily/${encodeURIComponent(model.game)}`,
+          "data-link": true }, "Today's table")));
+      return;
+    }
     if ((model.seed === null || model.seed === undefined) && model.tournament) {
       replace(verifyEl, h("p.muted.reveal-wait", {}, `Every race of round ${model.tournament.round} plays this deal: ` +
         "seed and salt are revealed, and checked here, when the last of them ends."));
@@ -141,6 +194,8 @@ export function mountResults(el, session) {
   }
 
   async function loadSummary() {
+    // Today's deal stays secret until the day is over: nothing to ask the API for yet.
+    if (model.options?.kind === "daily" && (model.seed === null || model.seed === undefined)) return;
     try {
       summary = await fetchJSON(`/api/races/${encodeURIComponent(race)}`);
     } catch {
@@ -153,7 +208,8 @@ export function mountResults(el, session) {
   function renderReplay() {
     if (model.seed === null || model.seed === undefined) {
       replace(replayEl, h("h2#replay-title", {}, "Replay"),
-        h("p.muted", {}, "Replays open when every race of the round has ended."));
+        h("p.muted", {}, model.options?.kind === "daily" ? "Replays of today's deal open when the day is over."
+          : "Replays open when every race of the round has ended."));
       return;
     }
     const players = (model.standings || []).map((s) => ({ player: s.player, name: s.name }));
@@ -179,11 +235,15 @@ export function mountResults(el, session) {
 
   rememberCommitment(model);
   update();
+  // New ratings: the top bar's chips follow.
+  const onRatings = () => player.load();
+  session.addEventListener("ratings", onRatings);
 
   return {
     update,
     destroy() {
       destroyed = true;
+      session.removeEventListener("ratings", onRatings);
       replay?.destroy();
     },
   };

@@ -8,7 +8,7 @@
 // is {session, model}. The shell redraws from the model, once per animation frame.
 
 import { RaceSession } from "../session.js";
-import { frameScheduler, h, loadStyle, replace, setConnectionState, setServiceState, toast } from "../ui.js";
+import { frameScheduler, h, loadStyle, replace, sentence, setConnectionState, setServiceState, toast } from "../ui.js";
 import { announceFinisher, ProgressAnnouncer, RaceHeader } from "./parts.js";
 import { mountResults, rememberCommitment } from "./results.js";
 
@@ -24,8 +24,13 @@ export function mountShell(root, { race, spectator = false, title, className = "
   const notFound = h("section.panel.narrow", { hidden: true },
     h("h2", {}, "Race not found"),
     h("p", {}, "Check the code or the link. ", h("a", { href: "/", "data-link": true }, "Start a new race.")));
+  const refusedText = h("p");
+  const refused = h("section.panel.narrow.race-refused", { hidden: true },
+    h("h2", {}, "You cannot watch this race"),
+    refusedText,
+    h("p", {}, h("a", { href: "/", "data-link": true }, "Go to the start page.")));
   const part = middle({ session, model });
-  replace(root, h(`div.race-page${className}`, {}, header.el, bar.el, notFound, ...part.nodes, resultsHost));
+  replace(root, h(`div.race-page${className}`, {}, header.el, bar.el, notFound, refused, ...part.nodes, resultsHost));
 
   let results = null;
 
@@ -39,6 +44,8 @@ export function mountShell(root, { race, spectator = false, title, className = "
     setConnectionState(model.connection === "open" ? "" : model.connection);
     setServiceState(model.service);
     notFound.hidden = !model.notFound;
+    refused.hidden = !model.refused;
+    refusedText.textContent = sentence(model.refused || "");
     if (!model.loaded) {
       part.hide();
       return;

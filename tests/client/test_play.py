@@ -1,0 +1,217 @@
+"""One click to a race (issue 18): two visitors race each other from the home page's Quick race;
+a visitor plays a house bot to the end and sees his rating change once, on the results and on
+his page; a player keeps his name and, with a password, is the same player in another browser;
+the daily deal is played from its page. Every browser context has its own cookie jar: its own
+player."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.client.helpers import (
+    WAIT_MS,
+    Pages,
+    both_widths,
+    own_legal,
+    settle,
+    wait_seq,
+)
+
+#: The width a phone has in these screenshots (the smallest the pages are made for).
+SMALL = {"width": 375, "height": 812}
+
+
+def me(page: Any) -> dict[str, Any]:
+    """``GET /api/me`` as this page's browser (its cookie)."""
+    return page.evaluate("fetch('/api/me').then(r => r.json())")
+
+
+def player_api(page: Any, name: str) -> dict[str, Any]:
+    return page.evaluate(
+        "(n) => fetch(`/api/players/${encodeURIComponent(n)}`).then(r => r.json())", name)
+
+
+def resign(page: Any) -> None:
+    page.click("#resign")
+    page.click("#resign")  # "Really resign?"
+
+
+def seated(page: Any) -> None:
+    """The race page took the seat it was given and the race runs: the own board is dealt."""
+    page.wait_for_url("**/race/*", timeout=WAIT_MS)
+    page.wait_for_selector('[data-board="own"] [data-card]', timeout=WAIT_MS * 2)
+    settle(page)
+
+
+def pick_name(page: Any, name: str) -> None:
+    """Name the player with the top bar's menu."""
+    page.click(".me-menu summary")
+    page.click("#me-rename")
+    page.fill("#me-name-input", name)
+    page.click("#me-name-form button[type=submit]")
+    page.wait_for_selector(f".topbar a.me-name >> text={name}")
+
+
+def test_quick_race_between_two_visitors(pages: Pages) -> None:
+    ann = pages.open("/")
+    bob = pages.open("/")
+    for page in (ann, bob):
+        page.wait_for_selector(".quick-btn[data-game=scotch]")
+    ann.check("#quick-time-180", force=True)
+    ann.click(".quick-btn[data-game=scotch]")
+    # Waiting: the time waited, when a bot would take the seat, and Cancel (which works).
+    ann.wait_for_selector(".seeking .seek-status >> text=Looking for an opponent")
+    ann.wait_for_selector(".seek-bot >> text=/A bot joins in \\d+ s/")
+    assert "Scotch Patience · 3 min" in ann.locator(".seek-title").inner_text()
+    both_widths(ann, "quick-race-seeking", phone=SMALL)
+    ann.click("#cancel-seek")
+    ann.wait_for_selector(".quick-btn[data-game=scotch]")
+    # Both seek the same game and time: they are paired with each other, not with a bot.
+    bob.check("#quick-time-180", force=True)
+    ann.click(".quick-btn[data-game=scotch]")
+    bob.click(".quick-btn[data-game=scotch]")
+    seated(ann)
+    seated(bob)
+    assert ann.url == bob.url  # the same race
+    # Each racer is a player: a name linked to his page, with his rating at the start.
+    ann.wait_for_selector('.opponents .player-name a.player-link')
+    assert ann.locator(".opponents .bot-tag").count() == 0
+    bob_name = me(bob)["player"]["name"]
+    assert ann.locator(".opponents a.player-link").inner_text() == bob_name
+    both_widths(ann, "quick-race", phone=SMALL)
+    # A move each way, then both resign: the results show each racer's rating change.
+    move = own_legal(ann)[0]
+    ann.evaluate("(m) => window.solrace.session.move(m)", move)
+    wait_seq(ann, 1)
+    resign(ann)
+    resign(bob)
+    for page in (ann, bob):
+        page.wait_for_selector(".standings-table td.rating-change >> text=/→/", timeout=WAIT_MS)
+        page.wait_for_selector(".rating-line >> text=/Your Scotch Patience rating: 1500 → \\d+/")
+        assert page.locator(".results .next-quick").is_visible()
+    # "Next quick race" seeks again at once, from the home page.
+    bob.click(".results .next-quick")
+    bob.wait_for_selector(".seeking .seek-status >> text=Looking for an opponent")
+    assert "Scotch Patience · 3 min" in bob.locator(".seek-title").inner_text()
+    bob.click("#cancel-seek")
+
+
+def test_a_bot_race_from_home_to_the_end_and_the_rating_once(pages: Pages) -> None:
+    page = pages.open("/", csp=True)  # the new pages keep to the security policy too
+    pick_name(page, "Botty")
+    page.select_option("#bot-game", "scotch")
+    page.check("#bot-level-1", force=True)
+    page.click("#play-bot")
+    seated(page)
+    # The bot is labelled as one, with its level; it links to no player page.
+    opponent = page.locator(".opponents .player-card")
+    opponent.locator(".bot-tag").wait_for()
+    assert "level 1" in opponent.inner_text()
+    assert opponent.locator("a.player-link").count() == 0
+    resign(page)
+    page.wait_for_selector(".results .standings-table", timeout=WAIT_MS)
+    line = page.locator(".rating-line strong")
+    line.wait_for(timeout=WAIT_MS * 2)
+    change = line.inner_text()  # "1500 → 1437? (−63)"
+    assert change.startswith("1500 → ")
+    after = int(change.split("→ ")[1].split("?")[0].split(" ")[0])
+    assert after != 1500
+    assert page.locator(".results .bot-again").is_visible()
+    assert page.locator(".results .rematch").is_hidden()  # a house bot comes to no rematch
+    both_widths(page, "bot-race-results", phone=SMALL)
+    # Reloaded, the results show the same change: the race was scored once.
+    page.reload()
+    page.wait_for_selector(".rating-line strong", timeout=WAIT_MS)
+    assert page.locator(".rating-line strong").inner_text() == change
+    # The player's page: that rating, one rated race, the race among the recent ones.
+    page.click(".topbar a.me-name")
+    page.wait_for_url("**/player/Botty")
+    page.wait_for_selector('.rating-card[data-game="scotch"] .rating-chart svg circle')
+    card = page.locator('.rating-card[data-game="scotch"]')
+    assert card.locator(".rating-value").inner_text().rstrip("?") == str(after)
+    assert "1 rated race" in card.inner_text()
+    assert page.locator(".recent-table tbody tr").count() == 1
+    data = player_api(page, "Botty")
+    assert data["ratings"]["scotch"]["races"] == 1
+    assert round(data["ratings"]["scotch"]["rating"]) == after
+    both_widths(page, "player-page", full_page=True, phone=SMALL)
+    # The leaderboard wants more rated races than one.
+    page.click('.rating-card[data-game="scotch"] a >> text=Leaderboard')
+    page.wait_for_selector(".leaderboard-page .empty-board, .leaderboard-table")
+    both_widths(page, "leaderboard", phone=SMALL)
+
+
+def test_a_name_kept_and_signing_in_on_another_device(pages: Pages) -> None:
+    first = pages.open("/")
+    pick_name(first, "Keeper")
+    first.reload()  # the name is the server's, not this page's
+    first.wait_for_selector(".topbar a.me-name >> text=Keeper")
+    assert first.input_value("#join-name") == "Keeper"
+    # A password, so that the player can come back elsewhere.
+    first.click(".me-menu summary")
+    first.click("#me-set-password")
+    first.fill("#me-password", "correct horse")
+    first.click("#me-password-form button[type=submit]")
+    first.wait_for_selector(".me-done >> text=Password saved")
+    first.wait_for_selector("#me-set-password >> text=Change password")
+    both_widths(first, "me-menu", phone=SMALL)
+    # Another browser: the name belongs to someone else...
+    second = pages.open("/")
+    pick = second.locator(".me-menu summary")
+    pick.click()
+    second.click("#me-rename")
+    second.fill("#me-name-input", "keeper")  # the same name, once case-folded
+    second.click("#me-name-form button[type=submit]")
+    second.wait_for_selector(".me-panel .form-msg >> text=belongs to another player")
+    # ...until it signs in with the password: then it is that player.
+    second.click("#me-sign-in")
+    second.fill("#signin-name", "Keeper")
+    second.fill("#signin-password", "wrong password")
+    second.click("#me-signin-form button[type=submit]")
+    second.wait_for_selector(".me-panel .form-msg >> text=Wrong name or password")
+    second.fill("#signin-password", "correct horse")
+    with second.expect_navigation():
+        second.click("#me-signin-form button[type=submit]")
+    second.wait_for_selector(".topbar a.me-name >> text=Keeper")
+    assert me(second)["player"]["id"] == me(first)["player"]["id"]
+    # Signing out forgets this browser's key: a guest again; the first browser is still Keeper.
+    second.click(".me-menu summary")
+    second.click("#me-sign-out")
+    assert "sign in again" in second.locator(".signout-warning").inner_text()
+    with second.expect_navigation():
+        second.click("#me-signout-form button[type=submit]")
+    second.wait_for_selector(".topbar .me-name >> text=Guest")
+    assert me(second)["player"] is None
+    assert me(first)["player"]["name"] == "Keeper"
+
+
+def test_the_daily_deal(pages: Pages) -> None:
+    page = pages.open("/", csp=True)
+    # A name typed once (to join a friend's race, as a visitor) is the player's when he first
+    # needs one.
+    page.evaluate("localStorage.setItem('solrace:name', 'Dailyn')")
+    page.click(".home-links a.daily-link")
+    page.wait_for_url("**/daily")
+    page.wait_for_selector("#play-daily")
+    assert page.locator('.game-tab[aria-current="page"]').inner_text() == "Scotch Patience"
+    assert page.locator(".daily-play h2").inner_text().startswith("Scotch Patience — ")
+    page.click("#play-daily")
+    seated(page)
+    assert page.locator(".opponents .player-card").count() == 0  # alone against the clock
+    assert page.locator("#spectate").is_hidden()
+    # Nobody else may watch it today.
+    race = page.url.rstrip("/").rsplit("/", 1)[1]
+    outsider = pages.open(f"/race/{race}/watch")
+    outsider.wait_for_selector(".race-refused >> text=/secret until the day is over/")
+    assert outsider.locator("[data-board]").count() == 0
+    resign(page)
+    page.wait_for_selector(".results .reveal-wait >> text=/revealed.*once the day is over/")
+    page.click(".results a.daily-back")
+    page.wait_for_url("**/daily/scotch")
+    page.wait_for_selector(".daily-result >> text=You played today's deal")
+    assert page.locator(".daily-streak .streak-count").inner_text() == "1"
+    assert me(page)["player"]["name"] == "Dailyn"
+    page.wait_for_selector(".daily-table .day-table >> text=Dailyn")
+    page.wait_for_selector(".topbar a.me-name >> text=Dailyn")
+    assert page.locator("#play-daily").inner_text() == "See your race"
+    both_widths(page, "daily", full_page=True, phone=SMALL)
