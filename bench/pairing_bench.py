@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import os
 import resource
 import statistics
@@ -305,10 +306,14 @@ async def settle(visitors: list[Visitor], timeout: float) -> tuple[int, int, lis
 
 def summary(label: str, phases: list[Phase]) -> tuple[list[float], str]:
     lat = [x for p in phases for x in p.latencies]
+    if not lat:
+        return lat, f"{label}: no pair started"
     p99s = [pct(p.latencies, 0.99) * 1000 for p in phases if p.latencies]
     parts = [x for p in phases for x in p.parts]
     med = [statistics.median(x[i] for x in parts) * 1000 for i in range(3)]
-    line = (f"{label}: {sum(p.pairs for p in phases)} pairs, seek -> both started: p50 "
+    lost = sum(len(p.lost) for p in phases)
+    line = (f"{label}: {sum(p.pairs for p in phases)} pairs ({len(lat)} timed, {lost} "
+            f"visitors lost or wrong), seek -> both started: p50 "
             f"{pct(lat, 0.5) * 1000:.1f} ms, p99 {pct(lat, 0.99) * 1000:.1f} ms, max "
             f"{max(lat) * 1000:.1f} ms (phases' p99 {min(p99s):.1f}-{max(p99s):.1f} ms, "
             f"median {statistics.median(p99s):.1f}); medians: seek -> his paired "
@@ -317,10 +322,9 @@ def summary(label: str, phases: list[Phase]) -> tuple[list[float], str]:
     return lat, line
 
 
-async def main(args: argparse.Namespace) -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4 * args.visitors + 1024)),
-                                                hard))
+async def one_run(args: argparse.Namespace, run: int,
+                  phases: dict[str, list[Phase]]) -> None:
+    """Fresh servers (and Redis), identities, the alternating phases, then the checks."""
     procs: list[subprocess.Popen[Any]] = []
     with tempfile.TemporaryDirectory(prefix="pairing_bench_") as tmp:
         try:
@@ -331,25 +335,27 @@ async def main(args: argparse.Namespace) -> None:
             b, b_addr = serve("--redis", url)
             e, e_addr = serve("--db", f"{tmp}/embedded.db")
             procs += [a, b, e]
-            print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
-                  f"{args.visitors} visitors per setup at {args.rate:g}/s in phases of "
-                  f"{args.phase}; load average before: {os.getloadavg()[0]:.2f}", flush=True)
             t = time.perf_counter()
-            cluster = await make_visitors(1, "r", [a_addr, b_addr], args.visitors)
+            cluster = await make_visitors(run * 2 + 1, "r", [a_addr, b_addr], args.visitors)
             made_r = time.perf_counter() - t
             t = time.perf_counter()
-            embedded = await make_visitors(2, "e", [e_addr], args.visitors)
+            embedded = await make_visitors(run * 2 + 2, "e", [e_addr], args.visitors)
             made_e = time.perf_counter() - t
-            print(f"identities (GET /, socket, set_name; 32 at a time): Redis pair "
+            print(f"run {run + 1}: identities (GET /, socket, set_name; 32 at a time): Redis pair "
                   f"{args.visitors / made_r:,.0f}/s, embedded {args.visitors / made_e:,.0f}/s",
                   flush=True)
+            # This process holds thousands of sockets: no collector pass in a phase (it would
+            # show as the servers' latency).
+            gc.collect()
+            gc.freeze()
             setups = {"redis": (cluster, {"A": a.pid, "B": b.pid, "redis": rproc.pid}),
                       "embedded": (embedded, {"E": e.pid})}
-            phases: dict[str, list[Phase]] = {k: [] for k in setups}
             for n, lo in enumerate(range(0, args.visitors, args.phase)):
                 for label, (visitors, pids) in setups.items():
                     chunk = visitors[lo:lo + args.phase]
+                    gc.disable()
                     ph = await run_phase(chunk, args.rate, args.timeout, pids, args.resign)
+                    gc.enable()
                     phases[label].append(ph)
                     cpu = ", ".join(f"{k} {v / max(1, ph.pairs) * 1000:.1f} ms"
                                     for k, v in ph.cpu.items())
@@ -362,16 +368,13 @@ async def main(args: argparse.Namespace) -> None:
                     for problem in ph.lost[:5]:
                         print("   ", problem)
                     await asyncio.sleep(0.5)
-            print("\nresults (all phases):")
-            for label in setups:
-                _, line = summary(label, phases[label])
-                print("  " + line)
             via = {label: {k: sum(1 for v in vs if v.via == k)
                            for k in ("started", "snapshot", "state")}
                    for label, (vs, _) in setups.items()}
             print(f"  how the start reached the visitors: {via}")
             for label, (visitors, _) in setups.items():
-                lost = [x for p in phases[label] for x in p.lost]
+                lost = [x for p in phases[label][-len(range(0, args.visitors, args.phase)):]
+                        for x in p.lost]
                 scored, extra, problems = await settle(visitors, args.timeout)
                 paired = sum(1 for v in visitors if v.race is not None)
                 print(f"  {label}: {paired}/{len(visitors)} visitors paired, {extra} paired "
@@ -379,14 +382,32 @@ async def main(args: argparse.Namespace) -> None:
                       f"{scored} races scored once")
                 for problem in (lost + problems)[:10]:
                     print("     ", problem)
-            print(f"load average after: {os.getloadavg()[0]:.2f}")
             for visitors, _ in setups.values():
                 await asyncio.gather(*(v.client.close() for v in visitors))
+            gc.unfreeze()
         finally:
             for proc in reversed(procs):
                 proc.terminate()
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(10)
+
+
+async def main(args: argparse.Namespace) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4 * args.visitors + 1024)),
+                                                hard))
+    print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, {args.visitors} visitors "
+          f"per setup at {args.rate:g}/s in phases of {args.phase}, {args.repeat} run(s), "
+          f"visitors {'resign at once' if args.resign else 'stay in their races'}; "
+          f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
+    phases: dict[str, list[Phase]] = {"redis": [], "embedded": []}
+    for run in range(args.repeat):
+        await one_run(args, run, phases)
+    print("\nresults (all phases of all runs):")
+    for label, ph in phases.items():
+        _, line = summary(label, ph)
+        print("  " + line)
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
@@ -395,6 +416,8 @@ if __name__ == "__main__":
     p.add_argument("--rate", type=float, default=50.0, help="arrivals per second")
     p.add_argument("--phase", type=int, default=200,
                    help="visitors per phase; phases alternate between the setups")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="runs, each with fresh servers and visitors; the figures pool them")
     p.add_argument("--resign", action="store_true",
                    help="each visitor resigns as soon as his race started (races end at once)")
     p.add_argument("--timeout", type=float, default=30.0,
