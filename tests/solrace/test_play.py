@@ -195,7 +195,7 @@ async def test_play_a_bot_at_once(play: tuple[Server, Clock]) -> None:
         await ann.request({"type": "rematch", "race": race})
     assert err.value.code == "forbidden"
     # Both on no cards, both first: a shared first place is no win.
-    status, _, body = await aget(srv, "/api/players/Ann")
+    _, _, body = await aget(srv, "/api/players/Ann")
     assert json.loads(body)["stats"]["yukon"]["wins"] == 0
 
 
