@@ -175,8 +175,12 @@ def test_auto_move_and_four_colours_are_remembered(pages: Pages, new_bot: NewBot
     assert safe_left == [] or page.evaluate("window.solrace.session.inflight") is not None
     assert own_seq(page) == page.evaluate("window.solrace.session.model.own.progress.foundation")
     assert page.evaluate("document.documentElement.classList.contains('four-colour')")
-    diamonds = page.locator('[data-board="own"] .card.suit-D').first
-    assert diamonds.evaluate("e => getComputedStyle(e).color") == "rgb(21, 101, 192)"
+    # Read in one evaluation: the board may be redrawn between finding a card and reading it, and a
+    # detached card has no computed colour.
+    page.wait_for_function(
+        """(() => { const e = document.querySelector('[data-board="own"] .card.suit-D');
+                    return e && getComputedStyle(e).color === 'rgb(21, 101, 192)'; })()""",
+        timeout=WAIT_MS)
     both_widths(page, "four-colour")
     page.reload()
     page.wait_for_selector('[data-board="own"] [data-card]')
