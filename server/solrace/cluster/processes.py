@@ -85,6 +85,7 @@ class RemoteSession:
         self.players: dict[str, str] = {}
         self.seats: dict[str, str] = {}
         self.follows: dict[str, bool] = {}
+        self.lean: set[str] = set()
         #: The player the connection is (as its own process says), or None.
         self.who: Who | None = None
         #: Forgotten here without telling its process (it is gone, or thought to be).
@@ -98,6 +99,7 @@ class RemoteSession:
         self.players.update(where.players)
         self.seats.update(where.seats)
         self.follows.update(where.follows)
+        self.lean = {r for r in self.lean if unit_of(r) != where.unit} | set(where.lean)
         self.who = where.who
 
     def send(self, msg: dict[str, Any] | Event, urgent: bool = True) -> None:
@@ -109,13 +111,18 @@ class RemoteSession:
             return
         self.cluster.bus.send_to(self.pid, internal.Op(self.conn, op, race, value))
 
-    def follow(self, race: str, boards: bool = True) -> None:
+    def follow(self, race: str, boards: bool = True, lean: bool = False) -> None:
         self.follows[race] = boards
+        if lean:
+            self.lean.add(race)
+        else:
+            self.lean.discard(race)
         self.cluster.followers.setdefault(race, {})[(self.pid, self.conn)] = self
-        self._op("follow", race, boards)
+        self._op("follow", race, [boards, lean])
 
     def unfollow(self, race: str) -> None:
         self.follows.pop(race, None)
+        self.lean.discard(race)
         self.cluster.followers.get(race, {}).pop((self.pid, self.conn), None)
         self._op("unfollow", race)
 
@@ -376,7 +383,8 @@ class Cluster:
             return {r: v for r, v in d.items() if unit_of(r) == unit}
 
         return internal.Where(unit, conn.id, conn.address, mine(conn.players),
-                              mine(conn.seats), mine(conn.follows), conn.who)
+                              mine(conn.seats), mine(conn.follows), conn.who,
+                              [r for r in conn.lean if unit_of(r) == unit])
 
     def forward(self, owner: str, conn: Connection, cmd: codec.Command) -> asyncio.Future[None]:
         """Send ``cmd`` to the owner's inbox; the future is done when the owner has answered
@@ -492,7 +500,8 @@ class Cluster:
     @staticmethod
     def _apply_op(conn: Connection, msg: internal.Op) -> None:
         if msg.op == "follow":
-            conn.follow(msg.race, bool(msg.value))
+            boards, lean = msg.value if isinstance(msg.value, list) else (msg.value, False)
+            conn.follow(msg.race, bool(boards), bool(lean))
         elif msg.op == "unfollow":
             conn.unfollow(msg.race)
         elif msg.op == "attach":
