@@ -74,7 +74,7 @@ async def test_lean_replies_carry_what_a_full_board_shows(server: Server, game: 
 
 
 async def test_a_repeated_seq_and_a_rejoin_get_full_states(server: Server) -> None:
-    race, lean, full = await two_racers(server, "yukon")
+    race, lean, _ = await two_racers(server, "yukon")
     move = lean.states[race]["legal"][0]
     thin = await lean.move(race, move)
     assert thin["lean"] is True and "board" not in thin
