@@ -231,6 +231,7 @@ class App:
         self.hub.max_races = value
 
     def close(self) -> None:
+        self.routes.close()
         if self.pool is not None:
             self.pool.close()
         if self.solver is not None:
