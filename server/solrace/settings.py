@@ -251,3 +251,9 @@ SCORE_SWEEP_EVERY = 60.0
 LEADERBOARD_MIN_RACES = 5
 #: The daily deal's time limit (seconds).
 DAILY_TIME_LIMIT = 900
+
+# ------------------------------------------------------------ the garbage collector
+#: Seconds between two freezes of everything the server holds (solrace.service.collector).
+GC_FREEZE_EVERY = 5.0
+#: Seconds between two full collections (what froze is looked at again).
+GC_FULL_EVERY = 900.0

@@ -26,6 +26,7 @@ from solrace.core.quotas import Caps
 from solrace.net.connection import Connection, Output
 from solrace.net.web import Routes, SecureConnection, client_dir, player_cookie
 from solrace.protocol import codec, internal, messages
+from solrace.service import collector
 from solrace.service.accounts import Accounts
 from solrace.service.daily import DailyDeals
 from solrace.service.front import Front
@@ -89,8 +90,12 @@ class App:
         deals: DealSource | None = None,
         supervisor: Supervisor | None = None,
         players: PlayerStore | None = None,
+        tend_gc: bool = False,
     ) -> None:
         self.store = store
+        #: Freeze what the process holds for the garbage collector (solrace.service.collector):
+        #: for ``solrace serve``, not for a server inside another program (a test run).
+        self.tend_gc = tend_gc
         self.bus: Bus = bus if bus is not None else MemoryBus()
         self.solver = solver
         #: Every background task of this process (solrace.service.supervisor).
@@ -179,6 +184,8 @@ class App:
             self.scorer.start()
         if self.cluster is not None:
             self.supervisor.spawn(self._recover_seekers(), "seekers of dead processes")
+        if self.tend_gc:
+            self.supervisor.spawn(collector.tend(), "garbage collector")
 
     async def _recover_seekers(self) -> None:
         """With Redis: every few seconds, seekers a dead process took out of a queue go back
