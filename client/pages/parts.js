@@ -175,6 +175,8 @@ export class RaceHeader {
     this.status.dataset.phase = c.phase;
     this.clock.textContent = c.phase === "running" ? c.clock : "";
     this.el.classList.toggle("low-time", !!c.low);
+    // While the race counts down and runs, the header (status, clock) stays at the top.
+    this.el.classList.toggle("live", c.phase === "countdown" || c.phase === "running");
     return c;
   }
 }

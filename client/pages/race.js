@@ -3,6 +3,7 @@
 // inside the shell it shares with the spectator page.
 
 import { BoardView } from "../board.js";
+import { fitBoard } from "../fit.js";
 import { cardFace, cardShort, gameTitle, prettyCards } from "../cards.js";
 import { me } from "../me.js";
 import { normaliseMove, parseMove } from "../moves.js";
@@ -343,7 +344,14 @@ function racePart(race, session, model, autojoin) {
     opponents.update(model);
     aside.hidden = opponents.cards.size === 0;
     note.update(model);
+    fit(); // last: the banner and the strip above the board are drawn
   }
+
+  // The board and the controls under it stay in the window: the board gets the height left.
+  function fit() {
+    if (!raceLayout.hidden && !playPanel.hidden) fitBoard(boardEl, { below: controls });
+  }
+  window.addEventListener("resize", fit);
 
   function setBanner(kind, text, action = null) {
     const cls = `banner ${kind ? `banner-${kind}` : ""}`;
@@ -413,6 +421,7 @@ function racePart(race, session, model, autojoin) {
     render,
     keydown,
     destroy: () => {
+      window.removeEventListener("resize", fit);
       finishMoment.hide();
       ownView.destroy();
       me.removeEventListener("change", prefill);
