@@ -19,16 +19,25 @@ MEASURE = r"""
   };
   const lin = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
   const lum = (c) => 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2]);
-  const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
-  const over = (top, under) => [0, 1, 2].map((i) => top[i] * top[3] + under[i] * (1 - top[3])).concat(1);
-  const opacityOf = (el) => { let o = 1; for (let e = el; e; e = e.parentElement) o *= Number(getComputedStyle(e).opacity); return o; };
+  const ratio = (a, b) => {
+    const x = lum(a), y = lum(b);
+    return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
+  };
+  const over = (top, under) =>
+    [0, 1, 2].map((i) => top[i] * top[3] + under[i] * (1 - top[3])).concat(1);
+  const opacityOf = (el) => {
+    let o = 1;
+    for (let e = el; e; e = e.parentElement) o *= Number(getComputedStyle(e).opacity);
+    return o;
+  };
   /** The colours an element paints: its background colour, then every colour stop of its
    * background images (a gradient may show any of them behind the text). */
   const paints = (el) => {
     const s = getComputedStyle(el);
     const o = opacityOf(el);
     const colour = parse(s.backgroundColor);
-    const stops = s.backgroundImage === "none" ? [] : [...s.backgroundImage.matchAll(/rgba?\([^)]+\)/g)].map((m) => parse(m[0]));
+    const stops = s.backgroundImage === "none" ? []
+      : [...s.backgroundImage.matchAll(/rgba?\([^)]+\)/g)].map((m) => parse(m[0]));
     const fade = (c) => c && [c[0], c[1], c[2], c[3] * o];
     return { colour: fade(colour), stops: stops.map(fade) };
   };
@@ -73,7 +82,9 @@ MEASURE = r"""
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     if (n.textContent.trim()) owners.add(n.parentElement);
   }
-  for (const el of document.querySelectorAll("input:not([type=hidden]):not([type=checkbox]):not([type=radio]):not([type=range]), select")) {
+  const fields = "input:not([type=hidden]):not([type=checkbox]):not([type=radio])" +
+    ":not([type=range]), select";
+  for (const el of document.querySelectorAll(fields)) {
     if (el.value) owners.add(el);
   }
   for (const el of owners) {
@@ -95,19 +106,25 @@ MEASURE = r"""
     for (const r of rects) {
       if (r.width < 2 || r.height < 2) continue;
       const y = r.top + r.height / 2;
-      for (const x of [r.left + Math.min(3, r.width / 2), r.left + r.width / 2, r.right - Math.min(3, r.width / 2)]) {
+      const edge = Math.min(3, r.width / 2);
+      for (const x of [r.left + edge, r.left + r.width / 2, r.right - edge]) {
         if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) continue;
         const under = beneath(el, x, y);
         if (!under) continue;
         for (const bg of under) {
           const fg = over([colour[0], colour[1], colour[2], colour[3] * o], bg);
           const value = ratio(fg, bg);
-          if (!worst || value < worst.ratio) worst = { ratio: value, colour: fg.slice(0, 3).map(Math.round), background: bg.slice(0, 3).map(Math.round) };
+          if (!worst || value < worst.ratio) {
+            worst = { ratio: value, colour: fg.slice(0, 3).map(Math.round),
+              background: bg.slice(0, 3).map(Math.round) };
+          }
         }
       }
     }
     if (!worst) continue;
-    const where = el.className && typeof el.className === "string" ? `${el.tagName.toLowerCase()}.${el.className.trim().split(/\s+/).join(".")}` : el.tagName.toLowerCase();
+    const tag = el.tagName.toLowerCase();
+    const classes = typeof el.className === "string" ? el.className.trim().split(/\s+/) : [];
+    const where = [tag, ...classes].filter(Boolean).join(".");
     const text = (el.matches("input, select") ? el.value : el.textContent).trim().slice(0, 40);
     results.push({ text, where, need, ...worst, ratio: Math.round(worst.ratio * 100) / 100 });
   }

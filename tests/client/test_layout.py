@@ -6,6 +6,7 @@ every text of the home, race, spectator and results pages has a WCAG AA contrast
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -61,7 +62,9 @@ def play_line(page: Any, line: list[str]) -> None:
 
 
 def overlaps(a: dict[str, float], b: dict[str, float]) -> bool:
-    return a["x"] < b["right"] and b["x"] < a["right"] and a["y"] < b["bottom"] and b["y"] < a["bottom"]
+    apart_x = a["right"] <= b["x"] or b["right"] <= a["x"]
+    apart_y = a["bottom"] <= b["y"] or b["bottom"] <= a["y"]
+    return not (apart_x or apart_y)
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "390x844"])
@@ -85,14 +88,15 @@ def test_the_board_and_its_controls_fit_the_window(
             "els => els.map(e => [e.getBoundingClientRect().top, e.getBoundingClientRect().height,"
             " e.classList.contains('down')])")
         assert len(tops) == 37
-        steps = [b[0] - a[0] for a, b in zip(tops, tops[1:], strict=False) if not a[2]]
+        steps = [b[0] - a[0] for a, b in itertools.pairwise(tops) if not a[2]]
         assert min(steps) >= 0.19 * tops[0][1], steps
         assert tops[-1][0] + tops[-1][1] <= box(page, '[data-board="own"]')["bottom"]
     if game == "quadruple-canfield":
         names = page.eval_on_selector_all(
             '[data-board="own"] .pile-f .pile-name',
             "els => els.map(e => { const b = e.getBoundingClientRect(); "
-            "return {text: e.textContent, x: b.left, y: b.top, right: b.right, bottom: b.bottom}; })")
+            "return {text: e.textContent, x: b.left, y: b.top, right: b.right, "
+            "bottom: b.bottom}; })")
         assert len(names) == 16
         for i, a in enumerate(names):
             for b in names[i + 1:]:
@@ -107,7 +111,9 @@ def test_the_board_and_its_controls_fit_the_window(
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "390x844"])
-def test_a_spectator_enlarges_one_board(pages: Pages, new_bot: NewBot, viewport: dict[str, int]) -> None:
+def test_a_spectator_enlarges_one_board(
+    pages: Pages, new_bot: NewBot, viewport: dict[str, int]
+) -> None:
     created = create_race(pages.base, game="yukon", players=4, seed=YUKON_SEED)
     race = created["race"]
     bots = [new_bot() for _ in range(4)]
@@ -180,7 +186,9 @@ def assert_contrast(page: Any, name: str) -> None:
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "390x844"])
-def test_every_text_has_enough_contrast(pages: Pages, new_bot: NewBot, viewport: dict[str, int]) -> None:
+def test_every_text_has_enough_contrast(
+    pages: Pages, new_bot: NewBot, viewport: dict[str, int]
+) -> None:
     home = pages.open("/", viewport=viewport)
     home.wait_for_selector("text=Create race")
     assert_contrast(home, f"home-{viewport['width']}")

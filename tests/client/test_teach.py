@@ -237,5 +237,4 @@ def test_help_fits_the_screen_and_each_game_has_its_own_rules(
     page.wait_for_timeout(80)
     page.touchscreen.tap(x, y)
     wait_seq(page, 1)
-    home_cards = page.eval_on_selector_all('[data-board="own"] .pile-f [data-card]', "els => els.length")
-    assert home_cards == 1
+    assert page.locator('[data-board="own"] .pile-f [data-card]').count() == 1
