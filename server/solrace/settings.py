@@ -120,6 +120,8 @@ CONNECTIONS_PER_ADDRESS = 100
 FD_RESERVE = 64
 #: Seconds a closing handshake may take (at shutdown, or when a client is dropped).
 CLOSE_TIMEOUT = 1.0
+#: Seconds from a connection's opening to its handshake done or its HTTP answer worked out.
+OPEN_TIMEOUT = 30.0
 
 # ------------------------------------------------------------------------ fair shares
 #: The part of each cap (races, tournaments, a tournament's entrants, connections) kept for

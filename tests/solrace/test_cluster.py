@@ -319,7 +319,7 @@ async def test_a_process_started_before_its_redis_waits_for_it(tmp_path: Path) -
 def test_the_embedded_server_does_not_import_redis() -> None:
     code = ("import sys, solrace.tools.cli, solrace.net.app, solrace.service.hub; "
             "sys.exit('redis' in sys.modules)")
-    assert subprocess.run([sys.executable, "-c", code], timeout=T).returncode == 0
+    assert subprocess.run([sys.executable, "-c", code], timeout=T * 6).returncode == 0
 
 
 

@@ -43,6 +43,7 @@ from solrace.settings import (
     MAX_FRAME_HARD,
     MAX_LOBBIES,
     MAX_RACES,
+    OPEN_TIMEOUT,
     RATE_LIMIT,
     WRITE_LIMIT,
 )
@@ -292,6 +293,10 @@ class App:
             max_queue=16,
             write_limit=WRITE_LIMIT,
             close_timeout=CLOSE_TIMEOUT,
+            # An HTTP answer is worked out inside the opening handshake (process_request):
+            # a replay built in the builder's process must not be cut off by websockets'
+            # default of 10 s on a loaded machine.
+            open_timeout=OPEN_TIMEOUT,
             server_header="solrace",
             create_connection=SecureConnection,
         )
