@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from solrace.net.app import App
+from solrace.store.sqlite_store import SQLiteStore as Storage
 from solrace.tools.race_client import RaceClient, ServerError
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
@@ -614,3 +615,35 @@ async def test_race_over_goes_out_before_the_boards_it_reveals(server: Server) -
     assert hidden == [], "a board showing every card arrived before race_over"
     after = await spectator.next_event("board", timeout=T)
     assert after["race"] == race
+
+
+async def test_a_countdown_ends_even_when_its_timer_fires_early(tmp_path: Path) -> None:
+    """The race's clock (unix ms) and the loop's timers are two clocks: a timer may fire when
+    the race's clock still reads a little before the deadline. Nothing is due then; the timer
+    must be armed again, or a countdown nobody speaks in never ends (seen: 1 race in 12 on a
+    loaded machine stayed in its countdown)."""
+    now = [1_800_000_000_000]
+    storage = Storage(tmp_path / "race.db")
+    app = App(storage, countdown=0.05, rate_limit=0, client=tmp_path, clock=lambda: now[0])
+    async with serving(app) as server:
+        race, ann, bob, _ = await running_race_unstarted(server)
+        await asyncio.sleep(0.3)  # the timer fired; the race's clock had not moved
+        assert race not in ann.states  # not started: nothing was due
+        now[0] += 1000  # now it has
+        await ann.wait_state(race, T)
+        await bob.wait_state(race, T)
+    app.close()
+    storage.close()
+
+
+async def running_race_unstarted(server: Server) -> tuple[str, RaceClient, RaceClient, Any]:
+    """Two racers ready: the countdown is under way."""
+    host = await server.client()
+    created = await host.create("scotch", players=2)
+    race = created["race"]
+    ann, bob = await server.client(), await server.client()
+    await ann.join(race, name="ann")
+    await bob.join(race, name="bob")
+    await ann.ready(race)
+    await bob.ready(race)
+    return race, ann, bob, created

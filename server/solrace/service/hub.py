@@ -421,7 +421,15 @@ class Hub:
         if not self.store.healthy:  # nothing can be recorded now: try again in a second
             self.deadlines.set(race_id, self.clock() + 1000)
             return
-        self.record(race, race.tick(self.clock()))
+        out = race.tick(self.clock())
+        if not out.events:
+            # The timer fired before the wall clock reached the deadline (the loop's clock
+            # is another clock, and uvloop's timers have millisecond steps): nothing was due
+            # yet. Armed again, or the race would wait for a command that may never come (a
+            # countdown nobody speaks in stayed a countdown).
+            self.deadlines.set(race_id, race.next_deadline())
+            return
+        self.record(race, out)
 
     async def open_seated(self, race: Race, out: Outcome) -> None:
         """Hold and store a race made for its racers (a quick race, a bot race, the daily

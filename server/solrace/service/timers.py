@@ -33,7 +33,8 @@ class Deadlines:
             del self.timers[race_id]
         if deadline is None:
             return
-        delay = max(0.0, (deadline - self.clock()) / 1000)
+        # A millisecond late rather than early: see Hub._on_deadline.
+        delay = max(0.0, (deadline - self.clock()) / 1000) + 0.001
         handle = asyncio.get_running_loop().call_later(delay, self._fire, race_id)
         self.timers[race_id] = (deadline, handle)
 
