@@ -203,6 +203,9 @@ LEASE_MS = 1500
 RENEW_EVERY = 0.3
 #: Milliseconds a process's ``alive`` key lasts unless renewed.
 ALIVE_MS = 1500
+#: Seconds the event loop may go without a sign of life before the leases' keeper (a thread)
+#: stops renewing its leases: a loop stuck that long lets its races go to another process.
+LOOP_GRACE = 5.0
 #: Renewals between two looks for processes that died (their connections forgotten).
 DEAD_LOOK_EVERY = 3
 #: Seconds between two looks at whether the owners that forwarded commands wait for live.
@@ -218,6 +221,8 @@ START_RETRY_MAX = 5.0
 #: Seconds a Redis command may take before it fails (an outage must not stall the loop).
 REDIS_TIMEOUT = 2.0
 REDIS_CONNECT_TIMEOUT = 2.0
+#: Connections one Redis client may open at once (commands in flight at the same time).
+MAX_REDIS_CONNECTIONS = 1024
 #: Events kept per unit in its capped stream, for a process catching up after a lost link.
 STREAM_LEN = 500
 #: Seconds between two tries of a lost subscription link (then the last, again and again).

@@ -34,7 +34,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
-from solrace.settings import REDIS_CONNECT_TIMEOUT, REDIS_TIMEOUT
+from solrace.settings import MAX_REDIS_CONNECTIONS, REDIS_CONNECT_TIMEOUT, REDIS_TIMEOUT
 
 RedisClient = Redis | RedisCluster
 
@@ -76,6 +76,10 @@ def connect(url: str, retries: int = 2) -> RedisClient:
         "socket_timeout": REDIS_TIMEOUT,
         "socket_connect_timeout": REDIS_CONNECT_TIMEOUT,
         "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), retries),
+        # redis-py's default of 100 connections per pool is reached by a busy process (a
+        # burst of visitors seeking a race at once): its commands then failed with "Too many
+        # connections" instead of waiting.
+        "max_connections": MAX_REDIS_CONNECTIONS,
     }
     if is_cluster_url(url):
         parts = urllib.parse.urlsplit(url)

@@ -37,6 +37,7 @@ from redis.exceptions import RedisError
 
 from solrace.bus.base import Event
 from solrace.cluster.connect import UNITS, proc_key, unit_of
+from solrace.cluster.keeper import Keeper
 from solrace.core.effects import Pending
 from solrace.core.identity import Who
 from solrace.net.connection import LOCAL
@@ -144,7 +145,11 @@ class Cluster:
     """This process's part in the service (see the module docstring)."""
 
     def __init__(self, hub: Hub, store: RedisStore, bus: RedisBus, pid: str,
-                 supervisor: Supervisor) -> None:
+                 supervisor: Supervisor, keeper_url: str | None = None) -> None:
+        #: With a URL, leases are renewed by a thread of their own (solrace.cluster.keeper);
+        #: without, by the loop (tests that drive a Cluster in their own loop).
+        self.keeper_url = keeper_url
+        self.keeper: Keeper | None = None
         self.hub = hub
         self.store = store
         self.bus = bus
@@ -193,12 +198,19 @@ class Cluster:
                 log.warning("waiting for Redis: %s", exc)
                 await asyncio.sleep(delay)
                 delay = min(START_RETRY_MAX, delay * 2)
+        if self.keeper_url is not None:
+            self.keeper = Keeper(self.keeper_url, self.pid, self.store.epochs,
+                                 asyncio.get_running_loop(), self._lost_lease,
+                                 self._renewal_failed)
+            self.keeper.start()
         self._loops = [self.supervisor.spawn(self._renew(), "renew leases"),
                        self.supervisor.spawn(self._janitor(), "janitor"),
                        self.supervisor.spawn(self._watch_owners(), "watch owners")]
 
     async def stop(self) -> None:
         """Let go of every unit (so another process takes them at once) and stop."""
+        if self.keeper is not None:
+            self.keeper.stop()
         for task in self._loops:
             task.cancel()
         with contextlib.suppress(Exception):
@@ -209,13 +221,28 @@ class Cluster:
         with contextlib.suppress(Exception):
             await self.store.client.delete(proc_key(self.pid, "alive"))
 
+    def _lost_lease(self, unit: str, epoch: int) -> None:
+        """The keeper found a lease gone (in the loop)."""
+        if self.store.epochs.get(unit) == epoch:  # not let go or taken again meanwhile
+            del self.store.epochs[unit]
+            self.lost(unit)
+
+    def _renewal_failed(self, exc: Exception) -> None:
+        log.warning("cannot renew leases: %s", exc)
+        if self.store.healthy:
+            self.store.unreachable()
+            self.hub.watch.failed(set(), exc)
+
     async def _renew(self) -> None:
         rounds = 0
         while True:
             await asyncio.sleep(RENEW_EVERY)
             try:
-                for unit in await self.store.renew(proc_key(self.pid, "alive")):
-                    self.lost(unit)
+                if self.keeper is not None:
+                    self.keeper.beat()
+                else:
+                    for unit in await self.store.renew(proc_key(self.pid, "alive")):
+                        self.lost(unit)
                 rounds += 1
                 if rounds % DEAD_LOOK_EVERY == 0:
                     await self._drop_dead_processes()
@@ -439,7 +466,7 @@ class Cluster:
                 continue
             try:
                 owners = list(self.waiting)
-                async with self.store.client.pipeline(transaction=False) as pipe:
+                async with self.store.keeper.pipeline(transaction=False) as pipe:
                     for pid in owners:
                         pipe.exists(proc_key(pid, "alive"))
                     alive = await pipe.execute()

@@ -230,8 +230,13 @@ class RedisStore:
 
     def __init__(self, client: RedisClient, pid: str,
                  finished_ttl_ms: int = int(FINISHED_TTL_DAYS * 86400 * 1000),
-                 writer: RedisClient | None = None, supervisor: Supervisor | None = None) -> None:
+                 writer: RedisClient | None = None, supervisor: Supervisor | None = None,
+                 keeper: RedisClient | None = None) -> None:
         self.client = client
+        #: The client of the leases' renewals and the owners' looks: connections of their own,
+        #: so that a renewal never waits behind the service's other commands (a lease lasts
+        #: 1.5 s).
+        self.keeper = keeper if keeper is not None else client
         self.supervisor = supervisor if supervisor is not None else Supervisor()
         #: The client commits go through: one that never sends a command again by itself
         #: (see :func:`solrace.cluster.connect.connect`).
@@ -293,10 +298,10 @@ class RedisStore:
         if not units:
             return {}
         names = [key(u, "lease") for u in units]
-        if isinstance(self.client, RedisCluster):
-            values = await self.client.mget_nonatomic(names)
+        if isinstance(self.keeper, RedisCluster):
+            values = await self.keeper.mget_nonatomic(names)
         else:
-            values = await self.client.mget(names)
+            values = await self.keeper.mget(names)
         out: dict[str, str | None] = {}
         for unit, value in zip(units, values, strict=True):
             if value is None:
@@ -315,16 +320,16 @@ class RedisStore:
         epochs = [self.epochs[u] for u in units]
         holders = [f"{self.pid}:{e}" for e in epochs]
         for _ in range(2):
-            if isinstance(self.client, RedisCluster):
+            if isinstance(self.keeper, RedisCluster):
                 # A cluster pipeline cannot run scripts: side by side, each to its node.
-                calls: list[Any] = [self.client.evalsha(self._sha["renew"], 1, key(u, "lease"),
+                calls: list[Any] = [self.keeper.evalsha(self._sha["renew"], 1, key(u, "lease"),
                                                         h, LEASE_MS)
                                     for u, h in zip(units, holders, strict=True)]
                 if alive is not None:
-                    calls.append(self.client.set(alive, "1", px=ALIVE_MS))
+                    calls.append(self.keeper.set(alive, "1", px=ALIVE_MS))
                 results = list(await asyncio.gather(*calls, return_exceptions=True))
             else:
-                async with self.client.pipeline(transaction=False) as pipe:
+                async with self.keeper.pipeline(transaction=False) as pipe:
                     for u, h in zip(units, holders, strict=True):
                         pipe.evalsha(self._sha["renew"], 1, key(u, "lease"), h, LEASE_MS)
                     if alive is not None:

@@ -68,7 +68,8 @@ def _serve(args: argparse.Namespace) -> int:
         pid = new_pid()
         client = connect(redis_url)
         storage = RedisStore(client, pid, finished_ttl_ms=int(args.finished_ttl * 86400_000),
-                             writer=connect(redis_url, retries=0), supervisor=supervisor)
+                             writer=connect(redis_url, retries=0), supervisor=supervisor,
+                             keeper=connect(redis_url, retries=0))
         bus = RedisBus(client, pid, supervisor=supervisor)
     else:
         storage = SQLiteStore(args.db)
@@ -114,7 +115,8 @@ def _serve(args: argparse.Namespace) -> int:
     if redis_url:
         from solrace.cluster.processes import Cluster
 
-        app.run_on_redis(Cluster(app.hub, storage, bus, pid, app.supervisor))
+        app.run_on_redis(Cluster(app.hub, storage, bus, pid, app.supervisor,
+                                 keeper_url=redis_url))
 
     def ready(server: Server) -> None:
         host, port = next(iter(server.sockets)).getsockname()[:2]
