@@ -66,11 +66,12 @@ class Pages:
 
 # ------------------------------------------------------------------------- reading boards
 def own_legal(page: Any) -> list[str]:
-    """The legal moves of the racer's latest ``state`` (exposed on ``window.solrace``)."""
+    """The legal moves of the racer's board as drawn (exposed on ``window.solrace``)."""
     return page.evaluate("window.solrace.session.model.own?.legal ?? []")
 
 
 def own_seq(page: Any) -> int:
+    """The actions the racer's board as drawn counts (some may await the server's answer)."""
     return page.evaluate("window.solrace.session.model.own?.seq ?? -1")
 
 
@@ -103,8 +104,11 @@ def wait_toast(page: Any, pattern: str, timeout: int = WAIT_MS) -> None:
 
 
 def wait_seq(page: Any, seq: int, timeout: int = WAIT_MS) -> None:
-    """Wait until the racer's state counts ``seq`` actions and the board shows it."""
-    page.wait_for_function(f"window.solrace.session.model.own?.seq === {seq}", timeout=timeout)
+    """Wait until the server has confirmed ``seq`` actions of the racer, nothing more is drawn,
+    and the board shows it."""
+    page.wait_for_function(
+        f"(o => o?.seq === {seq} && o.confirmed === {seq})(window.solrace.session.model.own)",
+        timeout=timeout)
     settle(page)
 
 
