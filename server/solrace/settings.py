@@ -193,18 +193,24 @@ FINISHED_TTL_DAYS = 30.0
 
 # ------------------------------------------------------------ several processes on Redis
 #: Milliseconds a unit's lease lasts unless its owner renews it: how long a dead owner's
-#: races wait before another process takes them.
-LEASE_MS = 5000
-#: Seconds between two renewals of a process's leases and its ``alive`` key.
-RENEW_EVERY = 1.5
+#: races wait before another process takes them (failover in 1.5 s at p50,
+#: bench/failover_bench.py). Five renewals fit in it: a loop stalled for a second keeps its
+#: leases.
+LEASE_MS = 1500
+#: Seconds between two renewals of a process's leases and its ``alive`` key (one round trip).
+RENEW_EVERY = 0.3
 #: Milliseconds a process's ``alive`` key lasts unless renewed.
-ALIVE_MS = 5000
+ALIVE_MS = 1500
+#: Renewals between two looks for processes that died (their connections forgotten).
+DEAD_LOOK_EVERY = 3
+#: Seconds between two looks at whether the owners that forwarded commands wait for live.
+OWNER_CHECK_EVERY = 0.25
 #: Seconds after which a unit whose races are all over is let go.
 FINISHED_GRACE = 60.0
 #: Seconds a forwarded command may wait for its owner's answer.
 FORWARD_TIMEOUT = 3.0
 #: Seconds between two looks for units whose owner is gone.
-JANITOR_EVERY = 1.0
+JANITOR_EVERY = 0.2
 #: Seconds between two tries to reach Redis at start, at most.
 START_RETRY_MAX = 5.0
 #: Seconds a Redis command may take before it fails (an outage must not stall the loop).

@@ -83,6 +83,7 @@ class Game:
     _s: ClassVar[int]
     _w: ClassVar[int]
     _move_cache: ClassVar[dict[int, tuple[str, Move]]]
+    _text_cache: ClassVar[dict[str, Move]]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -108,6 +109,7 @@ class Game:
         cls._s = cls._index.get("s", -1)
         cls._w = cls._index.get("w", -1)
         cls._move_cache = {}
+        cls._text_cache = {}
 
     def __init__(self, cards: Sequence[int] | None = None, *, seed: int | None = None) -> None:
         """Lay out ``cards`` (a shuffled pile, top last) with :meth:`deal`; empty piles if None."""
@@ -335,6 +337,41 @@ class Game:
         if legal is None:
             legal = self._legal = dict(self._intern(self._generate()))
         return legal
+
+    def legal_move(self, text: str) -> Move | None:
+        """The legal move written ``text`` (exactly as :meth:`legal_by_text` writes it), or
+        None. Checks that one move alone when the list of this position was not worked out: a
+        server that does not send the list need not build it for each move."""
+        legal = self._legal
+        if legal is not None:
+            return legal.get(text)
+        cache = self._text_cache
+        move = cache.get(text)
+        if move is None:
+            try:
+                move = Move.from_text(text)
+            except ValueError:
+                return None
+            if (move.text() != text or move.src not in self._index
+                    or move.dst not in self._index):
+                return None
+            if len(cache) < 4096:  # the moves of real play; nonsense counts are not kept
+                cache[text] = move
+        return move if self.refusal(move) is None else None
+
+    def places(self, mask: int) -> list[tuple[str, int, str]]:
+        """Where the physical cards of ``mask`` lie: ``(pile, index, card text)``, piles in
+        order, each bottom to top. With ``mask`` the cards a move turned face up
+        (``face_up()`` after it, less ``face_up()`` before), the cards a player who knows the
+        rules could not work out himself."""
+        out: list[tuple[str, int, str]] = []
+        if not mask:
+            return out
+        for pid, pile in zip(self.pile_ids, self._piles, strict=True):
+            for i, c in enumerate(pile):
+                if mask >> c & 1:
+                    out.append((pid, i, TEXT_OF[c]))
+        return out
 
     def _generate(self) -> list[int]:
         """The keys of every legal move (see :meth:`_intern`), in a fixed order."""

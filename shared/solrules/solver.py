@@ -68,6 +68,9 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from .core import Game, Move
+from .solver_canfield import canfield_safe_moves
+from .solver_scotch import scotch_safe_moves
+from .solver_yukon import yukon_safe_moves
 
 __all__ = [
     "Budget",
@@ -698,17 +701,8 @@ def safe_moves(game: Game) -> list[str]:
       when no such card is out. Because foundations give cards back and ranks wrap, this rarely
       holds before the last rounds of a game: few Quadruple Canfield moves are ever safe.
     """
-    from .solver_canfield import canfield_safe_moves
-    from .solver_scotch import scotch_safe_moves
-    from .solver_yukon import yukon_safe_moves
-
-    if game.name == "scotch":
-        return scotch_safe_moves(game)
-    if game.name == "yukon":
-        return yukon_safe_moves(game)
-    if game.name == "quadruple-canfield":
-        return canfield_safe_moves(game)
-    return []
+    judge = _SAFE.get(game.name)
+    return [] if judge is None else judge(game)
 
 
 def best_guess(game: Game) -> str | None:
@@ -731,3 +725,11 @@ def best_guess(game: Game) -> str | None:
             if top is None or value > top:
                 top, best = value, move
     return engine.text(best)
+
+
+# A server asks on every move: imports inside safe_moves cost a lookup each call.
+_SAFE: dict[str, Callable[[Game], list[str]]] = {
+    "scotch": scotch_safe_moves,
+    "yukon": yukon_safe_moves,
+    "quadruple-canfield": canfield_safe_moves,
+}

@@ -518,3 +518,43 @@ async def test_after_a_kill_9_of_redis_no_racer_is_refused(tmp_path: Path, procs
             await client.close()
     finally:
         redis.stop()
+
+
+async def test_a_lean_racer_on_another_process_than_his_race(
+    redis: RedisServer, procs: Any
+) -> None:
+    """The owner learns from the forwarded command where its connection is (``Where.lean``):
+    a racer whose race runs on another process gets lean replies too."""
+    p1, p2 = [await procs(redis.url) for _ in range(2)]
+    host = await RaceClient.connect(p1.url)
+    race = (await host.create("yukon", players=2, seed=4242))["race"]
+    ann = await RaceClient.connect(p1.url)
+    bob = await RaceClient.connect(p2.url)
+    await ann.join(race, name="ann")
+    await bob.join(race, name="bob", lean=True)
+    await ann.ready(race)
+    await bob.ready(race)
+    await ann.wait_state(race, T)
+    state = await bob.wait_state(race, T)
+    assert "board" in state
+    _, reply = await act_move(bob, race, state["legal"][0], state["seq"] + 1)
+    assert reply.get("lean") is True and "board" not in reply and "turned" in reply
+    again = await bob.request({"type": "move", "race": race, "move": state["legal"][0],
+                               "seq": state["seq"] + 1}, timeout=T)
+    assert "lean" not in again and "board" in again  # a repeated seq: the whole state
+    for client in (host, ann, bob):
+        await client.close()
+
+
+async def act_move(client: RaceClient, race: str, move: str, seq: int
+                   ) -> tuple[str, dict[str, Any]]:
+    for _ in range(50):
+        try:
+            reply = await client.request({"type": "move", "race": race, "move": move,
+                                          "seq": seq}, timeout=T)
+            return move, reply
+        except ServerError as exc:
+            if exc.code != "unavailable":
+                raise
+            await asyncio.sleep(0.1)
+    raise AssertionError("the service never came back")

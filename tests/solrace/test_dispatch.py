@@ -101,6 +101,7 @@ class Session:
         self.players: dict[str, str] = {}
         self.seats: dict[str, str] = {}
         self.follows: dict[str, bool] = {}
+        self.lean: set[str] = set()
         self.who: Who | None = None
 
 

@@ -94,6 +94,22 @@ def exhaustive_check(g: solrules.Game, legal: set[MoveT]) -> None:
                     assert isinstance(reason, str) and reason.strip(), move
 
 
+def check_legal_move(g: solrules.Game, listed: list[MoveT], rnd: random.Random) -> None:
+    """legal_move(text), one move checked alone on a fresh copy (no list worked out), agrees
+    with the list: every listed text, and texts that are not listed or not well written."""
+    fresh = g.copy()
+    texts = [solrules.Move(*m).text() for m in listed]
+    ids = list(piles(g))
+    others = [f"{rnd.choice(ids)}>{rnd.choice(ids)}" + rnd.choice(["", "/2", "/3", "/13"])
+              for _ in range(6)] + ["t1>f1/1", "x>y", " t1>f1", "t99>f1", ""]
+    for text in texts + others:
+        found = fresh.legal_move(text)
+        assert (found is not None) == (text in texts), text
+        if found is not None:
+            assert found.text() == text
+    assert fresh.legal_move("t1>f1/1") is None
+
+
 def play(g: solrules.Game, model: Model, rnd: random.Random, steps: int) -> None:
     game_name = g.name
     start = g.position()
@@ -111,6 +127,8 @@ def play(g: solrules.Game, model: Model, rnd: random.Random, steps: int) -> None
             game_name, model.legal_moves(), model)
         for m in moves:
             assert g.is_legal(m) and g.refusal(m) is None, m
+        # Its own generator: draws from Hypothesis' would make every example larger.
+        check_legal_move(g, listed, random.Random(step))
         if step % 25 == 0:
             exhaustive_check(g, set(listed))
         if not moves:

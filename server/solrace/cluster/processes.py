@@ -44,11 +44,13 @@ from solrace.protocol import codec, internal, messages
 from solrace.service.supervisor import Supervisor
 from solrace.settings import (
     ALIVE_MS,
+    DEAD_LOOK_EVERY,
     FINISHED_GRACE,
     FORWARD_TIMEOUT,
     JANITOR_EVERY,
     LEASE_MS,
     MAX_FOLLOWED,
+    OWNER_CHECK_EVERY,
     RENEW_EVERY,
     START_RETRY_MAX,
 )
@@ -85,6 +87,7 @@ class RemoteSession:
         self.players: dict[str, str] = {}
         self.seats: dict[str, str] = {}
         self.follows: dict[str, bool] = {}
+        self.lean: set[str] = set()
         #: The player the connection is (as its own process says), or None.
         self.who: Who | None = None
         #: Forgotten here without telling its process (it is gone, or thought to be).
@@ -98,6 +101,7 @@ class RemoteSession:
         self.players.update(where.players)
         self.seats.update(where.seats)
         self.follows.update(where.follows)
+        self.lean = {r for r in self.lean if unit_of(r) != where.unit} | set(where.lean)
         self.who = where.who
 
     def send(self, msg: dict[str, Any] | Event, urgent: bool = True) -> None:
@@ -109,13 +113,18 @@ class RemoteSession:
             return
         self.cluster.bus.send_to(self.pid, internal.Op(self.conn, op, race, value))
 
-    def follow(self, race: str, boards: bool = True) -> None:
+    def follow(self, race: str, boards: bool = True, lean: bool = False) -> None:
         self.follows[race] = boards
+        if lean:
+            self.lean.add(race)
+        else:
+            self.lean.discard(race)
         self.cluster.followers.setdefault(race, {})[(self.pid, self.conn)] = self
-        self._op("follow", race, boards)
+        self._op("follow", race, [boards, lean])
 
     def unfollow(self, race: str) -> None:
         self.follows.pop(race, None)
+        self.lean.discard(race)
         self.cluster.followers.get(race, {}).pop((self.pid, self.conn), None)
         self._op("unfollow", race)
 
@@ -145,6 +154,8 @@ class Cluster:
         self.sessions: dict[tuple[str, int], RemoteSession] = {}
         self.followers: dict[str, dict[tuple[str, int], RemoteSession]] = {}
         self.pending: dict[int, tuple[Connection, asyncio.Future[None], asyncio.TimerHandle]] = {}
+        #: Forwarded requests by owner: the owner's alive key is looked at while they wait.
+        self.waiting: dict[str, dict[int, tuple[str, codec.Command]]] = {}
         self.connections: dict[int, Connection] = {}  # this process's, by id
         self._ids = itertools.count(1)
         self._taking: dict[str, asyncio.Task[str | None]] = {}
@@ -183,7 +194,8 @@ class Cluster:
                 await asyncio.sleep(delay)
                 delay = min(START_RETRY_MAX, delay * 2)
         self._loops = [self.supervisor.spawn(self._renew(), "renew leases"),
-                       self.supervisor.spawn(self._janitor(), "janitor")]
+                       self.supervisor.spawn(self._janitor(), "janitor"),
+                       self.supervisor.spawn(self._watch_owners(), "watch owners")]
 
     async def stop(self) -> None:
         """Let go of every unit (so another process takes them at once) and stop."""
@@ -198,13 +210,15 @@ class Cluster:
             await self.store.client.delete(proc_key(self.pid, "alive"))
 
     async def _renew(self) -> None:
+        rounds = 0
         while True:
             await asyncio.sleep(RENEW_EVERY)
             try:
-                await self.store.client.set(proc_key(self.pid, "alive"), "1", px=ALIVE_MS)
-                for unit in await self.store.renew():
+                for unit in await self.store.renew(proc_key(self.pid, "alive")):
                     self.lost(unit)
-                await self._drop_dead_processes()
+                rounds += 1
+                if rounds % DEAD_LOOK_EVERY == 0:
+                    await self._drop_dead_processes()
                 await self._let_finished_go()
             except RedisError as exc:
                 # Redis does not answer: say so (/healthz 503, clients told the service is
@@ -267,8 +281,9 @@ class Cluster:
                 if rounds % 5 == 0:
                     some = await self.store.client.srandmember(UNITS, 20) or []
                     units |= {u.decode() if isinstance(u, bytes) else str(u) for u in some}
-                for unit in units:
-                    if not self.store.owns(unit) and await self.store.holder(unit) is None:
+                held = await self.store.holders([u for u in units if not self.store.owns(u)])
+                for unit, holder in held.items():
+                    if holder is None and not self.store.owns(unit):
                         await self.take(unit)
             except RedisError as exc:
                 log.warning("janitor: %s", exc)
@@ -363,7 +378,7 @@ class Cluster:
                                           f"one connection follows at most {MAX_FOLLOWED} races",
                                           cmd.rid))
                     return
-                conn.follow(cmd.race, getattr(cmd, "boards", True))
+                conn.follow(cmd.race, getattr(cmd, "boards", True), getattr(cmd, "lean", False))
                 await self.bus.ready_for(cmd.race)
             barrier = self.forward(owner, conn, cmd)
         if barrier is not None:
@@ -376,7 +391,8 @@ class Cluster:
             return {r: v for r, v in d.items() if unit_of(r) == unit}
 
         return internal.Where(unit, conn.id, conn.address, mine(conn.players),
-                              mine(conn.seats), mine(conn.follows), conn.who)
+                              mine(conn.seats), mine(conn.follows), conn.who,
+                              [r for r in conn.lean if unit_of(r) == unit])
 
     def forward(self, owner: str, conn: Connection, cmd: codec.Command) -> asyncio.Future[None]:
         """Send ``cmd`` to the owner's inbox; the future is done when the owner has answered
@@ -387,19 +403,54 @@ class Cluster:
         timer = asyncio.get_running_loop().call_later(
             FORWARD_TIMEOUT, self._timed_out, req, unit, owner, cmd)
         self.pending[req] = (conn, done, timer)
+        self.waiting.setdefault(owner, {})[req] = (unit, cmd)
         self.bus.send_to(owner, internal.Forward(self.pid, req, codec.to_dict(cmd),
                                                  self.state_of(conn, unit)))
         return done
 
     def _timed_out(self, req: int, unit: str, owner: str, cmd: codec.Command) -> None:
         entry = self.pending.pop(req, None)
+        self._unwait(owner, req)
         if entry is None:
             return
-        conn, done, _ = entry
+        conn, done, timer = entry
+        timer.cancel()
         self.owners.pop(unit, None)  # look the owner up again next time
         self.supervisor.spawn(self._after_silence(conn, done, unit, owner, cmd),
                               f"after the silence of {owner}",
                               timeout=(LEASE_MS + ALIVE_MS) / 1000 + FORWARD_TIMEOUT)
+
+    def _unwait(self, owner: str | None, req: int) -> None:
+        for pid in [owner] if owner is not None else list(self.waiting):
+            reqs = self.waiting.get(pid)
+            if reqs is not None and reqs.pop(req, None) is not None:
+                if not reqs:
+                    del self.waiting[pid]
+                return
+
+    async def _watch_owners(self) -> None:
+        """While commands wait for an owner's answer, look every OWNER_CHECK_EVERY seconds
+        whether that owner is still alive: one that died (its ``alive`` key lapsed, as its
+        lease did) is not waited for until FORWARD_TIMEOUT; its units are taken here at once
+        and the waiting commands run (:meth:`_after_silence`)."""
+        while True:
+            await asyncio.sleep(OWNER_CHECK_EVERY)
+            if not self.waiting:
+                continue
+            try:
+                owners = list(self.waiting)
+                async with self.store.client.pipeline(transaction=False) as pipe:
+                    for pid in owners:
+                        pipe.exists(proc_key(pid, "alive"))
+                    alive = await pipe.execute()
+                for pid, up in zip(owners, alive, strict=True):
+                    if not up:
+                        for req, (unit, cmd) in list(self.waiting.get(pid, {}).items()):
+                            self._timed_out(req, unit, pid, cmd)
+            except RedisError as exc:
+                log.warning("cannot look at the owners: %s", exc)
+            except Exception:
+                log.exception("watching the owners failed")
 
     async def _after_silence(self, conn: Connection, done: asyncio.Future[None], unit: str,
                              owner: str, cmd: codec.Command) -> None:
@@ -462,6 +513,7 @@ class Cluster:
         elif isinstance(msg, internal.Done):
             entry = self.pending.pop(msg.req, None)
             if entry is not None:
+                self._unwait(None, msg.req)
                 entry[2].cancel()
                 if not entry[1].done():
                     entry[1].set_result(None)
@@ -492,7 +544,8 @@ class Cluster:
     @staticmethod
     def _apply_op(conn: Connection, msg: internal.Op) -> None:
         if msg.op == "follow":
-            conn.follow(msg.race, bool(msg.value))
+            boards, lean = msg.value if isinstance(msg.value, list) else (msg.value, False)
+            conn.follow(msg.race, bool(boards), bool(lean))
         elif msg.op == "unfollow":
             conn.unfollow(msg.race)
         elif msg.op == "attach":

@@ -110,7 +110,11 @@ def _on_race(world: World, session: Session, cmd: RaceCommand, race: Race,
             out = race.undo(player, cmd.seq, now)
         assert out.acted is not None
         outcomes.append(out)
-        steps: list[Step] = [Reply(messages.state(race, out.acted, cmd.rid)), EMIT]
+        if out.turned is not None and race_id in session.lean:
+            reply = messages.lean_state(race, out.acted, out.turned, cmd.rid)
+        else:  # a full state: also the answer to a repeated seq, lean or not
+            reply = messages.state(race, out.acted, cmd.rid)
+        steps: list[Step] = [Reply(reply), EMIT]
         return Effects(race, outcomes, steps, cmd.rid)
     fx = Effects(race, outcomes, [], cmd.rid)
     if isinstance(cmd, codec.Join):
@@ -468,7 +472,7 @@ def join(
         fx.outcomes.append(out)
         assert out.acted is not None
         racer = race.racers[out.acted]
-    fx.steps += [EMIT, Bind(race.race, racer.player), Follow(race.race, cmd.boards),
+    fx.steps += [EMIT, Bind(race.race, racer.player), Follow(race.race, cmd.boards, cmd.lean),
                  Reply(messages.joined(race, racer, cmd.rid)), Snapshot(race.race)]
     if race.status == "running" or any(out.started for out in fx.outcomes):
         fx.steps.append(State(race.race, racer.player))

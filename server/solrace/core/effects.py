@@ -29,6 +29,8 @@ class Session(Protocol):
     players: dict[str, str]
     seats: dict[str, str]
     follows: dict[str, bool]
+    #: The races where it asked for lean ``state`` replies (``join`` with ``lean``).
+    lean: set[str]
     #: The player it is (None: anonymous): a player races under his name, once per race.
     who: Who | None
 
@@ -87,6 +89,7 @@ class Emit(NamedTuple):
 class Follow(NamedTuple):
     race: str
     boards: bool = True
+    lean: bool = False  # its racer's moves are answered with lean states
 
 
 class Unfollow(NamedTuple):

@@ -421,19 +421,24 @@ class Race:
         racer = self._playing(player, seq)
         if racer is None:
             return Outcome(acted=player)
-        # The game remembers the moves it listed in the racer's last ``state``: a move copied
-        # from ``legal`` is checked with one lookup.
-        move = racer.game.legal_by_text().get(text)
+        # A move copied from the ``legal`` of the racer's last full ``state`` is one lookup in
+        # the list the game remembers; with lean states no list was made: the move alone is
+        # checked.
+        game = racer.game
+        move = game.legal_move(text)
         if move is None:
             raise self._refused(racer, text)
-        before = racer.game.progress()[0]
-        seen = racer.game.seen
+        before = game.progress()[0]
+        seen = game.seen
+        up = game.face_up()
         try:
-            racer.game.push(move)
+            game.push(move)
         except ValueError as exc:  # refusal() and push() should agree; be safe anyway
             raise RaceError("illegal_move", str(exc)) from None
         racer.actions.append(text)
-        return self._after_action(racer, before, seen, now, "move", text)
+        out = self._after_action(racer, before, seen, now, "move", text)
+        out.turned = game.face_up() & ~up
+        return out
 
     @staticmethod
     def _refused(racer: Racer, text: str) -> RaceError:
@@ -458,9 +463,12 @@ class Race:
         if not racer.game.move_stack:
             raise RaceError("illegal_move", "there is no move to undo")
         before = racer.game.progress()[0]
+        up = racer.game.face_up()
         racer.game.pop()
         racer.actions.append("undo")
-        return self._after_action(racer, before, racer.game.seen, now, "undo", None)
+        out = self._after_action(racer, before, racer.game.seen, now, "undo", None)
+        out.turned = racer.game.face_up() & ~up
+        return out
 
     def _after_action(
         self, racer: Racer, before: int, seen: int, now: int, kind: str, data: str | None

@@ -102,6 +102,9 @@ class Outcome:
     views: bool = False
     #: Its messages, when they were built before the commit (see Hub._queue).
     wire: list[Any] | None = None
+    #: The physical cards the racer's action turned face up (a bitmask); None when nothing
+    #: was done (a repeated ``seq``): what a lean ``state`` tells.
+    turned: int | None = None
 
     def extend(self, other: Outcome) -> None:
         self.events += other.events

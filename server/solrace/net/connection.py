@@ -163,6 +163,7 @@ class Connection:
         self.players: dict[str, str] = {}
         self.seats: dict[str, str] = {}
         self.follows: dict[str, bool] = {}
+        self.lean: set[str] = set()
         #: The hash of the browser's key (its ``sr_player`` cookie), if it sent one, and the
         #: player it is once known (solrace.service.accounts).
         self.key: str | None = None
@@ -249,10 +250,15 @@ class Connection:
     def detach(self, race: str) -> str | None:
         return self.players.pop(race, None)
 
-    def follow(self, race: str, boards: bool = True) -> None:
+    def follow(self, race: str, boards: bool = True, lean: bool = False) -> None:
         """Subscribe to the race's events (idempotent). Without ``boards``, the other racers'
-        ``board`` views are left out (a racer's own board comes with its ``state``)."""
+        ``board`` views are left out (a racer's own board comes with its ``state``). With
+        ``lean``, its racer's moves and undos are answered with lean states."""
         self.follows[race] = boards
+        if lean:
+            self.lean.add(race)
+        else:
+            self.lean.discard(race)
         if race in self.subs:
             return
 
@@ -271,6 +277,7 @@ class Connection:
     def unfollow(self, race: str) -> None:
         sub = self.subs.pop(race, None)
         self.follows.pop(race, None)
+        self.lean.discard(race)
         if sub is not None:
             sub.cancel()
 

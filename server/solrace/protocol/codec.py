@@ -51,6 +51,7 @@ class Join:
     rid: Any = None
     boards: bool = True  # added: the other racers' `board` views (a bot needs none)
     bot: bool = False  # a program, labelled as such to everyone
+    lean: bool = False  # added: moves answered with lean states (the client knows the rules)
 
 
 @dataclass(frozen=True)
@@ -327,7 +328,8 @@ def parse_command(obj: dict[Any, Any]) -> Command:
         if name is None and token is None:
             raise ProtocolError("bad_message", "join needs a 'name' (new racer) or a 'token'", rid)
         return Join(race, name, token, rid, _bool(obj, "boards", rid),
-                    _bool(obj, "bot", rid, default=False))
+                    _bool(obj, "bot", rid, default=False),
+                    _bool(obj, "lean", rid, default=False))
     if kind == "watch":
         return Watch(race, rid)
     if kind == "leave":

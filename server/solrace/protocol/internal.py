@@ -15,7 +15,7 @@ go by every second):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from solrace.core.identity import Who
@@ -35,10 +35,14 @@ class Where:
     seats: dict[str, str]
     follows: dict[str, bool]
     who: Who | None = None
+    #: The races of ``follows`` where it asked for lean states.
+    lean: list[str] = field(default_factory=list)
 
     def fields(self) -> Wire:
         out: Wire = {"u": self.unit, "c": self.conn, "a": self.address, "pl": self.players,
                      "st": self.seats, "fo": self.follows}
+        if self.lean:
+            out["ln"] = self.lean
         if self.who is not None:
             out["w"] = [self.who.id, self.who.name, [list(r) for r in self.who.ratings]]
         return out
@@ -50,7 +54,7 @@ class Where:
             pid, name, ratings = msg["w"]
             who = Who(pid, name, tuple((str(g), int(r), bool(p)) for g, r, p in ratings))
         return cls(msg["u"], msg["c"], msg["a"], dict(msg["pl"]), dict(msg["st"]),
-                   dict(msg["fo"]), who)
+                   dict(msg["fo"]), who, [str(r) for r in msg.get("ln", ())])
 
 
 # --------------------------------------------------------------------- to one process

@@ -57,6 +57,27 @@ def state(race: Race, player: str, rid: Any = None) -> Message:
     return msg
 
 
+def lean_state(race: Race, player: str, turned: int, rid: Any = None) -> Message:
+    """The racer's ``state`` after his move or undo, for a client that knows the rules
+    (``join`` with ``lean``): no board, no legal list, no safe moves (it works them out from
+    the board it has), only what it could not know: the seq, progress, and the cards the action
+    turned face up (``turned``, a bitmask of physical cards) with their places."""
+    racer = race.racers[player]
+    msg: Message = {
+        "type": "state",
+        "race": race.race,
+        "player": player,
+        "seq": racer.seq,
+        "lean": True,
+        "progress": racer.progress(),
+        "turned": [{"pile": p, "index": i, "card": c}
+                   for p, i, c in racer.game.places(turned)],
+    }
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
+
+
 def safe_moves(game: solrules.Game, legal: list[str]) -> list[str]:
     """The moves of ``legal`` that send a card home when nothing could ever need it, judged
     from what every player sees (``solrules.safe_moves``): a client may play them for the

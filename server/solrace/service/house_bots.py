@@ -58,6 +58,7 @@ class BotSession:
         self.players: dict[str, str] = {}
         self.seats: dict[str, str] = {}
         self.follows: dict[str, bool] = {}
+        self.lean: set[str] = set()  # a house bot reads the race itself: full states
         self.who: Who | None = None
         self.subs: dict[str, Subscription] = {}
         self.wake = asyncio.Event()
@@ -68,7 +69,7 @@ class BotSession:
     def send(self, msg: dict[str, Any] | Event, urgent: bool = True) -> None:
         self.wake.set()  # something happened: look at the race again
 
-    def follow(self, race: str, boards: bool = True) -> None:
+    def follow(self, race: str, boards: bool = True, lean: bool = False) -> None:
         self.follows[race] = boards
         if race not in self.subs:
             self.subs[race] = self.hub.bus.subscribe(race, self._deliver)

@@ -101,7 +101,7 @@ class Scores(Protocol):
 class Follower(Peer, Protocol):
     """A session the hub can write to, bind and subscribe (a WebSocket connection)."""
 
-    def follow(self, race: str, boards: bool = True) -> None: ...
+    def follow(self, race: str, boards: bool = True, lean: bool = False) -> None: ...
 
     def unfollow(self, race: str) -> None: ...
 
@@ -297,7 +297,7 @@ class Hub:
                     for tout in fx.touts:
                         self.organizer.emit(fx.tournament, tout)
             elif kind is Follow:
-                session.follow(step.race, step.boards)  # type: ignore[union-attr]
+                session.follow(step.race, step.boards, step.lean)  # type: ignore[union-attr]
             elif kind is Unfollow:
                 session.unfollow(step.race)  # type: ignore[union-attr]
             elif kind is Bind:

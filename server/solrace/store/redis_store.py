@@ -33,7 +33,7 @@ from solrace.core.race import Race
 from solrace.core.race_parts import LogEntry
 from solrace.core.tournament import TLogEntry, Tournament
 from solrace.service.supervisor import Supervisor
-from solrace.settings import FINISHED_TTL_DAYS, LEASE_MS
+from solrace.settings import ALIVE_MS, FINISHED_TTL_DAYS, LEASE_MS
 from solrace.store.base import Callback, Failure, OnFailure, committed, failed
 from solrace.store.records import (
     race_from_record,
@@ -285,29 +285,63 @@ class RedisStore:
 
     async def holder(self, unit: str) -> str | None:
         """The pid of the process that owns ``unit`` now, or None."""
-        value = await self.client.get(key(unit, "lease"))
-        if value is None:
-            return None
-        text = value.decode() if isinstance(value, bytes) else str(value)
-        return text.rpartition(":")[0]
+        return (await self.holders([unit]))[unit]
 
-    async def renew(self) -> list[str]:
-        """Renew every lease this process holds; the units it lost."""
-        units = list(self.epochs)
+    async def holders(self, units: list[str]) -> dict[str, str | None]:
+        """The pid that owns each unit now (None: nobody), in one round trip (one ``MGET``;
+        on a Redis Cluster, one pipeline split by node)."""
         if not units:
-            return []
-        results = await asyncio.gather(
-            *(self._script("renew", [key(u, "lease")], [f"{self.pid}:{self.epochs[u]}",
-                                                         LEASE_MS]) for u in units),
-            return_exceptions=True,
-        )
+            return {}
+        names = [key(u, "lease") for u in units]
+        if isinstance(self.client, RedisCluster):
+            values = await self.client.mget_nonatomic(names)
+        else:
+            values = await self.client.mget(names)
+        out: dict[str, str | None] = {}
+        for unit, value in zip(units, values, strict=True):
+            if value is None:
+                out[unit] = None
+            else:
+                text = value.decode() if isinstance(value, bytes) else str(value)
+                out[unit] = text.rpartition(":")[0]
+        return out
+
+    async def renew(self, alive: str | None = None) -> list[str]:
+        """Renew every lease this process holds, and its ``alive`` key (``alive``: its name;
+        it lasts ALIVE_MS), all in one round trip; the units it lost. Renewals sent one by
+        one would each wait for Redis: with hundreds of units, longer than a lease lasts on
+        a busy machine."""
+        units = list(self.epochs)
+        epochs = [self.epochs[u] for u in units]
+        holders = [f"{self.pid}:{e}" for e in epochs]
+        for _ in range(2):
+            if isinstance(self.client, RedisCluster):
+                # A cluster pipeline cannot run scripts: side by side, each to its node.
+                calls: list[Any] = [self.client.evalsha(self._sha["renew"], 1, key(u, "lease"),
+                                                        h, LEASE_MS)
+                                    for u, h in zip(units, holders, strict=True)]
+                if alive is not None:
+                    calls.append(self.client.set(alive, "1", px=ALIVE_MS))
+                results = list(await asyncio.gather(*calls, return_exceptions=True))
+            else:
+                async with self.client.pipeline(transaction=False) as pipe:
+                    for u, h in zip(units, holders, strict=True):
+                        pipe.evalsha(self._sha["renew"], 1, key(u, "lease"), h, LEASE_MS)
+                    if alive is not None:
+                        pipe.set(alive, "1", px=ALIVE_MS)
+                    results = list(await pipe.execute(raise_on_error=False))
+            if not any(isinstance(r, NoScriptError) for r in results):
+                break
+            await self._load_scripts()  # Redis restarted without its script cache
         lost = []
-        for unit, result in zip(units, results, strict=True):
+        for unit, epoch, result in zip(units, epochs, results, strict=False):
             if isinstance(result, BaseException):
                 raise result
-            if result == 0 and unit in self.epochs:
+            if result == 0 and self.epochs.get(unit) == epoch:  # not taken again meanwhile
                 del self.epochs[unit]
                 lost.append(unit)
+        if alive is not None and isinstance(results[-1], BaseException):
+            raise results[-1]
         return lost
 
     async def release(self, unit: str) -> None:

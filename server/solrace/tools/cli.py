@@ -12,6 +12,7 @@ import resource
 import signal
 import sys
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -129,10 +130,12 @@ def _serve(args: argparse.Namespace) -> int:
             await run_server(app, args.host, args.port, ready)
 
     try:
-        if args.uvloop:
-            import uvloop  # optional: not a dependency of solrace
-
-            uvloop.run(main())
+        loop = _uvloop() if args.uvloop is not False else None
+        if args.uvloop and loop is None:
+            print("solrace: --uvloop: uvloop is not installed", file=sys.stderr, flush=True)
+            return 2
+        if loop is not None:
+            loop(main())
         else:
             asyncio.run(main())
     except Exception as exc:
@@ -212,6 +215,16 @@ def _bot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _uvloop() -> Callable[[Coroutine[Any, Any, None]], None] | None:
+    """uvloop's ``run``, or None where it is not installed (it is a dependency on Linux and
+    macOS only)."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.run
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="solrace", description="Race server for patience games")
     sub = p.add_subparsers(dest="command", required=True)
@@ -274,8 +287,9 @@ def parser() -> argparse.ArgumentParser:
                    help="a running race every racer still racing has left ends this long "
                         f"after (default {ABANDON_MS // 1000})")
     s.add_argument("--client-dir", default=None, help="serve the browser client from here")
-    s.add_argument("--uvloop", action="store_true",
-                   help="run on uvloop (must be installed; faster event loop)")
+    s.add_argument("--uvloop", action=argparse.BooleanOptionalAction, default=None,
+                   help="run on uvloop, a faster event loop (about 15%% less CPU per move; "
+                        "default: where it is installed, as it is with solrace on Linux)")
     s.add_argument("--log-level", default="WARNING")
     # For bench/race_bench.py only: measures what the views rule costs by turning it off.
     s.add_argument("--bench-unmasked", action="store_true", help=argparse.SUPPRESS)

@@ -179,13 +179,16 @@ class RaceClient:
 
     async def join(
         self, race: str, name: str | None = None, token: str | None = None, boards: bool = True,
-        bot: bool = False,
+        bot: bool = False, lean: bool = False,
     ) -> Message:
         """Join (or resume with ``token``); returns ``joined``. The ``snapshot`` (and ``state``
         when running) follow as events. ``boards=False``: no ``board`` views of the other
         racers (a bot has no use for them). ``bot=True``: this racer is a program, and every
-        client labels it so."""
+        client labels it so. ``lean=True``: moves and undos are answered with lean states
+        (no board, no legal list: the client works them out)."""
         msg: Message = {"type": "join", "race": race}
+        if lean:
+            msg["lean"] = True
         if not boards:
             msg["boards"] = False
         if bot:
