@@ -118,6 +118,7 @@ def test_a_legal_move_is_drawn_before_the_server_answers(pages: Pages, new_bot: 
     drawn = next(i for i, e in enumerate(events) if e.get("drawn") == dst and e["on"])
     heard = next(i for i, e in enumerate(events) if e.get("heard") == "state")
     assert drawn < heard, events  # on the board before any answer came
+    assert events[heard]["lean"]  # an answer that names no board: the page worked it out
     assert events[drawn]["flying"] == 1 and events[drawn]["animations"] >= 1  # and sliding there
     assert server_moves(pages.base, race) == 1
     assert own_cards(page) == server_board(pages.base, race)
@@ -238,6 +239,7 @@ def test_undo_is_drawn_at_once(pages: Pages, new_bot: NewBot) -> None:
     assert drawn == [(False, 1), (True, 2)], drawn  # each drawn before it left the page
     page.evaluate("window.release()")
     wait_seq(page, 2)
+    assert [e["lean"] for e in log(page) if e.get("heard") == "state"] == [True, True]
     assert server_moves(pages.base, race) == 2
     assert own_cards(page) == before == server_board(pages.base, race)
     # An undo of a move the server has confirmed, the same.

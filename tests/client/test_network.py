@@ -244,6 +244,7 @@ def test_a_move_that_depends_on_a_hidden_card_waits_as_a_premove(
     page.evaluate("window.releaseMoves(false)")
     wait_seq(page, 4, timeout=WAIT_MS * 2)
     assert server_moves(pages.base, race) == 4
+    assert page.evaluate("window.solrace.session.divergences") == 0
 
 
 # ---------------------------------------------------------------- a server that cannot save
