@@ -1,6 +1,6 @@
 """Browser benchmark: how long a racer waits from a click to the board redrawn, in Chromium.
 
-    .venv/bin/python bench/browser_premove.py [--rounds 20]
+    .venv/bin/python bench/browser_premove.py [--rounds 20] [--client OTHER/client]
 
 Starts its own ``solrace serve`` and Debian's Chromium (Playwright, ``/usr/bin/chromium``) and
 races one page against a bot. Measured in the page, per round, from the click that completes an
@@ -8,7 +8,8 @@ action to the first animation frame whose board shows it, in ms and in animation
 with the server local, then 150 ms and 250 ms away (every message the page sends held that long
 before it leaves: one way), an undo and a second move made while the first travels (150 ms
 away), and, for reference, how long the server's confirmation of a move 150 ms away takes; and
-the length of an idle animation frame. Prints the medians and p10/p90 and writes them to
+the length of an idle animation frame. ``--client`` serves another checkout's client (an older
+one, to compare; this tree's server). Prints the medians and p10/p90 and writes them to
 test-artifacts/premove-timing.json; docs/performance.md ("Client: premoves") records them.
 It is a benchmark, not a test: timings depend on the machine.
 """
@@ -82,10 +83,12 @@ MEASURE = """async ({a, b, rounds}) => {
     const other = top(bs).dataset.card;
     for (const [kind, lag] of [["move_local", 0], ["move_150", 150], ["move_250", 250]]) {
       delay = lag;
-      const seq = s.seq + 1;
+      const seq = s.model.own.seq + 1;
       const t0 = await play(as, ad);
       add(kind, await until(on(ad, card), t0));
-      if (lag === 150) add("confirmed_150", await until(() => s.model.own.confirmed >= seq, t0));
+      // (A client that draws only what the server confirmed has no `confirmed`: its seq is.)
+      const confirmed = () => (s.model.own.confirmed ?? s.model.own.seq) >= seq;
+      if (lag === 150) add("confirmed_150", await until(confirmed, t0));
       await idle();
       if (lag === 150) add("undo_150", await undo(card));
       else s.undo();
@@ -142,11 +145,13 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rounds", type=int, default=20)
+    p.add_argument("--client", type=Path, help="serve this client directory instead")
     args = p.parse_args()
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
-        server = start_server(Path(tmp) / "races.db", "--pool", "0")
+        extra = ["--client-dir", str(args.client.resolve())] if args.client else []
+        server = start_server(Path(tmp) / "races.db", "--pool", "0", *extra)
         base = next(server)
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
                                      args=CHROMIUM_ARGS)
