@@ -244,6 +244,10 @@ export class RaceSession extends EventTarget {
       this.reject({ code: "race_not_running", message: "You are not racing now." });
       return Promise.resolve(null);
     }
+    if (this.model.options?.undo === false) {
+      this.reject({ code: "forbidden", message: "this race does not allow undo" });
+      return Promise.resolve(null);
+    }
     const pos = this.position;
     if (!pos) return this.enqueue({ kind: "undo" });
     const after = E.undo(pos);
