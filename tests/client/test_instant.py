@@ -3,7 +3,8 @@ click, before the server has answered (its rules engine knows the outcome), and 
 to the server's position, saying why, when the server refuses. The moved cards slide from where
 they were, unless the player asked for reduced motion.
 
-The refusals here are the real server's: to make it refuse a move the page believes legal, the
+A Yukon move whose answer is lost gets the card it turned up from the full state of the rejoin,
+which the page checks its board against. The refusals here are the real server's: to make it refuse a move the page believes legal, the
 test puts the page out of step with it (a seq one ahead of the server's count, or a position
 with one more move than the server has), as a client that lost track would be."""
 
@@ -13,6 +14,8 @@ import json
 import urllib.request
 from collections.abc import Callable
 from typing import Any
+
+import solrules
 
 from tests.client.helpers import (
     WAIT_MS,
@@ -27,6 +30,7 @@ from tests.client.helpers import (
     top_card,
     wait_seq,
 )
+from tests.client.test_hidden_cards import flip_at_once, top_of
 from tests.client.test_network import click_to, independent_pair
 
 NewBot = Callable[[], Bot]
@@ -255,3 +259,33 @@ def test_undo_is_drawn_at_once(pages: Pages, new_bot: NewBot) -> None:
     wait_seq(page, 4)
     assert own_cards(page) == server_board(pages.base, race)
     assert page.evaluate("window.solrace.session.divergences") == 0
+
+
+def test_a_lost_answer_the_full_state_of_the_rejoin_names_the_card(
+    pages: Pages, new_bot: NewBot
+) -> None:
+    seed, move, card = flip_at_once(range(32000, 32400))
+    src = move.split(">")[0]
+    page, race = race_with_bot(pages, new_bot(), game="yukon", seed=str(seed))
+    watch(page, 0)
+    # The move reaches the server; its answer (the card it turned up) is lost with the socket.
+    page.evaluate("window.solrace.session.conn.ws.onmessage = null")
+    page.fill("#move-input", move)
+    page.press("#move-input", "Enter")
+    page.wait_for_function("window.solrace.session.model.own.awaiting")
+    # The page gives the socket up, rejoins, and the rejoin's full state names the card: the
+    # board it drew is the server's, with the card in its place, and the move counts once.
+    wait_seq(page, 1, timeout=WAIT_MS * 3)
+    assert top_of(page, "own", src) == card
+    assert not page.evaluate("window.solrace.session.model.own.awaiting")
+    assert [e["lean"] for e in log(page) if e.get("heard") == "state"][:1] == [False]
+    assert server_moves(pages.base, race) == 1
+    assert page.evaluate("window.solrace.session.divergences") == 0
+    assert own_legal(page) == legal_after(seed, move)
+
+
+def legal_after(seed: int, move: str) -> list[str]:
+    """The legal moves of a Yukon deal after ``move``, as solrules lists them."""
+    game = solrules.new_game("yukon", seed)
+    game.push_text(move)
+    return list(game.legal_by_text())
