@@ -1,10 +1,10 @@
 """Moves drawn at once: the racer's own board plays a legal move, an undo, in the frame of the
 click, before the server has answered (its rules engine knows the outcome), and goes back exactly
 to the server's position, saying why, when the server refuses. The moved cards slide from where
-they were, unless the player asked for reduced motion.
+they were, unless the player asked for reduced motion. A Yukon move whose answer is lost gets the
+card it turned up from the full state of the rejoin, which the page checks its board against.
 
-A Yukon move whose answer is lost gets the card it turned up from the full state of the rejoin,
-which the page checks its board against. The refusals here are the real server's: to make it refuse a move the page believes legal, the
+The refusals here are the real server's: to make it refuse a move the page believes legal, the
 test puts the page out of step with it (a seq one ahead of the server's count, or a position
 with one more move than the server has), as a client that lost track would be."""
 
