@@ -62,6 +62,7 @@ export class RaceSession extends EventTarget {
     this.autoTimer = 0;
     this.resyncs = 0; // snapshots asked for (connects and gaps), for tests and diagnostics
     this.divergences = 0; // full states that did not match this board (an engine bug), for tests
+    this.autoRefused = null; // "seq:move" of an auto-move the server refused
     this.conn.addEventListener("message", (e) => this.onMessage(e.detail));
     this.conn.addEventListener("clock", (e) => {
       this.model.clockOffset = e.detail.offset;
@@ -345,6 +346,7 @@ export class RaceSession extends EventTarget {
       return;
     }
     // Refused: back to the position before it, exactly; what was drawn after it goes too.
+    if (action.auto) this.autoRefused = `${action.seq}:${action.move}`; // not again by itself
     this.rollback(i);
     if (!action.auto || err.code !== "race_not_running") {
       const message = err.code === "bad_seq"
@@ -403,7 +405,7 @@ export class RaceSession extends EventTarget {
       const now = this.model.own;
       if (this.queued || !now || now.seq !== seq || !settings.get("autoMove")) return;
       const text = now.safe.find((t) => now.legal.includes(t));
-      if (text) this.move(text, { auto: true });
+      if (text && this.autoRefused !== `${now.seq + 1}:${text}`) this.move(text, { auto: true });
     }, AUTO_MOVE_DELAY_MS);
   }
 
