@@ -5,7 +5,9 @@
 
 (``--binary`` for msgpack frames, ``--no-batch`` for bots without ``/ws?batch=1``, ``--boards``
 for bots that also take the other racers' board views as the browser does, ``--idle 0`` to
-skip the idle-memory phase, ``--players`` for bots that are players, as a browser is: each
+skip the idle-memory phase, ``--lean`` for this tree's bots to ask for lean states as the
+browser does (the baseline's bots get full states), ``--players`` for bots that are players,
+as a browser is: each
 gets its ``sr_player`` cookie from ``GET /`` and sends ``set_name`` before it joins, from an
 address of its own (``X-Forwarded-For``; both servers then run with ``--trust-proxy``). A tree
 without players sets no cookie (the bot makes one up, which such a server ignores) and does
@@ -206,9 +208,10 @@ class RaceLoad:
 
     def __init__(
         self, addr: str, racers: int, size: int, pid: int, binary: bool, game: str,
-        batch: bool, boards: bool, players: bool = False,
+        batch: bool, boards: bool, players: bool = False, lean: bool = False,
     ) -> None:
         self.name = f"race/{size}"
+        self.lean = lean
         self.boards = boards
         self.players = players
         self.players_made = 0
@@ -243,7 +246,8 @@ class RaceLoad:
                     except ServerError as exc:  # a tree that knows the cookie but not this
                         if exc.code != "bad_message":
                             raise
-                joined = await client.join(race, name=name, boards=self.boards)
+                joined = await client.join(race, name=name, boards=self.boards,
+                                           lean=self.lean)
                 self.players_made += "id" in joined  # joined as a player
                 self.clients.append(client)
             await host.start(race, created["host_token"])
@@ -293,7 +297,10 @@ class RaceLoad:
                 rtts.append(time.perf_counter() - t)
                 if reply["type"] != "state":
                     raise RuntimeError(f"unexpected reply {reply}")
-                state = reply
+                # A lean reply has no legal list: the bot knows it as a browser would. Every
+                # move is undone by the next action, so the position after an undo is always
+                # the first one, and so is its list.
+                state = {**state, "seq": reply["seq"]} if reply.get("lean") else reply
             self.bots[index] = (ws, race, state, rng)
 
         return await measure(self.name, self.pid, rtts, [one(i) for i in range(len(self.bots))])
@@ -310,6 +317,26 @@ async def measure(name: str, pid: int, rtts: list[float], coros: list[Any]) -> R
     elapsed = time.perf_counter() - t0
     cpu, own = cpu_seconds(pid) - cpu0, own_cpu() - own0
     return Result(name, rtts, elapsed, cpu, own)
+
+
+async def idle_beside(addr: str, sockets: int, races: int) -> list[Any]:
+    """What idle clients make a server hold: ``sockets`` connections that only connect, and
+    ``races`` running races of two racers who never move (each racer's own connection)."""
+    held: list[Any] = []
+    for i in range(0, sockets, 200):
+        held += await asyncio.gather(*(connect(f"ws://{addr}/ws", compression=None)
+                                       for _ in range(min(200, sockets - i))))
+    if races:
+        host = await RaceClient.connect(f"ws://{addr}/ws", keep_events=False)
+        held.append(host)
+        for n in range(races):
+            created = await host.create("yukon", players=2, seed=5000 + n, time_limit=86400)
+            for who in ("ann", "bob"):
+                client = await RaceClient.connect(f"ws://{addr}/ws", keep_events=False)
+                await client.join(created["race"], name=who)
+                held.append(client)
+            await host.start(created["race"], created["host_token"])
+    return held
 
 
 async def idle_memory(addr: str, path: str, count: int, pid: int) -> float:
@@ -379,7 +406,8 @@ async def main(args: argparse.Namespace) -> None:
             "" if args.no_batch else ", racers on /ws?batch=1") + (
             ", with" if args.boards else ", without") + " opponents' board views"
         try:
-            loop = "uvloop" if args.uvloop else "asyncio"
+            loop = ("uvloop" if args.uvloop else
+                    "their default loops (this tree: uvloop where installed)")
             print(f"{args.racers} concurrent clients, {args.seconds:g} s per phase, {encoding} "
                   f"frames, {args.game}, servers on {loop}, Python {sys.version.split()[0]}, "
                   f"{os.cpu_count()} CPUs, baseline: {baseline}, "
@@ -388,7 +416,8 @@ async def main(args: argparse.Namespace) -> None:
             pairs: list[tuple[EchoLoad | RaceLoad, RaceLoad]] = []
             for size in sizes:
                 race_load = RaceLoad(server_addr, args.racers, size, server.pid, args.binary,
-                                     args.game, not args.no_batch, args.boards, args.players)
+                                     args.game, not args.no_batch, args.boards, args.players,
+                                     args.lean)
                 base: EchoLoad | RaceLoad
                 if baseline == "echo":
                     base = pairs[0][0] if pairs else EchoLoad(
@@ -398,6 +427,11 @@ async def main(args: argparse.Namespace) -> None:
                                     args.game, not args.no_batch, args.boards, args.players)
                     base.name = f"{baseline}/{size}"
                 pairs.append((base, race_load))
+            held: list[Any] = []
+            if args.beside_idle or args.beside_races:
+                held = await idle_beside(server_addr, args.beside_idle, args.beside_races)
+                print(f"  this tree's server also holds {args.beside_idle} idle connections and "
+                      f"{args.beside_races} running races nobody moves in", flush=True)
             loads: list[EchoLoad | RaceLoad] = []
             for base, race_load in pairs:
                 for load in (base, race_load):
@@ -438,6 +472,8 @@ async def main(args: argparse.Namespace) -> None:
                       f"{lo:.2f}-{hi:.2f}), p50 {med[1]:.2f}x, p99 {med[2]:.2f}x")
             for load in loads:
                 await load.close()
+            for h in held:
+                await h.close()
             if args.idle and baseline == "echo":
                 kib = await idle_memory(server_addr, "/ws", args.idle, server.pid)
                 kib_echo = await idle_memory(echo_addr, "/", args.idle, echo.pid)
@@ -466,6 +502,15 @@ if __name__ == "__main__":
     p.add_argument("--boards", action="store_true",
                    help="bots also receive the other racers' board views (as the browser does)")
     p.add_argument("--uvloop", action="store_true", help="both servers on uvloop (if installed)")
+    p.add_argument("--beside-idle", type=int, default=0, metavar="N",
+                   help="this tree's server also holds N idle connections (with --against "
+                        "tree:. the ratios are what they cost)")
+    p.add_argument("--beside-races", type=int, default=0, metavar="N",
+                   help="this tree's server also holds N running races of 2 racers who never "
+                        "move")
+    p.add_argument("--lean", action="store_true",
+                   help="this tree's bots join with lean: true (lean states, as the browser); "
+                        "the baseline's bots get full states")
     p.add_argument("--players", action="store_true",
                    help="bots are players: a cookie from GET / and set_name before joining")
     p.add_argument("--against", default="echo",

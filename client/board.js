@@ -455,6 +455,17 @@ export class BoardView {
     };
     const flight = this.takeOff();
     for (const pile of board.piles) this.renderPile(pile, targets, marks);
+    // The deepest column, for the stylesheet to close up long columns (board.css).
+    let down = 0;
+    let up = 0;
+    for (const { pile, cards } of board.piles) {
+      if (pile[0] !== "t") continue;
+      const hidden = cards.filter((c) => !c).length;
+      down = Math.max(down, hidden);
+      up = Math.max(up, cards.length - hidden - 1);
+    }
+    this.el.style.setProperty("--max-dn", down);
+    this.el.style.setProperty("--max-up", up);
     if (flight) this.land(flight);
   }
 

@@ -19,6 +19,7 @@ export const RULES = {
     ],
     tip: "Colour is the whole rule on the foundations: the four-colour deck in Settings helps you " +
       "tell red from red.",
+    moves: "t3>f1 moves the top card of fan 3 to foundation 1, t3>t7 onto fan 7.",
   },
   yukon: {
     title: "Yukon",
@@ -33,15 +34,18 @@ export const RULES = {
       "Foundations start with an Ace and build up in suit. Cards never come back from them.",
     ],
     tip: "Uncover face-down cards early: they are what blocks a Yukon deal.",
+    moves: "t3>f1 moves one card, t2>t5/3 the top three as one.",
   },
   "quadruple-canfield": {
     title: "Quadruple Canfield",
     goal: "Put all 208 cards (four decks) on the 16 foundations.",
-    layout: "Reserve r (39 cards, only the top one face up), stock s and waste w, eight tableau " +
-      "piles (t1–t8) and 16 foundations: f1–f4 clubs, f5–f8 spades, f9–f12 hearts, f13–f16 diamonds.",
+    layout: "Reserve r (39 cards, only the top one face up and playable), stock s and waste w, " +
+      "eight tableau piles (t1–t8) and 16 foundations: f1–f4 clubs, f5–f8 spades, f9–f12 hearts, " +
+      "f13–f16 diamonds.",
     rules: [
-      "The first card dealt goes to a foundation and sets the base rank of all 16: each one starts " +
-        "with that rank in its suit and builds up in suit, going on from King to Ace, 13 cards at most.",
+      "The first card dealt goes to the first foundation of its suit and sets the base rank of all " +
+        "16: each one starts with that rank in its suit and builds up in suit, going on from King " +
+        "to Ace, 13 cards at most.",
       "The tableau builds down in alternate colours, going on from Ace to King; a run from the top " +
         "moves as one.",
       "A tableau pile emptied by a move is filled at once from the reserve; once the reserve is " +
@@ -51,15 +55,16 @@ export const RULES = {
       "The top card of a foundation may come back.",
     ],
     tip: "The base rank is shown on the empty foundations and above the board.",
+    moves: "t3>f1 moves one card, t2>t5/3 the top three as one, s>w deals, w>s turns the waste over.",
   },
 };
 
-const MOVE_TEXT = [
-  "Moves as text (the move box, and what replays show): t3>f1 moves one card, t2>t5/3 the top " +
-    "three as one, s>w deals, w>s turns the waste over.",
-  "Keys: Tab to the board, arrows between piles, Enter to pick up and to drop, or type pile names " +
-    "(t3 then f1). U undoes, Esc cancels.",
-];
+// How to play with a mouse and keys, or on a touch screen: style.css shows the one that fits
+// the screen (`.for-pointer`, `.for-touch`).
+const KEYS_TEXT = "Keys: Tab to the board, arrows between piles, Enter to pick up and to drop, or type " +
+  "pile names (t3 then f1). U undoes, Esc cancels.";
+const TOUCH_TEXT = "Tap a card, then a highlighted pile, or drag it; tap a card twice quickly to send " +
+  "it to a foundation.";
 
 /** A collapsible panel with the rules of `game`; `open`: shown unfolded. */
 export function rulesPanel(game, { open = false, id = null } = {}) {
@@ -72,5 +77,7 @@ export function rulesPanel(game, { open = false, id = null } = {}) {
       h("p", {}, h("strong", {}, "Layout. "), r.layout),
       h("ul", {}, r.rules.map((line) => h("li", {}, line))),
       h("p.hint", {}, r.tip),
-      MOVE_TEXT.map((line) => h("p.hint", {}, line))));
+      h("p.hint", {}, `Moves as text (the move box, and what replays show): ${r.moves}`),
+      h("p.hint.for-pointer", {}, KEYS_TEXT),
+      h("p.hint.for-touch", {}, TOUCH_TEXT)));
 }

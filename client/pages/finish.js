@@ -59,18 +59,20 @@ export function liveStandings(model) {
   return h("table.live-standings", {},
     h("caption.sr-only", {}, "Standings so far"),
     h("thead", {}, h("tr", {}, ["Place", "Racer", "Cards home", "Moves", hints ? "Hints" : null, ""]
-      .filter((t) => t !== null).map((t) => h("th", { scope: "col" }, t)))),
+      .filter((t) => t !== null).map((t) => h("th", { scope: "col", class: t ? "" : "col-status" }, t)))),
     h("tbody", {}, rows.map((p) => {
       const pr = p.progress || {};
       const status = p.finished || p.place ? formatTime(p.time_ms) : p.resigned ? "resigned"
         : p.connected === false ? "offline" : "racing";
       return h("tr", { class: p.player === model.you ? "is-you" : "", dataset: { player: p.player } },
         h("td.place", {}, h("span.medal", { dataset: { place: places.get(p.player) } }, ordinal(places.get(p.player)))),
-        h("td", {}, racerName({ ...p, name: p.name || p.player }), p.player === model.you ? h("span.muted", {}, " (you)") : null),
+        // On a phone the status goes under the name (style.css), so that no column is cut off.
+        h("td", {}, racerName({ ...p, name: p.name || p.player }), p.player === model.you ? h("span.muted", {}, " (you)") : null,
+          h("span.status-inline.muted", { "aria-hidden": "true" }, status)),
         h("td.num", {}, `${pr.foundation ?? 0} / ${pr.total ?? "?"}`),
         h("td.num", {}, pr.moves ?? 0),
         hints ? h("td.num.hints", {}, p.hints ?? 0) : null,
-        h("td", {}, status));
+        h("td.status", {}, status));
     })));
 }
 

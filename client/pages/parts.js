@@ -6,9 +6,10 @@ import { gameTitle } from "../cards.js";
 import { announce, copyText, formatTime, h, ordinal, raceLink, replace, toast } from "../ui.js";
 import { racerName } from "./player-parts.js";
 
-/** A racer as others see it: name, place, a progress bar and a small live board. */
+/** A racer as others see it: name, place, a progress bar and a small live board. With
+ * `onEnlarge(id)`, an "Enlarge" button (and a click on the board) asks to show it large. */
 export class PlayerCard {
-  constructor(playerId, { you = false, boardOptions = {} } = {}) {
+  constructor(playerId, { you = false, boardOptions = {}, onEnlarge = null } = {}) {
     this.id = playerId;
     this.name = h("span.player-name");
     this.nameKey = null;
@@ -18,12 +19,27 @@ export class PlayerCard {
     this.barText = h("span.bar-text");
     this.bar = h("div.bar", { role: "progressbar", "aria-valuemin": 0 }, this.fill, this.barText);
     const boardEl = h("div");
+    this.boardEl = boardEl;
     this.view = new BoardView(boardEl, { player: playerId, compact: true, emptyText: "Waiting for the deal…",
       label: "Board", ...boardOptions });
+    this.enlarge = onEnlarge ? h("button.small.enlarge", { type: "button", "aria-pressed": "false",
+      onclick: () => onEnlarge(playerId) }, "Enlarge") : null;
+    if (onEnlarge) boardEl.addEventListener("click", () => onEnlarge(playerId));
     this.el = h("section.player-card", { dataset: { player: playerId }, class: you ? "is-you" : "" },
-      h("header.player-head", {}, this.name, this.badge, this.meta),
+      h("header.player-head", {}, this.name, this.badge, this.meta, this.enlarge),
       this.bar,
       boardEl);
+  }
+
+  /** Show the board large (full cards, across the page) or small again. */
+  setLarge(large) {
+    this.el.classList.toggle("large", large);
+    this.boardEl.classList.toggle("compact", !large);
+    if (!large) this.boardEl.style.removeProperty("--fit-h");
+    if (this.enlarge) {
+      this.enlarge.textContent = large ? "Back to all boards" : "Enlarge";
+      this.enlarge.setAttribute("aria-pressed", String(large));
+    }
   }
 
   /** `showBoard`: false before the start, so the deal stays hidden until everyone gets it. */
@@ -77,13 +93,26 @@ export function livePlaces(model) {
   return places;
 }
 
-/** Keeps one PlayerCard per racer in `container`, in the race's player order. */
+/** Keeps one PlayerCard per racer in `container`, in the race's player order. With
+ * `enlarge`, one racer's board at a time may be shown large (`large`: his id, or null);
+ * `onLarge(card)` is told when one is, or null when none is any more. */
 export class PlayerCards {
-  constructor(container, { exclude = null, boardOptions = {} } = {}) {
+  constructor(container, { exclude = null, boardOptions = {}, enlarge = false, onLarge = null } = {}) {
     this.container = container;
     this.exclude = exclude;
     this.boardOptions = boardOptions;
+    this.enlarge = enlarge;
+    this.onLarge = onLarge;
+    this.large = null;
     this.cards = new Map();
+  }
+
+  /** Show `id`'s board large, or (the same id again, or null) every board small. */
+  toggleLarge(id) {
+    this.large = id && id !== this.large && this.cards.has(id) ? id : null;
+    for (const [cid, card] of this.cards) card.setLarge(cid === this.large);
+    this.container.classList.toggle("has-large", !!this.large);
+    this.onLarge?.(this.large ? this.cards.get(this.large) : null);
   }
 
   update(model) {
@@ -91,7 +120,8 @@ export class PlayerCards {
     const places = livePlaces(model);
     for (const id of ids) {
       if (!this.cards.has(id)) {
-        this.cards.set(id, new PlayerCard(id, { you: id === model.you, boardOptions: this.boardOptions }));
+        this.cards.set(id, new PlayerCard(id, { you: id === model.you, boardOptions: this.boardOptions,
+          onEnlarge: this.enlarge ? (pid) => this.toggleLarge(pid) : null }));
       }
       this.cards.get(id).update(model.players.get(id), model.status === "running" || model.status === "finished",
         model.status === "running" ? places.get(id) : null);
@@ -100,6 +130,7 @@ export class PlayerCards {
       if (!ids.includes(id)) {
         card.el.remove();
         this.cards.delete(id);
+        if (this.large === id) this.toggleLarge(null);
       }
     }
     const want = ids.map((id) => this.cards.get(id).el);
@@ -175,6 +206,8 @@ export class RaceHeader {
     this.status.dataset.phase = c.phase;
     this.clock.textContent = c.phase === "running" ? c.clock : "";
     this.el.classList.toggle("low-time", !!c.low);
+    // While the race counts down and runs, the header (status, clock) stays at the top.
+    this.el.classList.toggle("live", c.phase === "countdown" || c.phase === "running");
     return c;
   }
 }

@@ -3,6 +3,7 @@
 // inside the shell it shares with the spectator page.
 
 import { BoardView } from "../board.js";
+import { fitBoard } from "../fit.js";
 import { cardFace, cardShort, gameTitle, prettyCards } from "../cards.js";
 import { me } from "../me.js";
 import { normaliseMove, parseMove } from "../moves.js";
@@ -167,10 +168,13 @@ function racePart(race, session, model, autojoin) {
     hint.line,
     actionLine,
     message,
-    h("p.hint", {}, "Click a card, then a highlighted pile; or drag it. Double-click sends a card home. " +
+    // With a mouse and keys, or on a touch screen: style.css shows the one that fits the screen.
+    h("p.hint.for-pointer", {}, "Click a card, then a highlighted pile; or drag it. Double-click sends a card home. " +
       "While a move is on its way you can already pick the next one (a premove). " +
       "Keys: Tab to the board, arrows between piles, Enter to pick and drop, type pile names (t3 then f1), " +
       "U to undo, H for a hint (when the race allows them), Esc to cancel."),
+    h("p.hint.for-touch", {}, "Tap a card, then a highlighted pile; or drag it. Tap a card twice quickly to " +
+      "send it to a foundation. While a move is on its way you can already pick the next one (a premove)."),
     raceRules);
 
   // After the racer is done (finished or resigned) while others still race.
@@ -344,7 +348,14 @@ function racePart(race, session, model, autojoin) {
     opponents.update(model);
     aside.hidden = opponents.cards.size === 0;
     note.update(model);
+    fit(); // last: the banner and the strip above the board are drawn
   }
+
+  // The board and the controls under it stay in the window: the board gets the height left.
+  function fit() {
+    if (!raceLayout.hidden && !playPanel.hidden) fitBoard(boardEl, { below: controls });
+  }
+  window.addEventListener("resize", fit);
 
   function setBanner(kind, text, action = null) {
     const cls = `banner ${kind ? `banner-${kind}` : ""}`;
@@ -414,6 +425,7 @@ function racePart(race, session, model, autojoin) {
     render,
     keydown,
     destroy: () => {
+      window.removeEventListener("resize", fit);
       finishMoment.hide();
       ownView.destroy();
       me.removeEventListener("change", prefill);

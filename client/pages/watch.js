@@ -1,6 +1,7 @@
 // Spectator page, /race/{race}/watch: every racer's live board and progress in a grid, then the results.
 
-import { h, replace } from "../ui.js";
+import { fitBoard } from "../fit.js";
+import { announce, h, replace } from "../ui.js";
 import { lobbyList, PlayerCards, seedChosenNote } from "./parts.js";
 import { hiddenCardsNote, mountShell } from "./shell.js";
 
@@ -13,7 +14,25 @@ export function mount(root, { race }) {
     className: ".watch-page",
     middle: ({ model }) => {
       const grid = h("div.watch-grid", { "aria-label": "Racers" });
-      const cards = new PlayerCards(grid);
+      // One racer's board may be shown large, first in the grid and fitted to the window (at
+      // the top of the page, as the racer's own board is).
+      const fitLarge = () => {
+        const card = cards.large && cards.cards.get(cards.large);
+        if (card) fitBoard(card.boardEl, { below: card.el });
+      };
+      const cards = new PlayerCards(grid, {
+        enlarge: true,
+        onLarge: (card) => {
+          if (!card) {
+            announce("All boards shown small.");
+            return;
+          }
+          fitLarge();
+          window.scrollTo(0, 0);
+          announce(`${card.view.el.getAttribute("aria-label")} shown large. Escape shows every board.`);
+        },
+      });
+      window.addEventListener("resize", fitLarge);
       const countdownEl = h("div.countdown.countdown-inline", { "aria-live": "assertive" });
       const lobby = h("section.panel.lobby");
       const note = hiddenCardsNote();
@@ -41,6 +60,17 @@ export function mount(root, { race }) {
           grid.hidden = model.status === "lobby";
           if (!grid.hidden) cards.update(model);
           note.update(model);
+        },
+        keydown(e) {
+          if (e.key === "Escape" && cards.large) {
+            e.preventDefault();
+            const card = cards.cards.get(cards.large);
+            cards.toggleLarge(null);
+            card?.enlarge.focus();
+          }
+        },
+        destroy() {
+          window.removeEventListener("resize", fitLarge);
         },
       };
     },

@@ -120,6 +120,8 @@ CONNECTIONS_PER_ADDRESS = 100
 FD_RESERVE = 64
 #: Seconds a closing handshake may take (at shutdown, or when a client is dropped).
 CLOSE_TIMEOUT = 1.0
+#: Seconds from a connection's opening to its handshake done or its HTTP answer worked out.
+OPEN_TIMEOUT = 30.0
 
 # ------------------------------------------------------------------------ fair shares
 #: The part of each cap (races, tournaments, a tournament's entrants, connections) kept for
@@ -251,3 +253,9 @@ SCORE_SWEEP_EVERY = 60.0
 LEADERBOARD_MIN_RACES = 5
 #: The daily deal's time limit (seconds).
 DAILY_TIME_LIMIT = 900
+
+# ------------------------------------------------------------ the garbage collector
+#: Seconds between two freezes of everything the server holds (solrace.service.collector).
+GC_FREEZE_EVERY = 5.0
+#: Seconds between two full collections (what froze is looked at again).
+GC_FULL_EVERY = 900.0

@@ -25,7 +25,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 #: Unit of waiting in the browser tests, in milliseconds; every timeout is a small multiple.
-WAIT_MS = 5000
+WAIT_MS = 10000
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 

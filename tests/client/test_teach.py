@@ -198,3 +198,43 @@ def test_without_auto_move_nothing_moves_by_itself(pages: Pages, new_bot: NewBot
     assert page.evaluate("window.solrace.session.model.own.safe").__len__() >= 2
     page.wait_for_timeout(800)
     assert own_seq(page) == 0
+
+
+def test_help_fits_the_screen_and_each_game_has_its_own_rules(
+    pages: Pages, new_bot: NewBot
+) -> None:
+    # The home page's rules: each game speaks of its own piles and moves only (Scotch and Yukon
+    # have no stock), and of clicks and keys on a desktop.
+    home = pages.open("/")
+    home.wait_for_selector('[data-rules="scotch"]', state="attached")
+    for game in ("scotch", "yukon", "quadruple-canfield"):
+        home.evaluate("(g) => document.querySelector(`[data-rules='${g}']`).open = true", game)
+        text = home.locator(f'[data-rules="{game}"]').inner_text()
+        has_stock = game == "quadruple-canfield"
+        for word in ("stock", "s>w", "w>s", "waste"):
+            assert (word in text) == has_stock, f"{game}: {word!r}"
+        assert ("/3" in text) == (game != "scotch"), game  # Scotch moves one card at a time
+        assert "Tab to the board" in text and "Tap a card" not in text
+    # A phone: tap, drag and tap twice; no double-click and no Tab key, under the board as in
+    # the rules.
+    page, _ = race_with_bot(pages, new_bot(), viewport=PHONE,
+                            context={"has_touch": True, "is_mobile": True},
+                            seed=str(scotch_seed_with_foundation_moves()))
+    page.locator("#race-rules summary").click()
+    for where in (".play-panel", "#race-rules"):
+        text = page.locator(where).inner_text()
+        assert "Tap a card" in text and "twice" in text, where
+        for word in ("click", "Click", "Tab", "Enter"):
+            assert word not in text, f"{where}: {word!r}"
+    screenshot(page, "help-touch-390", full_page=True)
+    # That tap twice does what it says: a card with a foundation move goes home.
+    page.evaluate("window.scrollTo(0, 0)")
+    move = next(m for m in own_legal(page) if ">f" in m and "/" not in m)
+    box = top_card(page, move.split(">")[0]).bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.touchscreen.tap(x, y)
+    page.wait_for_timeout(80)
+    page.touchscreen.tap(x, y)
+    wait_seq(page, 1)
+    assert page.locator('[data-board="own"] .pile-f [data-card]').count() == 1

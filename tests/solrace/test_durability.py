@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from solrace.settings import CLOSE_TIMEOUT
 from solrace.tools.race_client import RaceClient, ServerError
 
 from tests.disk import fill, mounted_tmpfs
@@ -239,7 +240,9 @@ async def test_shutdown_does_not_wait_for_a_client_that_never_answers(tmp_path: 
         t = time.perf_counter()
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(10) == 0
-        assert time.perf_counter() - t < 2.0
+        # It waits CLOSE_TIMEOUT for that client, not websockets' default of 10 s; the margin
+        # is for a loaded machine (2.1 s seen with the load average at 11).
+        assert time.perf_counter() - t < CLOSE_TIMEOUT + 4.0
     finally:
         sock.close()
         stop(proc)

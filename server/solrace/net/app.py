@@ -26,6 +26,7 @@ from solrace.core.quotas import Caps
 from solrace.net.connection import Connection, Output
 from solrace.net.web import Routes, SecureConnection, client_dir, player_cookie
 from solrace.protocol import codec, internal, messages
+from solrace.service import collector
 from solrace.service.accounts import Accounts
 from solrace.service.daily import DailyDeals
 from solrace.service.front import Front
@@ -42,6 +43,7 @@ from solrace.settings import (
     MAX_FRAME_HARD,
     MAX_LOBBIES,
     MAX_RACES,
+    OPEN_TIMEOUT,
     RATE_LIMIT,
     WRITE_LIMIT,
 )
@@ -89,8 +91,12 @@ class App:
         deals: DealSource | None = None,
         supervisor: Supervisor | None = None,
         players: PlayerStore | None = None,
+        tend_gc: bool = False,
     ) -> None:
         self.store = store
+        #: Freeze what the process holds for the garbage collector (solrace.service.collector):
+        #: for ``solrace serve``, not for a server inside another program (a test run).
+        self.tend_gc = tend_gc
         self.bus: Bus = bus if bus is not None else MemoryBus()
         self.solver = solver
         #: Every background task of this process (solrace.service.supervisor).
@@ -179,6 +185,8 @@ class App:
             self.scorer.start()
         if self.cluster is not None:
             self.supervisor.spawn(self._recover_seekers(), "seekers of dead processes")
+        if self.tend_gc:
+            self.supervisor.spawn(collector.tend(), "garbage collector")
 
     async def _recover_seekers(self) -> None:
         """With Redis: every few seconds, seekers a dead process took out of a queue go back
@@ -231,6 +239,7 @@ class App:
         self.hub.max_races = value
 
     def close(self) -> None:
+        self.routes.close()
         if self.pool is not None:
             self.pool.close()
         if self.solver is not None:
@@ -284,6 +293,10 @@ class App:
             max_queue=16,
             write_limit=WRITE_LIMIT,
             close_timeout=CLOSE_TIMEOUT,
+            # An HTTP answer is worked out inside the opening handshake (process_request):
+            # a replay built in the builder's process must not be cut off by websockets'
+            # default of 10 s on a loaded machine.
+            open_timeout=OPEN_TIMEOUT,
             server_header="solrace",
             create_connection=SecureConnection,
         )

@@ -12,10 +12,8 @@ the event loop; built replays are cached.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import email.utils
-import gzip
 import http
 import http.cookies
 import json
@@ -36,10 +34,10 @@ from websockets.server import ServerProtocol
 
 from solrace.core.identity import Player, well_formed_key
 from solrace.core.quotas import client_key, refusal
-from solrace.core.race import Race
 from solrace.core.rating import PROVISIONAL
 from solrace.core.scoring import stats
 from solrace.protocol import messages
+from solrace.protocol.replays import Builder
 from solrace.service.entropy import new_key
 from solrace.settings import (
     HTTP_BURST,
@@ -210,28 +208,6 @@ class ReplayCache:
             self.size -= len(old)
 
 
-def replay(race: Race, player: str) -> dict[str, Any]:
-    """Every board a racer saw, after each of its actions (blocking: run it in a thread)."""
-    racer = race.racers[player]
-    game = solrules.new_game(race.game, race.seed)
-    boards = [game.board()]
-    for action in racer.actions:
-        if action == "undo":
-            game.pop()
-        else:
-            game.push(solrules.Move.from_text(action))
-        boards.append(game.board())
-    return {
-        "race": race.race,
-        "player": player,
-        "name": racer.name,
-        "bot": racer.bot,
-        "moves": list(racer.actions),
-        "times": [t - (race.started_at or 0) for t in racer.times],
-        "boards": boards,
-    }
-
-
 #: Bytes a second a slow client reads: an answer bigger than this gets more time to be read.
 SLOW_CLIENT_BYTES = 256 * 1024
 #: Seconds an answer may take to be read, at most.
@@ -328,6 +304,7 @@ class Routes:
         self.static_rates = AddressRates(http_rate * STATIC_RATE / HTTP_RATE,
                                          burst=http_rate * STATIC_BURST / HTTP_RATE)
         self.replays = ReplayCache()
+        self.builder = Builder()
         self.files: dict[Path, tuple[str, bytes]] = {}
         #: Players and the daily deal (set by the app; None: the server keeps no players).
         self.front: Front | None = None
@@ -542,12 +519,25 @@ class Routes:
                            "created_at": player.created_at,
                            "ratings": {g: r.as_dict() for g, r in ratings.items()}}}
 
+    def close(self) -> None:
+        self.builder.close()
+
     async def replay(self, race_id: str, player: str, gzip_ok: bool = False) -> Response:
-        """A racer's replay, built once (in a thread) and cached, gzipped for a client that
+        """A racer's replay, built once (in a process of its own:
+        :mod:`solrace.protocol.replays`) and cached, gzipped for a client that
         accepts it (a replay is every board after every action: it shrinks some twentyfold,
         and a long one then reaches a slow reader in time)."""
         key = (race_id, player, "gzip" if gzip_ok else "")
         body = self.replays.get(key)
+        path = getattr(self.hub.store, "path", None)
+        if body is None and self.hub.get(race_id) is None and isinstance(path, str):
+            # Not in memory: rebuilt from the file in the builder's process, not here.
+            status, body = await self.builder.from_file(path, race_id, player, self.hub.clock(),
+                                                        gzip_ok)
+            if body is None:
+                return json_response(status, {"error": "not_found"} if status == 404 else {
+                    "error": "forbidden", "message": "race not finished"})
+            self.replays.put(key, body)
         if body is None:
             race = await self.hub.load(race_id)
             if race is None or player not in race.racers:
@@ -556,11 +546,7 @@ class Routes:
             if not race.revealed:
                 return json_response(403, {"error": "forbidden", "message": "race not finished"})
 
-            def build() -> bytes:
-                data = json.dumps(replay(race, player), separators=(",", ":")).encode()
-                return gzip.compress(data, 5) if gzip_ok else data
-
-            body = await asyncio.to_thread(build)
+            body = await self.builder.body(race, player, gzip_ok)
             self.replays.put(key, body)
         extra = [("Vary", "Accept-Encoding")]
         if gzip_ok:
