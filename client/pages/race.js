@@ -375,6 +375,7 @@ function racePart(race, session, model, autojoin) {
     if (mv) ownView.flash(mv.to === "w" || mv.to === "s" ? mv.from : mv.to, text);
   });
   session.addEventListener("played", (e) => {
+    message.textContent = ""; // the next action clears the last refusal (not a resync after it)
     const mv = e.detail.kind === "move" && e.detail.move ? parseMove(e.detail.move) : null;
     play(mv?.to.startsWith("f") ? "home" : "move");
   });
@@ -388,15 +389,6 @@ function racePart(race, session, model, autojoin) {
     if (e.detail.player !== model.you) return;
     finishMoment.show(e.detail);
     play("finish");
-  });
-  let lastSeq = -1;
-  session.addEventListener("change", () => {
-    // A new accepted state clears the last rejection message.
-    const seq = model.own?.seq ?? -1;
-    if (seq !== lastSeq) {
-      lastSeq = seq;
-      message.textContent = "";
-    }
   });
 
   // Keys anywhere on the page (outside text fields) drive the board.
