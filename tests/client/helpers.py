@@ -75,9 +75,17 @@ def own_seq(page: Any) -> int:
     return page.evaluate("window.solrace.session.model.own?.seq ?? -1")
 
 
+SETTLE = """async () => {
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const flying = [...document.querySelectorAll(".card.flying")].flatMap((c) => c.getAnimations());
+  await Promise.all(flying.map((a) => a.finished.catch(() => null)));
+}"""
+
+
 def settle(page: Any) -> None:
-    """Let pending redraws (one animation frame each) happen."""
-    page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    """Let pending redraws (one animation frame each) happen, and cards sliding to their new
+    place (board.js, at most 120 ms) land there."""
+    page.evaluate(SETTLE)
 
 
 RECORD_TOASTS = """() => {
