@@ -51,12 +51,13 @@ def serve(redis_url: str, tree: Path | None) -> tuple[subprocess.Popen[str], str
 
 
 class Racer:
-    """One racer in a closed loop; ``acks`` holds (monotonic time, seq) of every reply."""
+    """One racer in a closed loop; ``acks`` holds (monotonic time, seq, time the action was
+    first sent) of every reply."""
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.client: RaceClient | None = None
-        self.acks: list[tuple[float, int]] = []
+        self.acks: list[tuple[float, int, float]] = []
         self.token = ""
         self.rng = random.Random(name)
         self.stop = False
@@ -75,10 +76,11 @@ class Racer:
             seq = state["seq"] + 1
             msg: dict[str, Any] = ({"type": "move", "move": self.rng.choice(legal)} if legal
                                    else {"type": "undo"})
+            sent = time.monotonic()
             while not self.stop and self.client is client:
                 try:
                     reply = await client.request({**msg, "race": race, "seq": seq}, timeout=10)
-                    self.acks.append((time.monotonic(), reply["seq"]))
+                    self.acks.append((time.monotonic(), reply["seq"], sent))
                     break
                 except ServerError as exc:
                     if exc.code not in ("unavailable", "internal"):
@@ -90,7 +92,9 @@ class Racer:
             await asyncio.sleep(0.02)  # a quick human: 50 moves a second at most
 
     def first_ack_after(self, t: float) -> float:
-        return next((at - t for at, _ in self.acks if at > t), float("nan"))
+        """Seconds from ``t`` to the reply to the first action sent after ``t`` (a reply
+        already on its way at the kill does not count: its move was done before)."""
+        return next((at - t for at, _, sent in self.acks if sent > t), float("nan"))
 
 
 async def one_round(procs: dict[str, tuple[subprocess.Popen[str], str]], redis_url: str,
@@ -118,13 +122,20 @@ async def one_round(procs: dict[str, tuple[subprocess.Popen[str], str]], redis_u
     with contextlib.suppress(Exception):
         await old.close()
     client = await RaceClient.connect(b_url, keep_events=False)
-    await client.join(race, token=near.token)
+    for _ in range(100):  # "not now" answers while the race has no owner: ask again
+        try:
+            await client.join(race, token=near.token)
+            break
+        except ServerError as exc:
+            if exc.code != "unavailable":
+                raise
+            await asyncio.sleep(0.05)
     await client.wait_state(race, 10)
     near.client = client
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline and not (
-            any(at > killed_at for at, _ in far.acks)
-            and any(at > killed_at for at, _ in near.acks)):
+            any(sent > killed_at for _, _, sent in far.acks)
+            and any(sent > killed_at for _, _, sent in near.acks)):
         await asyncio.sleep(0.02)
     await asyncio.sleep(0.3)
     for r in (far, near):
@@ -140,7 +151,7 @@ async def one_round(procs: dict[str, tuple[subprocess.Popen[str], str]], redis_u
         check = await RaceClient.connect(c_url)
         await check.join(race, token=r.token)
         state = await check.wait_state(race, 10)
-        if r.acks and state["seq"] < max(s for _, s in r.acks):
+        if r.acks and state["seq"] < max(s for _, s, _ in r.acks):
             intact = False
         await check.close()
     for c in (host, far.client, near.client):
