@@ -1,16 +1,21 @@
 // Board view: renders one board object and reports the player's intents. No rules here: what may
-// move where comes only from the server's `legal` list of move texts.
+// move where comes only from the `legal` list of move texts it is given (the server's, or the same
+// list worked out by the session's rules engine).
 //
 //   const view = new BoardView(element, { player: "own", interactive: true, onMove: text => ... });
-//   view.set({ board, legal, premove, pending, queued, hint });
+//   view.set({ board, legal, premove, pending, queued, hint, motion });
 //
 // The element gets `data-board="own"` (or the player id); every pile carries `data-pile="t3"` and
 // every face-up card `data-card="TH"`, so automation can read and drive the board.
 //
 // Intents: a card that a legal move starts from is "movable" and shows where it may go. Any other
-// face-up card can still be picked up and dropped: that move is reported too, and the server's
-// refusal says why (the board never decides what is legal). With `premove` set (a move of the
-// player's is in flight), picking and dropping report the next move, which the session queues.
+// face-up card can still be picked up and dropped: that move is reported too, and the refusal
+// says why (the board never decides what is legal). With `premove` set (the legal moves cannot be
+// listed yet), picking and dropping report the next move, which the session judges or queues.
+//
+// Motion: `motion` ({from, to, count, n}, a new `n` each time) says which cards the new board
+// moved. The board is drawn in its new state at once; the moved cards then slide from where they
+// were (FLIP, at most MOTION_MS), unless the player asked for reduced motion or dragged them there.
 
 import { cardFace, cardLabel, cardShort, pileLabel } from "./cards.js";
 import { onBoardKey } from "./board-keys.js";
@@ -37,6 +42,8 @@ const SECTION_OF = { f: "foundations", t: "tableau", s: "talon", w: "talon", r: 
 const SECTION_ORDER = ["talon", "foundations", "tableau", "other"];
 const TALON_ORDER = { s: 0, w: 1, r: 2 };
 const SUIT_GLYPH = { C: "♣", S: "♠", H: "♥", D: "♦" };
+export const MOTION_MS = 120;
+const reducedMotion = window.matchMedia?.("(prefers-reduced-motion: reduce)");
 
 function skeletonKey(board) {
   return `${board.game}|${board.piles.map((p) => p.pile).sort().join(",")}`;
@@ -92,6 +99,9 @@ export class BoardView {
     this.pending = null;
     this.queued = null;
     this.hint = null; // a move text suggested by the server's solver: its cards and target are marked
+    this.motion = null; // {from, to, count, n}: cards to slide at the next redraw
+    this.motionSeen = 0;
+    this.dropped = null; // {from, to} of the last drop: those cards are already where they land
     this.selected = null; // {pile, count, tentative}
     this.baseRank = null;
     this.keyBuffer = "";
@@ -139,6 +149,11 @@ export class BoardView {
         this[key] = patch[key] || null;
         changed = true;
       }
+    }
+    if (patch.motion && patch.motion.n !== this.motionSeen) {
+      this.motionSeen = patch.motion.n;
+      this.motion = patch.motion;
+      changed = true;
     }
     if ("label" in patch && patch.label !== this.el.getAttribute("aria-label")) {
       this.el.setAttribute("aria-label", patch.label);
@@ -220,8 +235,9 @@ export class BoardView {
 
   send(text) {
     this.selected = null;
-    this.schedule();
+    // The move first: a page that redraws the board for it in its own frame then draws it once.
     this.opts.onMove?.(text);
+    this.schedule();
   }
 
   /** A drop of the top `count` cards of `from` on `to` (null: outside the board). */
@@ -232,6 +248,7 @@ export class BoardView {
       return;
     }
     const legal = this.targetsOf({ pile: from, count });
+    this.dropped = { from, to, at: performance.now() };
     this.send(legal.get(to) || moveText(from, to, count));
   }
 
@@ -436,6 +453,7 @@ export class BoardView {
       queued: this.queued ? parseMove(this.queued) : null,
       hint: this.hint ? parseMove(this.hint) : null,
     };
+    const flight = this.takeOff();
     for (const pile of board.piles) this.renderPile(pile, targets, marks);
     // The deepest column, for the stylesheet to close up long columns (board.css).
     let down = 0;
@@ -448,6 +466,45 @@ export class BoardView {
     }
     this.el.style.setProperty("--max-dn", down);
     this.el.style.setProperty("--max-up", up);
+    if (flight) this.land(flight);
+  }
+
+  /** Before a redraw: where the cards of `motion` are now (null: nothing to animate). */
+  takeOff() {
+    const motion = this.motion;
+    this.motion = null;
+    if (!motion || reducedMotion?.matches || document.hidden) return null;
+    const dropped = this.dropped;
+    if (dropped && dropped.from === motion.from && dropped.to === motion.to
+      && performance.now() - dropped.at < 1000) {
+      this.dropped = null;
+      return null;
+    }
+    const from = this.pileEls.get(motion.from);
+    if (!from || !this.pileEls.has(motion.to)) return null;
+    const cards = [...from.querySelectorAll(":scope > .card")].slice(-motion.count);
+    const pileBox = from.getBoundingClientRect();
+    const boxes = cards.map((c) => c.getBoundingClientRect());
+    while (boxes.length < motion.count) boxes.unshift(boxes[0] || pileBox);
+    return { motion, boxes };
+  }
+
+  /** After the redraw: slide the moved cards from where they were to where they are now. */
+  land({ motion, boxes }) {
+    const cards = [...this.pileEls.get(motion.to).querySelectorAll(":scope > .card")].slice(-motion.count);
+    if (cards.length !== boxes.length) return;
+    cards.forEach((card, i) => {
+      const now = card.getBoundingClientRect();
+      const dx = boxes[i].left - now.left;
+      const dy = boxes[i].top - now.top;
+      if (!dx && !dy) return;
+      card.classList.add("flying");
+      const flight = card.animate(
+        [{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "translate(0, 0)" }],
+        { duration: MOTION_MS, easing: "cubic-bezier(0.2, 0.7, 0.3, 1)" },
+      );
+      flight.onfinish = flight.oncancel = () => card.classList.remove("flying");
+    });
   }
 
   renderPile({ pile, cards }, targets, marks) {

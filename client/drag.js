@@ -1,8 +1,8 @@
 // Dragging on a board: a pointer press on a face-up card that moves away from where it started
 // lifts that card and everything above it; the cards follow the pointer as a ghost of the same
 // size, and a release over a pile reports the drop to the board, which turns it into a move text
-// (or a premove). No rules here either: whether the drop is legal is the server's `legal` list's
-// business, and a drop that is not legal still goes to the server so that it can say why.
+// (or a premove). No rules here either: whether the drop is legal is the `legal` list's business,
+// and a drop that is not legal is still reported, so that the session can say why.
 
 const DRAG_THRESHOLD_PX = 6;
 

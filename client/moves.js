@@ -1,6 +1,6 @@
 // Move text, the one grammar of the client (the server's is solrules.Move.from_text): "t3>f1" moves
 // one card, "t2>t5/3" the top three, "s>w" deals, "w>s" turns the waste over. No rules here: which
-// moves are legal comes only from the server's `legal` list.
+// moves are legal is the rules engine's business (engine/, the server's rules).
 
 const MOVE_RE = /^([a-z]+\d*)>([a-z]+\d*)(?:\/(\d+))?$/;
 

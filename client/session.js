@@ -1,11 +1,20 @@
 // One race as this browser follows it (see docs/protocol.md). `RaceSession` (re)joins or watches
 // after every (re)connect, keeps the race model current from server events, resyncs with a fresh
-// snapshot when the event numbers `v` show a gap, and carries the racer's actions: one move in
-// flight at a time, kept across disconnects and `unavailable` answers and sent again with the same
-// `seq` until the server answers it (a repeated `seq` is never applied twice), and one premove
-// queued behind it, sent when the reply comes if the new `legal` list has it. Pages render from
-// `session.model`. No rules here: what is legal comes only from the server.
+// snapshot when the event numbers `v` show a gap, and carries the racer's actions.
+//
+// The racer's own game runs here too, in the rules engine (engine/, move for move the server's
+// rules): a move the racer's board shows to be legal, an undo, an auto-move, is drawn at once and
+// sent with its `seq`; several may be on their way, in order, each confirmed by its `state`. The
+// server's answer to a move names only the cards it turned face up (a lean `state`, asked for at
+// `join`), or gives the whole position (a full `state`, which this board checks itself against).
+// A refusal takes the board back to the position before the refused action, exactly, and says
+// why; a move the board cannot judge yet (it depends on a card the server has not shown) waits as
+// the premove. Actions are kept across disconnects and `unavailable` answers and sent again with
+// the same `seq` until the server answers (a repeated `seq` is never applied twice). Pages render
+// from `session.model`; `model.own` is the racer's game as drawn (refreshOwn).
 
+import * as E from "./engine/index.js";
+import { parseMove } from "./moves.js";
 import { Connection } from "./net.js";
 import { settings, store } from "./storage.js";
 
@@ -15,15 +24,15 @@ const EVENT_TYPES = new Set([
 ]);
 // Answers that mean "not now" rather than "no": the action stays and goes again later.
 const RETRY_MS = [1000, 2000, 3000, 5000];
-// A move not in `legal` is still sent when the player tries it (a refused click or drop), so
-// that the server says why; at most this many such tries a second stay far under its rate limit.
-const REFUSALS_PER_SECOND = 8;
 const AUTO_MOVE_DELAY_MS = 150;
+// Where a board that disagrees with the server's is worth a console warning (an engine bug).
+const DEV = ["localhost", "127.0.0.1", "[::1]"].includes(location.hostname);
 
 /**
  * Events: "change" (the model changed), "finisher" (detail: {player, name, place, time_ms}),
  * "over", "rejected" (detail: {code, message, move?}), "status" (connection status),
- * "accepted" (detail: {kind, move, auto}), "premove-dropped" (detail: {move}),
+ * "played" (detail: {kind, move, auto}: an action drawn; for an undo, the move it takes back),
+ * "premove-dropped" (detail: {move}),
  * "rematch" (detail: {next, by}), "ratings" (detail: the `ratings` message).
  */
 export class RaceSession extends EventTarget {
@@ -35,12 +44,25 @@ export class RaceSession extends EventTarget {
     this.conn = new Connection();
     this.model = emptyModel(race);
     this.resyncing = false;
-    this.inflight = null; // {msg, seq, auto, tries}: the action the server has not answered yet
-    this.queued = null; // {kind: "move"|"undo", move?}: the premove
+    this.joining = false; // a rejoin is on its way: actions wait for its answer
+    // The racer's own game, in the rules engine: `base` is the position the server confirmed
+    // (after `baseSeq` actions); `actions` are those drawn since, in order, each
+    // {kind, move?, undone?, seq, after (the position it leads to), turned (cards it turned up
+    // that the server will name), auto, token (set while on its way), tries, waiting, resolve}.
+    this.base = null;
+    this.baseSeq = -1;
+    this.complete = false; // base's history goes back to the deal: it knows when nothing is left to undo
+    this.actions = [];
+    this.queued = null; // {kind: "move"|"undo", move?}: the premove, waiting for a card to be shown
+    this.paused = false; // the server could not save: actions wait for the retry
+    this.motion = null; // the last move drawn, for the board's animation (setMotion)
+    this.motions = 0;
+    this.shown = null; // what model.own was worked out from (refreshOwn)
     this.retryTimer = 0;
     this.autoTimer = 0;
-    this.refusals = [];
     this.resyncs = 0; // snapshots asked for (connects and gaps), for tests and diagnostics
+    this.divergences = 0; // full states that did not match this board (an engine bug), for tests
+    this.autoRefused = null; // "seq:move" of an auto-move the server refused
     this.conn.addEventListener("message", (e) => this.onMessage(e.detail));
     this.conn.addEventListener("clock", (e) => {
       this.model.clockOffset = e.detail.offset;
@@ -76,9 +98,14 @@ export class RaceSession extends EventTarget {
     return !!this.credentials;
   }
 
-  /** True while an action waits for the server's answer (the board takes premoves then). */
+  /** True while an action drawn here waits for the server's confirmation. */
   get pendingMove() {
-    return !!this.inflight;
+    return this.actions.length > 0;
+  }
+
+  /** The oldest action the server has not confirmed yet, or null. */
+  get inflight() {
+    return this.actions[0] ?? null;
   }
 
   /** Ask for a full snapshot: join again with our token, or watch. After a rejoin, the action
@@ -90,8 +117,14 @@ export class RaceSession extends EventTarget {
     const cred = this.model.replaced ? null : this.credentials;
     try {
       if (cred) {
-        await this.conn.request({ type: "join", race: this.race, token: cred.token });
-        if (this.inflight && !this.inflight.sent) this.transmit();
+        this.joining = true;
+        try {
+          // lean: answers to moves and undos name only the cards they turned up (applyState).
+          await this.conn.request({ type: "join", race: this.race, token: cred.token, lean: true });
+        } finally {
+          this.joining = false;
+        }
+        this.transmit(); // what the old connection left unanswered, with the same seqs
       } else {
         await this.conn.request({ type: "watch", race: this.race });
       }
@@ -132,7 +165,7 @@ export class RaceSession extends EventTarget {
 
   /** Join as a new racer with `name`. */
   async join(name) {
-    const joined = await this.conn.request({ type: "join", race: this.race, name });
+    const joined = await this.conn.request({ type: "join", race: this.race, name, lean: true });
     store.setRacer(this.race, { player: joined.player, token: joined.token, name });
     store.setName(name);
     store.remember(this.race, this.model.game, "raced");
@@ -160,26 +193,74 @@ export class RaceSession extends EventTarget {
     return reply.next;
   }
 
-  // --- actions: one in flight, one queued ---
+  // --- actions: drawn at once, confirmed in order ---
 
-  /** Play a move text. While another action is in flight it becomes the premove instead
-   * (replacing any earlier one). Resolves with the server's `state` once the move is answered,
-   * or null if it was refused, dropped or replaced. */
-  move(text, { auto = false } = {}) {
-    if (!this.model.own) return Promise.resolve(null);
-    if (this.inflight) return auto ? Promise.resolve(null) : this.enqueue({ kind: "move", move: text });
-    const legal = this.model.own.legal || [];
-    if (!legal.includes(text) && !this.mayProbe()) {
-      this.reject({ code: "illegal_move", message: "Not a legal move here.", move: text });
-      return Promise.resolve(null);
-    }
-    return this.act({ type: "move", race: this.race, move: text }, auto);
+  /** The racer's position as drawn: after the last action in flight, else the server's. null
+   * while an action in flight has an outcome the engine could not work out (an undo with no
+   * history here, answered by the server alone). */
+  get position() {
+    const last = this.actions.at(-1);
+    return last ? last.after : this.base;
   }
 
+  /** The seq of the last action drawn (the confirmed one when nothing is in flight). */
+  get seq() {
+    return this.actions.length ? this.actions.at(-1).seq : this.baseSeq;
+  }
+
+  /** The racer may act: the race runs, he races, this tab plays it, and his board is known. */
+  get live() {
+    const m = this.model;
+    const me = m.players.get(m.you);
+    return !!this.base && m.status === "running" && !m.replaced && !me?.finished && !me?.resigned;
+  }
+
+  /** Play a move text. A move the racer's board shows to be legal is drawn at once and sent;
+   * one that is not is refused here, in the server's words; one that depends on a card the
+   * server has not shown yet becomes the premove (replacing any earlier one), played once the
+   * card is known if it is legal then. Resolves with the server's `state` once the move is
+   * confirmed, or null if it was refused, rolled back, dropped or replaced. */
+  move(text, { auto = false } = {}) {
+    if (!this.base) return Promise.resolve(null);
+    if (!this.live) {
+      if (!auto) this.reject({ code: "race_not_running", message: "You are not racing now.", move: text });
+      return Promise.resolve(null);
+    }
+    const pos = this.position;
+    const verdict = pos ? E.isLegal(pos, text) : null;
+    if (verdict === null) return auto ? Promise.resolve(null) : this.enqueue({ kind: "move", move: text });
+    if (!verdict) {
+      if (!auto) this.reject({ code: "illegal_move", message: E.refusal(pos, text), move: text });
+      return Promise.resolve(null);
+    }
+    const { pos: after, turned } = E.play(pos, text);
+    return this.act({ kind: "move", move: text, auto, after, turned });
+  }
+
+  /** Take back the last move: drawn at once when this board remembers it (it does for every
+   * move made since the page joined), else sent and drawn when the server answers. */
   undo() {
-    if (!this.model.own) return Promise.resolve(null);
-    if (this.inflight) return this.enqueue({ kind: "undo" });
-    return this.act({ type: "undo", race: this.race });
+    if (!this.base) return Promise.resolve(null);
+    if (!this.live) {
+      this.reject({ code: "race_not_running", message: "You are not racing now." });
+      return Promise.resolve(null);
+    }
+    if (this.model.options?.undo === false) {
+      this.reject({ code: "forbidden", message: "this race does not allow undo" });
+      return Promise.resolve(null);
+    }
+    const pos = this.position;
+    if (!pos) return this.enqueue({ kind: "undo" });
+    const after = E.undo(pos);
+    if (after) {
+      const undone = E.moves(pos).at(-1);
+      return this.act({ kind: "undo", undone, after, turned: E.awaited(after) });
+    }
+    if (this.complete || this.seq === 0) {
+      this.reject({ code: "illegal_move", message: "there is no move to undo" });
+      return Promise.resolve(null);
+    }
+    return this.act({ kind: "undo", after: null, turned: [] });
   }
 
   enqueue(premove) {
@@ -198,118 +279,133 @@ export class RaceSession extends EventTarget {
     this.changed();
   }
 
-  /** Drop every action (the race is over, or another tab plays it now). */
+  /** Drop every action and go back to the server's position (the race is over, or another
+   * tab plays it now). */
   dropActions() {
-    this.inflight?.resolve(null);
-    this.queued?.resolve(null);
-    this.inflight = null;
-    this.queued = null;
+    this.cancelPremove();
+    for (const a of this.actions.splice(0)) a.resolve(null);
+    this.paused = false;
     clearTimeout(this.retryTimer);
   }
 
-  mayProbe() {
-    const now = performance.now();
-    this.refusals = this.refusals.filter((t) => now - t < 1000);
-    if (this.refusals.length >= REFUSALS_PER_SECOND) return false;
-    this.refusals.push(now);
-    return true;
-  }
-
-  act(msg, auto = false) {
+  /** Draw an action now and send it (behind those already on their way). */
+  act(action) {
     clearTimeout(this.autoTimer);
     return new Promise((resolve) => {
-      this.inflight = { msg, seq: this.model.own.seq + 1, auto, tries: 0, sent: false, resolve };
+      Object.assign(action, { seq: this.seq + 1, resolve, token: null, tries: 0, waiting: null });
+      this.actions.push(action);
+      this.setMotion(action.kind === "undo" ? reverse(action.undone) : parseMove(action.move));
+      this.dispatchEvent(new CustomEvent("played", {
+        detail: { kind: action.kind, move: action.move ?? action.undone ?? null, auto: !!action.auto },
+      }));
       this.changed();
       this.transmit();
+      this.maybeAutoMove();
     });
   }
 
-  /** Send the action in flight, with its `seq`; when the connection is down it waits for the
-   * rejoin (resync), which sends it again. */
+  /** What moved last, for the board's animation: {from, to, count, n} (n counts motions). */
+  setMotion(mv) {
+    this.motion = mv ? { from: mv.from, to: mv.to, count: mv.count, n: ++this.motions } : null;
+  }
+
+  /** Send every action not on its way yet, in order, each with its `seq`. Not while the socket
+   * is down (the rejoin sends them), a rejoin is being answered, or the server asked to wait. */
   transmit() {
-    const action = this.inflight;
-    clearTimeout(this.retryTimer);
-    if (!action || !this.conn.open) {
-      if (action) action.sent = false;
-      return;
+    if (this.paused || this.joining || !this.conn.open) return;
+    for (const action of this.actions) {
+      if (action.token) continue;
+      const token = {};
+      action.token = token;
+      action.tries++;
+      const msg = action.kind === "move"
+        ? { type: "move", race: this.race, move: action.move, seq: action.seq }
+        : { type: "undo", race: this.race, seq: action.seq };
+      // The reply, a `state`, is taken in order with every message (applyState).
+      this.conn.request(msg).catch((err) => this.failed(action, token, err));
     }
-    action.sent = true;
-    action.tries++;
-    this.conn.request({ ...action.msg, seq: action.seq }).then(
-      (reply) => this.answered(action, reply),
-      (err) => this.failed(action, err),
-    );
   }
 
-  answered(action, reply) {
-    if (this.inflight !== action) return;
-    this.inflight = null;
-    const moved = reply?.type === "state" && reply.seq >= action.seq;
-    if (moved) {
-      this.dispatchEvent(new CustomEvent("accepted", {
-        detail: { kind: action.msg.type, move: action.msg.move, auto: action.auto },
-      }));
-    }
-    action.resolve(reply);
-    this.next();
-  }
-
-  failed(action, err) {
-    if (this.inflight !== action) return;
+  failed(action, token, err) {
+    const i = this.actions.indexOf(action);
+    if (i < 0 || action.token !== token) return; // rolled back, or sent again since
     if (err.code === "disconnected" || err.code === "offline" || err.code === "closed") {
-      action.sent = false; // the rejoin sends it again
+      action.token = null; // the rejoin sends it again
       this.changed();
       return;
     }
     if (err.code === "unavailable" || err.code === "rate_limited") {
-      // Nothing was applied; the same message with the same seq goes again a little later.
-      action.sent = false;
+      // Nothing was applied; this action and those behind it (refused as skipping ahead, or
+      // about to be) go again with the same seqs a little later.
+      for (const a of this.actions.slice(i)) a.token = null;
       action.waiting = err.code;
-      const delay = RETRY_MS[Math.min(action.tries - 1, RETRY_MS.length - 1)];
-      this.retryTimer = setTimeout(() => this.transmit(), delay);
+      this.paused = true;
+      clearTimeout(this.retryTimer);
+      this.retryTimer = setTimeout(() => this.resume(), RETRY_MS[Math.min(action.tries - 1, RETRY_MS.length - 1)]);
       this.changed();
       return;
     }
-    this.inflight = null;
-    if (!action.auto) this.reject({ code: err.code, message: err.message, move: action.msg.move });
-    if (err.code === "bad_seq") this.resync();
-    action.resolve(null);
-    this.next();
+    // Refused: back to the position before it, exactly; what was drawn after it goes too.
+    if (action.auto) this.autoRefused = `${action.seq}:${action.move}`; // not again by itself
+    this.rollback(i);
+    if (!action.auto || err.code !== "race_not_running") {
+      const message = err.code === "bad_seq"
+        ? "Your board was out of step with the server: here is its position." : err.message;
+      this.reject({ code: err.code, message, move: action.move });
+    }
+    // The server refused what this board took for legal: check this board against its own.
+    if (err.code === "bad_seq" || err.code === "illegal_move" || err.code === "internal") this.resync();
   }
 
-  /** After an answer: the premove if the new position allows it, else an auto-move. */
+  resume() {
+    clearTimeout(this.retryTimer);
+    this.paused = false;
+    this.transmit();
+  }
+
+  /** Take back the actions from index `i` on (refused, or built on one that was). */
+  rollback(i) {
+    const dropped = this.actions.splice(i);
+    const last = dropped.length === 1 ? dropped[0] : null;
+    this.setMotion(last?.kind === "move" ? reverse(last.move) : last?.undone ? parseMove(last.undone) : null);
+    for (const a of dropped) a.resolve(null);
+    this.cancelPremove();
+    this.changed();
+  }
+
+  /** After a position changed: the premove if it can be judged now, else an auto-move. */
   next() {
     const queued = this.queued;
-    this.queued = null;
-    if (queued && this.model.own && this.model.status === "running") {
-      if (queued.kind === "undo") {
-        this.act({ type: "undo", race: this.race }).then(queued.resolve);
-        return;
+    const pos = this.position;
+    if (queued && pos && this.live) {
+      const verdict = queued.kind === "undo" ? true : E.isLegal(pos, queued.move);
+      if (verdict !== null) {
+        this.queued = null;
+        if (verdict) {
+          (queued.kind === "undo" ? this.undo() : this.move(queued.move)).then(queued.resolve);
+          return;
+        }
+        this.dispatchEvent(new CustomEvent("premove-dropped", { detail: { move: queued.move } }));
+        queued.resolve(null);
+        this.changed();
       }
-      if ((this.model.own.legal || []).includes(queued.move)) {
-        this.act({ type: "move", race: this.race, move: queued.move }).then(queued.resolve);
-        return;
-      }
-      this.dispatchEvent(new CustomEvent("premove-dropped", { detail: { move: queued.move } }));
     }
-    queued?.resolve(null);
-    this.changed();
     this.maybeAutoMove();
   }
 
-  /** With the player's auto-move setting on, play the first of the server's `safe` moves,
-   * one at a time, through the same path as any move. */
+  /** With the player's auto-move setting on, play the first of the position's `safe` moves (the
+   * server's list, worked out here), one at a time, through the same path as any move. */
   maybeAutoMove() {
     clearTimeout(this.autoTimer);
-    if (!settings.get("autoMove") || this.inflight || this.queued) return;
+    if (!settings.get("autoMove") || this.queued || !this.live) return;
     const own = this.model.own;
-    if (!own?.safe?.length || this.model.status !== "running" || this.model.replaced) return;
+    if (!own?.safe?.length) return;
     const seq = own.seq;
     this.autoTimer = setTimeout(() => {
       const now = this.model.own;
-      if (this.inflight || this.queued || now.seq !== seq || !settings.get("autoMove")) return;
-      const text = (now.safe || []).find((t) => (now.legal || []).includes(t));
-      if (text) this.move(text, { auto: true });
+      if (this.queued || !now || now.seq !== seq || !settings.get("autoMove")) return;
+      const text = now.safe.find((t) => now.legal.includes(t));
+      if (text && this.autoRefused !== `${now.seq + 1}:${text}`) this.move(text, { auto: true });
     }, AUTO_MOVE_DELAY_MS);
   }
 
@@ -363,6 +459,7 @@ export class RaceSession extends EventTarget {
   }
 
   changed() {
+    this.refreshOwn();
     this.dispatchEvent(new Event("change"));
   }
 
@@ -372,7 +469,7 @@ export class RaceSession extends EventTarget {
       const was = this.model.service;
       this.model.service = msg.status;
       // Saving works again: what waited for it goes now rather than at its next retry.
-      if (was === "degraded" && msg.status === "ok" && this.inflight && !this.inflight.sent) this.transmit();
+      if (was === "degraded" && msg.status === "ok" && this.paused) this.resume();
       this.changed();
       return;
     }
@@ -478,26 +575,122 @@ export class RaceSession extends EventTarget {
     if (m.status === "finished" && !m.overAt) m.overAt = s.finished_at ?? s.now ?? null;
   }
 
+  /** A `state`: the server's verdict on the racer's actions, in the order they were sent. A full
+   * one (with `board`) is the server's position: at the race start, after a (re)join, or for a
+   * seq sent again that was already applied. A lean one (`lean: true`) names only the cards the
+   * action turned face up: this board works out the rest. Either confirms every action up to its
+   * `seq`. */
   applyState(st) {
+    if (st.board) this.fullState(st);
+    else if (st.lean) this.leanState(st);
+    else return;
+    this.changed();
+    this.next();
+  }
+
+  fullState(st) {
     const m = this.model;
-    if (m.own && st.seq < m.own.seq) return;
-    m.own = {
-      seq: st.seq, board: st.board, legal: st.legal || [], safe: st.safe || [], progress: st.progress,
-    };
-    const me = m.players.get(m.you);
-    if (me) {
-      me.progress = st.progress;
-      me.board = st.board;
+    const S = st.seq;
+    const i = this.actions.findIndex((a) => a.seq === S);
+    let ours = S === this.baseSeq ? this.base : i >= 0 ? this.actions[i].after : null;
+    let told = null;
+    if (ours) {
+      // The cards this board still awaits lie in the server's board at the same places.
+      const turned = E.awaited(ours);
+      if (turned.length) {
+        const cards = turned.map((t) => ({ ...t, card: pileCards(st.board, t.pile)?.[t.index] ?? null }));
+        told = { turned, cards };
+        ours = E.reveal(ours, turned, cards);
+      }
     }
+    const agrees = ours && sameBoard(E.board(ours), st.board)
+      && (!st.legal?.length || sameList(E.legal(ours) || [], st.legal));
+    const confirmed = this.actions.splice(0, i + 1);
+    if (agrees) {
+      this.base = ours;
+      if (told) for (const a of this.actions) if (a.after) a.after = E.reveal(a.after, told.turned, told.cards);
+    } else {
+      if (ours) this.diverged("full state", st, ours);
+      this.base = E.fromState(st.board.game || m.game, st.board);
+      this.complete = S === 0;
+      // What was drawn after it was built on another position: the server's answers to it
+      // (refusals, or states of seqs this board no longer has) are ignored or resync.
+      for (const a of this.actions.splice(0)) a.resolve(a.seq <= S ? st : null);
+      this.cancelPremove();
+      this.setMotion(null);
+    }
+    this.baseSeq = S;
+    for (const a of confirmed) a.resolve(st);
     // Everyone starts from the same deal: until an opponent's own board arrives, show the deal.
-    if (st.seq === 0) {
+    if (S === 0) {
       for (const p of m.players.values()) {
         if (!p.board) p.board = st.board;
         // A lobby snapshot counts 0 cards home; a deal may start with one (Quadruple Canfield).
         if (!p.progress || !p.progress.moves) p.progress = { ...st.progress, moves: 0 };
       }
     }
-    if (!this.inflight) queueMicrotask(() => this.maybeAutoMove());
+  }
+
+  leanState(st) {
+    const S = st.seq;
+    const i = this.actions.findIndex((a) => a.seq === S);
+    if (i < 0 || !this.base) {
+      if (S > this.baseSeq) this.resync(); // an answer this board cannot place: fetch the position
+      return;
+    }
+    const action = this.actions[i];
+    if (!action.after) {
+      // An undo this board could not work out: the server's position comes with a rejoin.
+      this.resync();
+      return;
+    }
+    const cards = st.turned || [];
+    for (const a of this.actions.slice(i)) if (a.after) a.after = E.reveal(a.after, action.turned, cards);
+    const confirmed = this.actions.splice(0, i + 1);
+    this.base = confirmed.at(-1).after;
+    this.baseSeq = S;
+    for (const a of confirmed) a.resolve(st);
+    if (E.awaitsReveal(this.base) || E.progress(this.base).foundation !== st.progress?.foundation) {
+      this.diverged("lean state", st, this.base);
+      this.resync();
+    }
+  }
+
+  diverged(what, st, pos) {
+    this.divergences++;
+    if (DEV) console.warn(`solrace: this board did not match the server's ${what} (seq ${st.seq})`, E.position(pos), st);
+  }
+
+  /** Work out `model.own` (what the pages draw of the racer's own game) from the position drawn:
+   * {seq, confirmed, board, legal, safe, progress, awaiting} — the fields of the server's `state`,
+   * `confirmed` the seq the server confirmed, `awaiting` while a card it turned up is not known
+   * (legal and safe are then empty, and the board takes premoves). */
+  refreshOwn() {
+    const m = this.model;
+    if (!this.base) return;
+    let shown = this.position;
+    if (!shown) shown = [...this.actions].reverse().find((a) => a.after)?.after ?? this.base;
+    const live = this.live;
+    const seq = this.seq;
+    const key = this.shown;
+    if (!key || key.pos !== shown || key.live !== live || key.seq !== seq || key.confirmed !== this.baseSeq) {
+      const legal = this.position ? E.legal(shown) : null;
+      m.own = {
+        seq,
+        confirmed: this.baseSeq,
+        board: key?.pos === shown ? m.own.board : E.board(shown),
+        legal: live && legal ? legal : [],
+        safe: live && legal ? E.safe(shown, legal) : [],
+        progress: { ...E.progress(shown), moves: seq },
+        awaiting: legal === null,
+      };
+      this.shown = { pos: shown, live, seq, confirmed: this.baseSeq };
+    }
+    const me = m.players.get(m.you);
+    if (me && m.role === "racer") {
+      me.progress = m.own.progress;
+      me.board = m.own.board;
+    }
   }
 
   player(id) {
@@ -633,4 +826,26 @@ function emptyModel(race) {
     rematch: null,
     ratings: null, // the `ratings` message once the race is scored: {rated, game, changes: [...]}
   };
+}
+
+/** The move that takes back "a>b/n": {from: b, to: a, count: n} (null for the stock's moves). */
+function reverse(text) {
+  const mv = text ? parseMove(text) : null;
+  if (!mv || mv.from === "s" || mv.to === "s") return null;
+  return { from: mv.to, to: mv.from, count: mv.count };
+}
+
+function pileCards(board, pile) {
+  return board.piles.find((p) => p.pile === pile)?.cards;
+}
+
+/** Two boards show the same cards in the same places (and the same base rank). */
+function sameBoard(a, b) {
+  if (a.base !== undefined && b.base !== undefined && String(a.base) !== String(b.base)) return false;
+  if (a.piles.length !== b.piles.length) return false;
+  return a.piles.every((p) => sameList(p.cards, pileCards(b, p.pile) || null));
+}
+
+function sameList(a, b) {
+  return !!b && a.length === b.length && a.every((x, i) => x === b[i]);
 }

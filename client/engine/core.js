@@ -162,6 +162,20 @@ export function positionText(pos) {
   return parts.join(" ");
 }
 
+/** The face-up cards of the position that are not known yet, as play() lists them in `turned`:
+ * [{pile, index, id}], places in this position. */
+export function awaited(pos) {
+  const { rules, piles, down } = pos;
+  const out = [];
+  for (let p = 0; p < piles.length; p++) {
+    const pile = piles[p];
+    for (let i = down[p]; i < pile.length; i++) {
+      if (pile[i] < 0) out.push({ pile: rules.ids[p], index: i, id: pile[i] });
+    }
+  }
+  return out;
+}
+
 /** True when a face-up card of the position is not known yet (a move turned it up). */
 export function awaitsReveal(pos) {
   const { piles, down } = pos;

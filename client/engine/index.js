@@ -13,11 +13,12 @@
 //   undo(pos)                  the position before the last move, exactly; null if none
 //   refusal(pos, text)         why not legal, in the server's words; null if legal
 //   isLegal(pos, text)         true / false / null (depends on a card awaiting reveal)
+//   awaited(pos)               the face-up cards not known yet: [{pile, index, id}], as `turned`
 //   board(pos), position(pos), moves(pos), awaitsReveal(pos), GAMES, rulesOf(game), IllegalMoveError
 
 import { parseMove, moveText } from "../moves.js";
 import {
-  awaitsReveal, board, generate, positionFromBoard, positionFromText, positionText,
+  awaited, awaitsReveal, board, generate, positionFromBoard, positionFromText, positionText,
 } from "./core.js";
 import { apply, moveList, reveal, undo } from "./play.js";
 import { quadrupleCanfield } from "./quadruple-canfield.js";
@@ -25,7 +26,7 @@ import { WAIT, judge, parseStrict } from "./refusal.js";
 import { scotch } from "./scotch.js";
 import { yukon } from "./yukon.js";
 
-export { awaitsReveal, board, moveText, parseMove, reveal, undo };
+export { awaited, awaitsReveal, board, moveText, parseMove, reveal, undo };
 
 const RULES = new Map([scotch, quadrupleCanfield, yukon].map((r) => [r.name, r]));
 

@@ -297,16 +297,16 @@ function racePart(race, session, model, autojoin) {
     const own = model.own;
     const done = !!(me.finished || me.resigned);
     const live = running && !done && !model.replaced;
-    const inflight = session.inflight;
+    const pending = session.pendingMove;
     hint.update(model, live && model.connection === "open"); // first: a spent hint leaves the board
     ownView.set({
       board: running || own?.seq ? own?.board ?? null : null,
       legal: own?.legal || [],
       disabled: !live,
-      premove: !!inflight,
-      pending: inflight?.msg.type === "move" ? inflight.msg.move : null,
+      premove: !!own?.awaiting, // a card the last move turned up is on its way: picks are premoves
       queued: session.queued?.kind === "move" ? session.queued.move : null,
       hint: live ? hint.move : null,
+      motion: session.motion,
     });
     ownView.schedule.flush(); // this render is already in a frame: draw the board in it too
     const base = model.game === "quadruple-canfield" ? ownView.baseRank : null;
@@ -319,7 +319,7 @@ function racePart(race, session, model, autojoin) {
       replace(legalList, (own?.legal || []).map((t) => h("option", { value: t })));
     }
     undoBtn.hidden = !model.options?.undo;
-    undoBtn.disabled = !live || !own || (own.seq === 0 && !inflight);
+    undoBtn.disabled = !live || !own || own.seq === 0;
     resignBtn.disabled = !live || model.connection !== "open";
     moveInput.disabled = !live;
     actionLine.textContent = actionText(session, model);
@@ -331,7 +331,8 @@ function racePart(race, session, model, autojoin) {
     else if (me.resigned) setBanner("bad", "You resigned. The others race on.");
     else if (model.connection === "offline") setBanner("warn", "You are offline — play resumes by itself when the network is back.");
     else if (model.connection !== "open" && model.connection !== "connecting") setBanner("warn", "Connection lost — reconnecting…");
-    else if (running && own && !own.legal.length && !inflight) setBanner("warn", "No moves left. Undo if you can, or resign.");
+    else if (running && own && !own.legal.length && !own.awaiting && !pending
+      && own.progress.foundation < own.progress.total) setBanner("warn", "No moves left. Undo if you can, or resign.");
     else if (session.claimable()) setBanner("warn", "Everyone else still racing has been offline for a minute.", claimBtn);
     else setBanner("", "");
 
@@ -373,8 +374,9 @@ function racePart(race, session, model, autojoin) {
     const mv = move ? parseMove(move) : null;
     if (mv) ownView.flash(mv.to === "w" || mv.to === "s" ? mv.from : mv.to, text);
   });
-  session.addEventListener("accepted", (e) => {
-    const mv = e.detail.move ? parseMove(e.detail.move) : null;
+  session.addEventListener("played", (e) => {
+    message.textContent = ""; // the next action clears the last refusal (not a resync after it)
+    const mv = e.detail.kind === "move" && e.detail.move ? parseMove(e.detail.move) : null;
     play(mv?.to.startsWith("f") ? "home" : "move");
   });
   session.addEventListener("premove-dropped", (e) => {
@@ -387,15 +389,6 @@ function racePart(race, session, model, autojoin) {
     if (e.detail.player !== model.you) return;
     finishMoment.show(e.detail);
     play("finish");
-  });
-  let lastSeq = -1;
-  session.addEventListener("change", () => {
-    // A new accepted state clears the last rejection message.
-    const seq = model.own?.seq ?? -1;
-    if (seq !== lastSeq) {
-      lastSeq = seq;
-      message.textContent = "";
-    }
   });
 
   // Keys anywhere on the page (outside text fields) drive the board.
@@ -432,16 +425,18 @@ function racePart(race, session, model, autojoin) {
   };
 }
 
-/** What the player's own moves are doing, when it is worth saying: on its way for a while,
- * waiting for the connection or for the server's storage, a premove queued. */
+/** What the player's own moves are doing, when it is worth saying: drawn but waiting for the
+ * connection or for the server's storage, a premove queued. */
 function actionText(session, model) {
-  const action = session.inflight;
+  const waiting = session.actions.filter((a) => !a.token);
   const queued = session.queued;
   const parts = [];
-  if (action) {
-    const what = action.msg.type === "undo" ? "Your undo" : `Your move ${action.msg.move}`;
-    if (!action.sent && model.connection !== "open") parts.push(`${what} will be sent when the connection is back.`);
-    else if (!action.sent && action.waiting) parts.push(`${what} could not be saved yet — trying again.`);
+  if (waiting.length) {
+    const first = waiting[0];
+    const what = waiting.length > 1 ? `Your ${waiting.length} moves`
+      : first.kind === "undo" ? "Your undo" : `Your move ${first.move}`;
+    if (model.connection !== "open") parts.push(`${what} will be sent when the connection is back.`);
+    else if (session.paused) parts.push(`${what} could not be saved yet — trying again.`);
   }
   if (queued) {
     const mv = queued.kind === "move" ? parseMove(queued.move) : null;

@@ -66,17 +66,26 @@ class Pages:
 
 # ------------------------------------------------------------------------- reading boards
 def own_legal(page: Any) -> list[str]:
-    """The legal moves of the racer's latest ``state`` (exposed on ``window.solrace``)."""
+    """The legal moves of the racer's board as drawn (exposed on ``window.solrace``)."""
     return page.evaluate("window.solrace.session.model.own?.legal ?? []")
 
 
 def own_seq(page: Any) -> int:
+    """The actions the racer's board as drawn counts (some may await the server's answer)."""
     return page.evaluate("window.solrace.session.model.own?.seq ?? -1")
 
 
+SETTLE = """async () => {
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const flying = [...document.querySelectorAll(".card.flying")].flatMap((c) => c.getAnimations());
+  await Promise.all(flying.map((a) => a.finished.catch(() => null)));
+}"""
+
+
 def settle(page: Any) -> None:
-    """Let pending redraws (one animation frame each) happen."""
-    page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    """Let pending redraws (one animation frame each) happen, and cards sliding to their new
+    place (board.js, at most 120 ms) land there."""
+    page.evaluate(SETTLE)
 
 
 RECORD_TOASTS = """() => {
@@ -103,8 +112,11 @@ def wait_toast(page: Any, pattern: str, timeout: int = WAIT_MS) -> None:
 
 
 def wait_seq(page: Any, seq: int, timeout: int = WAIT_MS) -> None:
-    """Wait until the racer's state counts ``seq`` actions and the board shows it."""
-    page.wait_for_function(f"window.solrace.session.model.own?.seq === {seq}", timeout=timeout)
+    """Wait until the server has confirmed ``seq`` actions of the racer, nothing more is drawn,
+    and the board shows it."""
+    page.wait_for_function(
+        f"(o => o?.seq === {seq} && o.confirmed === {seq})(window.solrace.session.model.own)",
+        timeout=timeout)
     settle(page)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import solrules
 
-from tests.client.helpers import WAIT_MS, Bot, Pages, create_race, screenshot, settle
+from tests.client.helpers import WAIT_MS, Bot, Pages, create_race, screenshot, settle, wait_seq
 
 NewBot = Callable[[], Bot]
 
@@ -79,8 +79,7 @@ def test_a_card_turned_up_by_a_bot_is_a_back_for_the_others(
     # still racing, so both pages show it.
     racer.fill("#move-input", move)
     racer.press("#move-input", "Enter")
-    racer.wait_for_function("window.solrace.session.model.own?.seq === 1", timeout=WAIT_MS)
-    settle(racer)
+    wait_seq(racer, 1)  # drawn at once; the card it turns up comes with the server's answer
     assert top_of(racer, "own", src) == card
     for page in (racer, watcher):
         page.wait_for_function(

@@ -1,6 +1,7 @@
 """Live on a bad network: a connection that dies silently is noticed within seconds, the page
 says so, reconnects by itself and sends the pending move again with the same ``seq`` (applied
-exactly once); premoves are queued while a move is in flight; a server that cannot save answers
+exactly once); moves made while others travel are drawn at once and go in order, and a move that
+depends on a card not shown yet waits as a premove; a server that cannot save answers
 ``unavailable``, the page says so in a banner and the move goes through once saving works again."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import solrules
 
 from tests.client.conftest import start_server
 from tests.client.helpers import (
@@ -20,6 +22,7 @@ from tests.client.helpers import (
     Pages,
     both_widths,
     one_card_moves,
+    own_cards,
     own_legal,
     own_seq,
     race_with_bot,
@@ -70,7 +73,8 @@ def test_a_silent_network_drop_is_noticed_and_the_move_goes_through_once(
     page.wait_for_selector(".banner-warn >> text=/offline|reconnecting/i")
     page.wait_for_selector(
         f'.action-line >> text="Your move {move} will be sent when the connection is back."')
-    assert own_seq(page) == seq  # the client never applies a move itself
+    assert own_seq(page) == seq + 1  # drawn at once...
+    assert confirmed(page) == seq  # ...and not confirmed
     both_widths(page, "network-offline")
     # The network comes back: the move goes through by itself, once.
     page.context.set_offline(False)
@@ -79,6 +83,11 @@ def test_a_silent_network_drop_is_noticed_and_the_move_goes_through_once(
     page.wait_for_selector(".action-line", state="hidden")
     assert server_moves(pages.base, race) == seq + 1
     assert page.evaluate("window.solrace.session.inflight") is None
+
+
+def confirmed(page: Any) -> int:
+    """The actions of the racer the server has confirmed, as the page knows."""
+    return page.evaluate("window.solrace.session.model.own.confirmed")
 
 
 def test_a_socket_that_goes_quiet_is_given_up_and_the_lost_reply_is_not_a_second_move(
@@ -127,45 +136,115 @@ HOLD_MOVES = """() => {
 }"""
 
 
-def test_a_premove_is_queued_while_a_move_is_in_flight(pages: Pages, new_bot: NewBot) -> None:
+def uncovering(game: solrules.Game, premove_legal: bool) -> tuple[str, str] | None:
+    """A Yukon move that uncovers a face-down card, and a one-card move onto that card that is
+    (or is not) legal once the card is shown: (move, premove)."""
+    board = {p["pile"]: p["cards"] for p in game.board()["piles"]}
+    for move in game.legal_moves():
+        src, dst = move.text().split("/")[0].split(">")
+        if not src.startswith("t") or move.count != sum(c is not None for c in board[src]):
+            continue
+        if None not in board[src]:
+            continue
+        after = game.copy()
+        after.push(move)
+        legal = set(after.legal_by_text())
+        for pile, cards in board.items():
+            if pile in (src, dst) or not pile.startswith("t") or not cards:
+                continue
+            if (f"{pile}>{src}" in legal) == premove_legal:
+                return move.text(), f"{pile}>{src}"
+    return None
+
+
+def yukon_premoves() -> tuple[int, list[tuple[str, str]]]:
+    """A Yukon deal with three uncovering moves in a row: the first one's premove is legal
+    once the card is shown (and played), the next two's are not."""
+    for seed in range(1, 500):
+        game = solrules.new_game("yukon", seed)
+        found = []
+        for want in (True, False, False):
+            pair = uncovering(game, want)
+            if pair is None:
+                break
+            found.append(pair)
+            game.push_text(pair[0])
+            if want:
+                game.push_text(pair[1])
+        if len(found) == 3:
+            return seed, found
+    raise AssertionError("no such deal")
+
+
+def test_moves_in_flight_are_drawn_at_once_and_go_in_order(pages: Pages, new_bot: NewBot) -> None:
     page, race = race_with_bot(pages, new_bot(), seed=str(scotch_seed_with_foundation_moves()))
     first, second = independent_pair(own_legal(page))
+    cards = {m: own_cards(page)[m.split(">")[0]][-1] for m in (first, second)}
     page.evaluate(HOLD_MOVES)
     click_to(page, first)
-    # While the first move travels, the second is picked and shown as queued.
+    # While the first move travels, the second is played on the board it left: both are drawn.
     click_to(page, second)
-    src, dst = second.split(">")
+    for move, card in cards.items():
+        assert own_cards(page)[move.split(">")[1]][-1] == card
+    assert page.evaluate("window.solrace.session.actions.length") == 2
+    assert confirmed(page) == 0 and server_moves(pages.base, race) == 0
+    # The replies come, in order: both confirmed, each applied once.
+    page.evaluate("window.releaseMoves(false)")
+    wait_seq(page, 2)
+    assert server_moves(pages.base, race) == 2
+    assert page.evaluate("window.solrace.session.divergences") == 0
+
+
+def test_a_move_that_depends_on_a_hidden_card_waits_as_a_premove(
+    pages: Pages, new_bot: NewBot
+) -> None:
+    seed, ((move, premove), (move2, bad), (move3, third)) = yukon_premoves()
+    page, race = race_with_bot(pages, new_bot(), game="yukon", seed=str(seed))
+    page.evaluate(HOLD_MOVES)
+
+    def typed(text: str) -> None:
+        page.fill("#move-input", text)
+        page.press("#move-input", "Enter")
+
+    # The move uncovers a card only the server can name: until it does, the board takes
+    # premoves, and one onto that card waits.
+    typed(move)
+    src, dst = premove.split(">")
+    page.wait_for_function(
+        """(pile) => [...document.querySelectorAll(
+             `[data-board="own"] [data-pile="${pile}"] .card`)].at(-1).matches(".down")""",
+        arg=dst)
+    assert page.evaluate("window.solrace.session.model.own.awaiting")
+    click_to(page, premove)
     page.wait_for_selector(f'[data-board="own"] [data-pile="{src}"] .card.premove')
     page.wait_for_selector(f'[data-board="own"] [data-pile="{dst}"].premove-target')
-    page.wait_for_selector(f'.action-line >> text=/^Premove: {second}/')
+    page.wait_for_selector(f'.action-line >> text=/^Premove: {premove}/')
     both_widths(page, "premove-queued")
-    # The reply comes, the premove is still legal: it is sent at once without another click.
+    # The card comes; the premove is legal on it: played at once without another click.
     page.evaluate("window.releaseMoves(false)")
-    page.wait_for_function("window.solrace.session.model.own?.seq === 2", timeout=WAIT_MS * 2)
+    wait_seq(page, 2, timeout=WAIT_MS * 2)
     assert server_moves(pages.base, race) == 2
     page.wait_for_selector(".card.premove", state="detached")
-    # A premove the new position does not allow is dropped, and the page says so.
+    # A premove the new card does not allow is dropped, and the page says so.
     page.evaluate("window.releaseMoves(true)")  # hold the next move again
-    third = one_card_moves(own_legal(page))[0]
-    click_to(page, third)
-    page.fill("#move-input", "t1>t1")
-    page.press("#move-input", "Enter")
-    page.wait_for_selector('.action-line >> text=/Premove: t1>t1/')
+    typed(move2)
+    click_to(page, bad)
+    page.wait_for_selector(f'.action-line >> text=/Premove: {bad}/')
     page.evaluate("window.releaseMoves(true)")
     page.wait_for_selector('.flash >> text="Premove cancelled"', timeout=WAIT_MS * 2)
-    page.wait_for_selector('#announce-polite >> text=/Premove t1>t1 cancelled/', state="attached")
-    assert own_seq(page) == 3
+    page.wait_for_selector(f'#announce-polite >> text=/Premove {bad} cancelled/', state="attached")
+    wait_seq(page, 3)
     # Escape forgets a premove before it goes.
-    fourth = one_card_moves(own_legal(page))[0]
-    click_to(page, fourth)
-    page.fill("#move-input", "t2>t2")
-    page.press("#move-input", "Enter")
-    page.wait_for_selector('.action-line >> text=/Premove: t2>t2/')
+    typed(move3)
+    click_to(page, third)
+    page.wait_for_selector(f'.action-line >> text=/Premove: {third}/')
     page.locator('[data-board="own"] [data-pile="t1"]').focus()
     page.keyboard.press("Escape")
     assert page.evaluate("window.solrace.session.queued") is None
     page.evaluate("window.releaseMoves(false)")
-    page.wait_for_function("window.solrace.session.model.own?.seq === 4", timeout=WAIT_MS * 2)
+    wait_seq(page, 4, timeout=WAIT_MS * 2)
+    assert server_moves(pages.base, race) == 4
+    assert page.evaluate("window.solrace.session.divergences") == 0
 
 
 # ---------------------------------------------------------------- a server that cannot save
@@ -191,12 +270,12 @@ def test_a_move_the_server_cannot_save_waits_and_goes_through_later(
         # The write fails: the server answers `unavailable` and tells everyone it is degraded.
         page.wait_for_selector("#service >> text=/Saving moves is unavailable right now/")
         page.wait_for_selector('.action-line >> text=/could not be saved yet/')
-        assert own_seq(page) == 0
+        assert own_seq(page) == 1 and confirmed(page) == 0  # drawn, not saved
         both_widths(page, "service-degraded")
         filler.unlink()
         # Saving works again: the banner goes, and the same move (same seq) is applied, once.
         page.wait_for_selector("#service", state="hidden", timeout=WAIT_MS * 2)
-        page.wait_for_function("window.solrace.session.model.own?.seq === 1", timeout=WAIT_MS * 2)
+        wait_seq(page, 1, timeout=WAIT_MS * 2)
         assert server_moves(base, race) == 1
         assert pages.errors == [], "JavaScript errors in the browser"
     finally:

@@ -48,7 +48,7 @@ def test_a_race_under_the_pages_security_policy(pages: Pages, server: str, new_b
 def test_a_second_tab_takes_the_race_and_the_first_says_so(
     pages: Pages, server: str, new_bot: NewBot
 ) -> None:
-    from tests.client.helpers import create_race, own_legal, wait_seq
+    from tests.client.helpers import create_race, own_cards, own_legal, wait_seq
 
     created = create_race(server, players=2)
     race = created["race"]
@@ -73,4 +73,5 @@ def test_a_second_tab_takes_the_race_and_the_first_says_so(
     first.click("#take-over")  # back to the first tab: now the second one says so
     second.wait_for_selector("#take-over", timeout=WAIT_MS)
     wait_seq(first, 1)
-    assert own_legal(first) == own_legal(second)
+    assert own_cards(first) == own_cards(second)
+    assert own_legal(first) and own_legal(second) == []  # only the tab that plays it moves
