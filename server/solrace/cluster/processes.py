@@ -215,11 +215,12 @@ class Cluster:
             task.cancel()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.store.flushed(), 2)
-        for unit in list(self.store.epochs):
-            with contextlib.suppress(Exception):
-                await self.store.release(unit)
+        # All at once, and not for long: a unit not let go lapses within LEASE_MS anyway.
         with contextlib.suppress(Exception):
-            await self.store.client.delete(proc_key(self.pid, "alive"))
+            await asyncio.wait_for(asyncio.gather(
+                *(self.store.release(unit) for unit in list(self.store.epochs)),
+                self.store.client.delete(proc_key(self.pid, "alive")),
+                return_exceptions=True), 2)
 
     def _lost_lease(self, unit: str, epoch: int) -> None:
         """The keeper found a lease gone (in the loop)."""
