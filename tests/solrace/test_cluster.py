@@ -421,6 +421,44 @@ async def keep_moving(client: RaceClient, race: str, rng: random.Random, acked: 
         await asyncio.sleep(0.01)
 
 
+class Movers:
+    """Ann on p1 (the race's owner) and Bob on p2 keep moving (:func:`keep_moving`) until
+    :meth:`stop_and_compare`, which checks that the race's log holds exactly the moves each
+    was acknowledged, in order."""
+
+    def __init__(self, host: RaceClient, race: str, ann: RaceClient, bob: RaceClient) -> None:
+        self.host, self.race, self.ann, self.bob = host, race, ann, bob
+        self.acked: dict[str, list[str]] = {"ann": [], "bob": []}
+        self.stop = asyncio.Event()
+        self.tasks = [asyncio.ensure_future(keep_moving(c, race, random.Random(i),
+                                                        self.acked[n], self.stop))
+                      for i, (n, c) in enumerate((("ann", ann), ("bob", bob)))]
+
+    @classmethod
+    async def start(cls, p1: Solrace, p2: Solrace, seed: int) -> Movers:
+        host = await RaceClient.connect(p1.url)
+        created = await host.create("scotch", players=2, seed=seed, time_limit=600)
+        race = created["race"]
+        ann, bob = await racing(race, created["host_token"], host, p1.url, p2.url)
+        return cls(host, race, ann, bob)
+
+    async def stop_and_compare(self, where: Solrace, at_least: tuple[int, int]
+                               ) -> dict[str, Any]:
+        self.stop.set()
+        async with asyncio.timeout(T * 6):
+            await asyncio.gather(*self.tasks)
+        assert len(self.acked["ann"]) > at_least[0] and len(self.acked["bob"]) > at_least[1]
+        await self.ann.resign(self.race)
+        await self.bob.resign(self.race)
+        summary: dict[str, Any] = await asyncio.to_thread(
+            http_json, f"{where.http}/api/races/{self.race}")
+        assert [p["moves"] for p in summary["players"]] == [self.acked["ann"],
+                                                             self.acked["bob"]]
+        for client in (self.host, self.ann, self.bob):
+            await client.close()
+        return summary
+
+
 @pytest.mark.parametrize("stall", [3.0, 7.0])
 async def test_a_stalled_redis_loses_and_duplicates_nothing(
     redis: RedisServer, procs: Any, stall: float
@@ -430,33 +468,18 @@ async def test_a_stalled_redis_loses_and_duplicates_nothing(
     on (SIGCONT). Every acknowledged move is in the race's log once, in order, and nothing
     else is."""
     p1, p2 = await procs(redis.url), await procs(redis.url)
-    host = await RaceClient.connect(p1.url)
-    created = await host.create("scotch", players=2, seed=99, time_limit=600)
-    race = created["race"]
-    ann, bob = await racing(race, created["host_token"], host, p1.url, p2.url)
-    acked: dict[str, list[str]] = {"ann": [], "bob": []}
-    stop = asyncio.Event()
-    movers = [asyncio.ensure_future(keep_moving(c, race, random.Random(i), acked[n], stop))
-              for i, (n, c) in enumerate((("ann", ann), ("bob", bob)))]
+    movers = await Movers.start(p1, p2, seed=99)
+    acked = movers.acked
     await asyncio.sleep(1.0)
     assert redis.proc is not None
     redis.proc.send_signal(signal.SIGSTOP)
     await asyncio.sleep(stall)
     redis.proc.send_signal(signal.SIGCONT)
     await asyncio.sleep(3.0)  # moving on after it came back
-    stop.set()
-    async with asyncio.timeout(T * 6):
-        await asyncio.gather(*movers)
-    assert len(acked["ann"]) > 10 and len(acked["bob"]) > 10
-    await ann.resign(race)
-    await bob.resign(race)
-    summary = await asyncio.to_thread(http_json, f"{p2.http}/api/races/{race}")
-    assert [p["moves"] for p in summary["players"]] == [acked["ann"], acked["bob"]]
+    summary = await movers.stop_and_compare(p2, at_least=(10, 10))
     # After a failover rebuild the race must be where the acknowledged moves left it too.
     for p, moves in zip(summary["players"], (acked["ann"], acked["bob"]), strict=True):
         assert p["progress"]["moves"] == len(moves)
-    for client in (host, ann, bob):
-        await client.close()
 
 
 async def test_healthz_says_when_this_process_cannot_reach_redis(
@@ -569,14 +592,8 @@ async def test_a_paused_owner_writes_nothing_after_it_wakes(
     never in the log), and it hands them on. Every acknowledged move is in the log once, in
     order, and nothing else is: no split brain."""
     p1, p2 = await procs(redis.url), await procs(redis.url)
-    host = await RaceClient.connect(p1.url)
-    created = await host.create("scotch", players=2, seed=7, time_limit=600)
-    race = created["race"]
-    ann, bob = await racing(race, created["host_token"], host, p1.url, p2.url)
-    acked: dict[str, list[str]] = {"ann": [], "bob": []}
-    stop = asyncio.Event()
-    movers = [asyncio.ensure_future(keep_moving(c, race, random.Random(i), acked[n], stop))
-              for i, (n, c) in enumerate((("ann", ann), ("bob", bob)))]
+    movers = await Movers.start(p1, p2, seed=7)
+    acked = movers.acked
     await asyncio.sleep(1.0)
     assert p1.proc is not None
     p1.proc.send_signal(signal.SIGSTOP)
@@ -588,13 +605,4 @@ async def test_a_paused_owner_writes_nothing_after_it_wakes(
     finally:
         p1.proc.send_signal(signal.SIGCONT)
     await asyncio.sleep(3.0)  # ann's requests, queued at p1 while it slept, are handed on
-    stop.set()
-    async with asyncio.timeout(T * 6):
-        await asyncio.gather(*movers)
-    assert len(acked["ann"]) > 5 and len(acked["bob"]) > 10
-    await ann.resign(race)
-    await bob.resign(race)
-    summary = await asyncio.to_thread(http_json, f"{p2.http}/api/races/{race}")
-    assert [p["moves"] for p in summary["players"]] == [acked["ann"], acked["bob"]]
-    for client in (host, ann, bob):
-        await client.close()
+    await movers.stop_and_compare(p2, at_least=(5, 10))
