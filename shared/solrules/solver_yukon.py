@@ -10,17 +10,28 @@ height per suit. Dominance (see :func:`solrules.solve`):
   move is played alone.
 - the moves of a King with what lies on it into an empty column are tried into one empty column
   only (empty columns are interchangeable).
-- **hops**: moving cards whose bottom card x lies on its natural place y (face up, one rank
-  higher, other colour) only uncovers y. Take a shortest winning line and a hop in it: moves
-  that touch neither column commute with it, and the first move after it that touches one of
-  them is either y going home, or the other card of x's rank and colour (x') going onto y, or
-  can be swapped with the hop (y moving, with or without cards under it: move it with the hop's
-  cards first; cards put on the moved ones or taken from them: do that before the hop). So the
-  hop can always be moved up to a move of the first two kinds, and at that moment x' is face up,
-  or every card of y's suit below y is home or among the moved cards (any other would have to
-  go home first, by a move the hop commutes with). A hop is tried only then.
-- **emptying a column** only pays when a King (face up, with cards under it) goes into it; the
-  same argument shows that such a King must be face up when the column is emptied.
+- **hops**: moving cards G (bottom card x, top card t) from column A, where x lies on its
+  natural place y (face up, one rank higher, other colour), onto z, the top of column B, only
+  uncovers y. Take a shortest winning line and a hop in it. Moves that touch neither column
+  commute with it. Look at the first later move that touches A or B:
+  (a) y going home; (b) x' (the other card of x's rank and colour) going onto y, from anywhere
+  (if it lay under z in B, x' was face up all the same); (c) cards v…y of A (v face up, under
+  y) going onto G's top card t: no reordering does that without the hop;
+  (d) anything else, which can be swapped with the hop: cards put on G or taken from G (do it
+  before the hop, on or from A); y moving, with or without cards under it, anywhere but onto t
+  (move it with G on it first, then hop from there); z moving with cards under it (move it
+  first, then hop onto it); G moving on (one move from A instead: shorter, so not in a
+  shortest line); x moving back onto y (the two cancel: shorter). So the hop can be moved up to
+  just before a move of kind (a), (b) or (c), in a line as short, and at that moment: y's suit
+  has every card below y home (a), or x' is face up (b), or a face-up card under y fits on t
+  (c). A hop is tried only then (also when every card below y of its suit is home or in G,
+  which allows more). Issue 20: the proof had left out (c), and the rule cut the only wins of
+  some positions (``YUKON_HOP_FOLLOWED`` in the tests).
+- **emptying a column**: moving every card of column A (all face up) onto z only empties A.
+  As for hops, the first later move that touches A or B is either a King going into A (face
+  up, and with cards under it: a whole column never moves into a space), or it can be swapped
+  with the emptying move or cancels it. So emptying a column is tried only while some face-up
+  King has cards under it.
 """
 
 from __future__ import annotations
@@ -235,7 +246,8 @@ class YukonEngine:
                             up = self._face_up()
                         if not (score or up[_TWIN[x]]
                                 or all(c in col[i:] for c in range(bs * 13 + found[bs],
-                                                                   below))):
+                                                                   below))
+                                or _lifts_onto(col, d, i, col[-1])):
                             continue
                         score -= 20
                 m = a | (n - i) << 8
@@ -261,6 +273,14 @@ class YukonEngine:
                 if RANK_OF[col[i]] == KING:
                     return True
         return False
+
+
+def _lifts_onto(col: list[int], d: int, i: int, top: int) -> bool:
+    """Whether a face-up card lying under ``col[i - 1]`` (from ``col[d]`` to ``col[i - 2]``)
+    fits on ``top``: after a hop of ``col[i:]`` that card, with the hop's old place on it, may
+    follow the hopped cards (see the module docstring)."""
+    want = _PARENT_KEY[top]
+    return want >= 0 and any(_CARD_KEY[col[j]] == want for j in range(d, i - 1))
 
 
 def yukon_deadlocked(cols: list[list[int]], found: list[int]) -> bool:
