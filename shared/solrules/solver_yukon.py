@@ -10,17 +10,30 @@ height per suit. Dominance (see :func:`solrules.solve`):
   move is played alone.
 - the moves of a King with what lies on it into an empty column are tried into one empty column
   only (empty columns are interchangeable).
-- **hops**: moving cards whose bottom card x lies on its natural place y (face up, one rank
-  higher, other colour) only uncovers y. Take a shortest winning line and a hop in it: moves
-  that touch neither column commute with it, and the first move after it that touches one of
-  them is either y going home, or the other card of x's rank and colour (x') going onto y, or
-  can be swapped with the hop (y moving, with or without cards under it: move it with the hop's
-  cards first; cards put on the moved ones or taken from them: do that before the hop). So the
-  hop can always be moved up to a move of the first two kinds, and at that moment x' is face up,
-  or every card of y's suit below y is home or among the moved cards (any other would have to
-  go home first, by a move the hop commutes with). A hop is tried only then.
-- **emptying a column** only pays when a King (face up, with cards under it) goes into it; the
-  same argument shows that such a King must be face up when the column is emptied.
+- **uncovering a face-up card**: moving cards G (bottom card x, top card t) from column A,
+  where x lies on a face-up card y, onto z, the top of column B, only uncovers y (and covers
+  z). Take a shortest winning line and such a move in it. Moves that touch neither column
+  commute with it. Look at the first later move that touches A or B:
+  (a) y going home; (b) a card w other than x going onto y (w fits on y: one rank lower,
+  other colour), from anywhere, G and B included (w was face up before, then); (c) cards v…y
+  of A (v face up, y or under y) going onto G's top card t;
+  (d) anything else, which can be swapped with the move: cards put on G or taken from G (do it
+  before, on or from A); y moving, with or without cards under it, anywhere but onto t (move
+  it with G on it first, then move G from there); z moving with cards under it (move it first,
+  then G onto it); G moving on (one move from A instead: shorter, so not in a shortest line);
+  x moving back onto y (the two cancel: shorter). Moving cards off y one group at a time is
+  never needed: any face-up card moves with everything on it. So the move can be put just
+  before a move of kind (a), (b) or (c), in a line as short, and at that moment: y's suit has
+  every card below y home (a), or a card other than x that fits on y is face up (b), or a
+  face-up card of A at or under y fits on t (c). Such a move is tried only then (and, when x
+  lies on its natural place y — a *hop* — also when every card below y of its suit is home or
+  in G, which allows more). Until issue 20 only hops were pruned, with a proof that left out
+  (c): the rule cut the only wins of some positions (``YUKON_HOP_FOLLOWED`` in the tests).
+- **emptying a column**: moving every card of column A (all face up) onto z only empties A.
+  As above, the first later move that touches A or B is either a King going into A (face
+  up, and with cards under it: a whole column never moves into a space), or it can be swapped
+  with the emptying move or cancels it. So emptying a column is tried only while some face-up
+  King has cards under it.
 """
 
 from __future__ import annotations
@@ -49,9 +62,11 @@ class YukonEngine:
     #: Restarting probes in shuffled orders (see ``solrules.solver._search``).
     probes = True
 
-    #: Search also in the reverse of the move numbering (see ``solrules.solver._search``): on
-    #: 60 random deals it wins as many within 20,000 nodes as the move order below (46), and
-    #: not the same ones.
+    #: Search also in another fixed order, the plain search's (``solrules.solver._reversed``):
+    #: on 60 random deals the reverse move numbering won as many within 20,000 nodes as the
+    #: move order below (46), and not the same ones; the plain search's order (issue 20) as
+    #: many of the benchmark's (164 of 200 within 20,000 nodes either way), and it wins some
+    #: deals at once where the other orders stall.
     mirror = True
 
     def __init__(self, game: Game) -> None:
@@ -229,14 +244,17 @@ class YukonEngine:
                     below = col[i - 1]
                     bs = SUIT_OF[below]
                     score = 30 if found[bs] == RANK_OF[below] else 0
-                    if _PARENT_KEY[below] == _CARD_KEY[x]:
-                        # A hop (see the module docstring): only if it can pay.
+                    hop = _PARENT_KEY[below] == _CARD_KEY[x]
+                    if not score:
+                        # Uncovering a face-up card (see the module docstring): only if it can
+                        # pay, now.
                         if up is None:
                             up = self._face_up()
-                        if not (score or up[_TWIN[x]]
-                                or all(c in col[i:] for c in range(bs * 13 + found[bs],
-                                                                   below))):
+                        if not (_fits_face_up(below, x, up) or _lifts_onto(col, d, i, col[-1])
+                                or (hop and all(c in col[i:]
+                                                for c in range(bs * 13 + found[bs], below)))):
                             continue
+                    if hop:
                         score -= 20
                 m = a | (n - i) << 8
                 if b1 >= 0 and b1 != ca:
@@ -261,6 +279,27 @@ class YukonEngine:
                 if RANK_OF[col[i]] == KING:
                     return True
         return False
+
+
+def _lifts_onto(col: list[int], d: int, i: int, top: int) -> bool:
+    """Whether a face-up card of ``col[d:i]`` (the card ``col[i:]`` leaves, or one under it)
+    fits on ``top``: after ``col[i:]`` moves away, that card, with the ones over it, may follow
+    the moved cards (see the module docstring)."""
+    want = _PARENT_KEY[top]
+    return want >= 0 and any(_CARD_KEY[col[j]] == want for j in range(d, i))
+
+
+def _fits_face_up(y: int, x: int, up: list[bool]) -> bool:
+    """Whether a face-up card other than ``x`` fits on ``y`` (one rank lower, other colour)."""
+    want = _PARENT_KEY[y]
+    if want < 0:
+        return False
+    rank, red = want >> 1, want & 1
+    for suit in (2, 3) if red else (0, 1):
+        c = suit * 13 + rank
+        if c != x and up[c]:
+            return True
+    return False
 
 
 def yukon_deadlocked(cols: list[list[int]], found: list[int]) -> bool:

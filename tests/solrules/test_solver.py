@@ -425,6 +425,31 @@ def test_yukon_deadlock_never_fires_on_a_winnable_position() -> None:
     assert lost >= 20 and fired >= 3
 
 
+#: A hop the hop rule used to cut (issue 20): JC lies on its natural place QH, and the only
+#: win moves JC-TD onto QD, then 9S (with QH on it) onto TD, which turns JH up. QH cannot go
+#: home, JS (JC's twin) is face down and JH (below QH in its suit) is neither home nor moved:
+#: the rule's proof had left out the cards under the hop's old place following the hop.
+YUKON_HOP_FOLLOWED = (
+    f"yukon f1:{_full('C', 10)} f2:{_full('S', 8)} f3:{_full('H', 10)} f4:{_full('D', 8)} "
+    "t1:JH|9SQHJCTD t2:QD t3:KCKSQS9DJDKHQCKDJS|TS t4: t5: t6: t7:")
+
+
+def test_yukon_hop_followed_by_the_cards_under_it() -> None:
+    g = solrules.parse_position(YUKON_HOP_FOLLOWED)
+    assert brute_force(g, limit=20_000)
+    result = solve(g, Budget(nodes=5_000))
+    assert result.verdict == "won" and replays_to_win(g, result.line)
+    assert "t1>t2/2" in result.line
+
+
+def test_yukon_issue_20_deal() -> None:
+    """Yukon 5766775785083048890, unknown after 203,776 nodes for the solver of issue 13 while a
+    plain search won it in about a thousand positions: won within a few hundred nodes."""
+    g = solrules.new_game("yukon", 5766775785083048890)
+    result = solve(g, Budget(nodes=3_000))
+    assert result.verdict == "won" and replays_to_win(g, result.line)
+
+
 def test_yukon_catalogue_losses_still_proved() -> None:
     """The cheapest proved-lost deals of the catalogue are proved lost again, within the node
     count the catalogue records and a turn (the solver is deterministic; the slack allows for
