@@ -11,12 +11,14 @@ from typing import Any
 import solrules
 from solrace.solver.worker import replay
 
+from tests.client.contrast import whole_page_failures
 from tests.client.helpers import (
+    DESKTOP,
+    PHONE,
     WAIT_MS,
     Bot,
     Pages,
     board_cards,
-    both_widths,
     click_move,
     race_with_bot,
     screenshot,
@@ -54,6 +56,8 @@ def test_a_losing_move_is_marked_on_the_racers_replay(pages: Pages, new_bot: New
     assert f"action {at} ({LOSING})" in line.inner_text()
     assert "winnable just before it" in line.inner_text()
     page.wait_for_selector('.analysis-list li[data-player="p2"]:not([data-kind="none"]) >> text=winnable')
+    page.locator(".results-main").scroll_into_view_if_needed()
+    screenshot(page, "analysis-results")
     # The replay: Ann's timeline has one red marker, at her losing move.
     marker = page.locator('.tl-row[data-player="p1"] button.tl-loss')
     marker.wait_for(timeout=WAIT_MS * 2)
@@ -68,9 +72,16 @@ def test_a_losing_move_is_marked_on_the_racers_replay(pages: Pages, new_bot: New
     verdict = side.locator(".replay-verdict")
     assert verdict.get_attribute("data-kind") == "lost-here"
     assert "The deal was lost here" in verdict.inner_text()
-    settle(page)
-    page.locator(".replay").scroll_into_view_if_needed()
-    both_widths(page, "analysis-replay-lost")
+    # Every text keeps its contrast, on a desktop and a phone (once the toasts, fading out
+    # as they go, are gone).
+    page.wait_for_function("!document.querySelector('.toast')", timeout=WAIT_MS * 2)
+    for label, size in (("1280", DESKTOP), ("390", PHONE)):
+        page.set_viewport_size(size)
+        settle(page)
+        assert not whole_page_failures(page), f"text below WCAG AA contrast at {label}"
+        page.locator(".replay-timeline").scroll_into_view_if_needed()
+        screenshot(page, f"analysis-replay-lost-{label}")
+    page.set_viewport_size(DESKTOP)
     # One action back, the position could still be won.
     page.click('button[aria-label="Previous move"]')
     page.wait_for_function(f"""() => document.querySelector('.replay-side[data-player="p1"]')
@@ -93,6 +104,7 @@ def test_play_on_from_here_is_a_practice_game_in_the_browser(pages: Pages,
                                                              new_bot: NewBot) -> None:
     page, _race = losing_race(pages, new_bot())
     page.wait_for_selector('.replay-side[data-player="p1"] .play-on:not([disabled])')
+    page.wait_for_selector('.analysis-list li[data-player="p2"][data-kind]', timeout=WAIT_MS * 6)
     # Go to the position before the losing move: still winnable; play on from there.
     at = len(BEFORE)
     marker = page.locator('.tl-row[data-player="p1"] button.tl-loss')
@@ -129,6 +141,8 @@ def test_play_on_from_here_is_a_practice_game_in_the_browser(pages: Pages,
     page.wait_for_function(f"""() => document.querySelectorAll(
       '[data-board="practice"] [data-pile="{dst}"] [data-card]').length === {len(expected.cards(dst))}""")
     assert not [u for u in requests if "/api/" in u or "/ws" in u]
+    settle(page)
+    assert not whole_page_failures(page), "text below WCAG AA contrast"
     screenshot(page, "analysis-practice")
     # Back to the replay, where it was.
     page.click("#practice-close")
