@@ -55,7 +55,8 @@ def test_a_losing_move_is_marked_on_the_racers_replay(pages: Pages, new_bot: New
     line.wait_for(timeout=WAIT_MS * 6)
     assert f"action {at} ({LOSING})" in line.inner_text()
     assert "winnable just before it" in line.inner_text()
-    page.wait_for_selector('.analysis-list li[data-player="p2"]:not([data-kind="none"]) >> text=winnable')
+    page.wait_for_selector(
+        '.analysis-list li[data-player="p2"]:not([data-kind="none"]) >> text=winnable')
     page.locator(".results-main").scroll_into_view_if_needed()
     screenshot(page, "analysis-results")
     # The replay: Ann's timeline has one red marker, at her losing move.
@@ -130,16 +131,14 @@ def test_play_on_from_here_is_a_practice_game_in_the_browser(pages: Pages,
     page.locator(f'[data-board="practice"] [data-pile="{src}"] [data-depth="1"]').click()
     page.locator(f'[data-board="practice"] [data-pile="{dst}"]').click()
     expected.push_text(move)
-    page.wait_for_function(f"""() => {{
-      const cards = [...document.querySelectorAll('[data-board="practice"] [data-pile="{dst}"] [data-card]')];
-      return cards.length === {len(expected.cards(dst))};
-    }}""")
+    count = """(n) => document.querySelectorAll(
+      `[data-board="practice"] [data-pile="${n[0]}"] [data-card]`).length === n[1]"""
+    page.wait_for_function(count, arg=[dst, len(expected.cards(dst))])
     # The clock runs; Undo takes the move back; nothing went to the server meanwhile.
     page.wait_for_function("document.querySelector('.practice-clock').textContent !== '0:00.0'")
     page.click("#practice-undo")
     expected.pop()
-    page.wait_for_function(f"""() => document.querySelectorAll(
-      '[data-board="practice"] [data-pile="{dst}"] [data-card]').length === {len(expected.cards(dst))}""")
+    page.wait_for_function(count, arg=[dst, len(expected.cards(dst))])
     assert not [u for u in requests if "/api/" in u or "/ws" in u]
     settle(page)
     assert not whole_page_failures(page), "text below WCAG AA contrast"

@@ -191,7 +191,7 @@ async def test_a_racers_losing_move_is_found_after_the_reveal_and_never_before(
     status, report = await analysis(solver_server, race, "p1")
     assert status == 200
     n = len(BEFORE) + 1
-    loss = report["lost_at"]
+    loss = dict(report["lost_at"])
     assert loss.pop("time") >= report["thinks"][0]["time"] - report["thinks"][0]["ms"]
     assert loss == {"at": n, "move": LOSING, "winnable_at": n - 1, "exact": True,
                     "recovered_at": None}

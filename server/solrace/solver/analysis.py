@@ -21,9 +21,10 @@ with no undo (each run walks down one path of the tree). For each run in order i
 is solved, unless already decided. If it is lost, the position the run started from is solved
 (if it is not decided yet) and the first lost position of the run is found by bisection along
 it: about log2(length) solves. A position the solver leaves ``unknown`` is stepped over (the
-search goes on beside it), and the loss is then reported as found between the last position
-proved winnable and the first proved lost. An undo only returns to a position visited before, so
-the first lost position the racer reached is always reached by a move. The whole review has a
+search goes on beside it, up to :data:`BISECT_UNKNOWNS` of them), and the loss is then reported
+as found between the last position proved winnable and the first proved lost. An undo only
+returns to a position visited before, so the first lost position the racer reached is always
+reached by a move. The whole review has a
 budget of solves (:data:`solrace.settings.ANALYSIS_SOLVES`); past it, what is not decided stays
 ``unknown`` and the report says it is incomplete.
 """
@@ -37,6 +38,9 @@ Verdict = str  # "won" | "lost" | "unknown"
 
 #: Longest thinks reported.
 THINKS = 3
+#: Positions left unknown after which a bisection stops narrowing (the solver finds the
+#: positions around a hard one hard too: each more costs a full budget, and rarely decides).
+BISECT_UNKNOWNS = 3
 
 
 class Tree:
@@ -174,7 +178,8 @@ class Review:
     def _bisect(self, lo: int, hi: int) -> Generator[int, tuple[Verdict, Sequence[str]], None]:
         """Narrow (lo, hi] to the first lost position: lo is not known lost, hi is lost, and
         every index between them is a move down one path."""
-        while self.solves_left > 0:
+        unknowns = 0
+        while self.solves_left > 0 and unknowns < BISECT_UNKNOWNS:
             # The indices strictly between lo and hi not asked yet, in runs of consecutive ones;
             # the middle of the longest run is asked next.
             open_ = [i for i in range(lo + 1, hi) if not self.asked[self.tree.node[i]]
@@ -190,6 +195,7 @@ class Review:
             block = max(blocks, key=len)
             mid = block[len(block) // 2]
             yield from self._ask(mid)
+            unknowns += self.known[self.tree.node[mid]] is None
             # Move the bounds as far as what is known allows.
             for i in range(lo + 1, hi):
                 known = self.known[self.tree.node[i]]

@@ -151,6 +151,8 @@ def report(work: Work, review: Review, spent: float) -> dict[str, Any]:
     racer = race.racers[work.player]
     verdicts = review.verdicts
     losses = review.losses()
+    for loss in losses:  # when in the race (ms since the start)
+        loss["time"] = work.times[loss["at"] - 1] if loss["at"] <= len(work.times) else None
     return {
         "race": race.race, "player": work.player, "name": racer.name, "game": work.game,
         "actions": len(work.actions),
