@@ -93,10 +93,12 @@ export function analysisBlock(report, { go } = {}) {
         "aria-label": `Show action ${t.at}, after a think of ${formatTime(t.ms)}` },
       `${formatTime(t.ms)} before ${t.move === "undo" ? "an undo" : t.move}`) :
         `${formatTime(t.ms)} before ${t.move}`])) : null;
+  const hidden = loss && report.game !== "scotch" ? h("p.analysis-note.muted", {},
+    "The solver knows every card: with cards face down that he could not see, a losing move may not have looked like one.") : null;
   const note = report.incomplete ? h("p.analysis-note.muted", {},
     `Some positions were not decided within the solver's budget (${report.solves} solved).`) : null;
   return h("div.analysis", { dataset: { player: report.player } },
-    lossLine, thinkList, h("p.analysis-moves", {}, movesText(report)), note);
+    lossLine, hidden, thinkList, h("p.analysis-moves", {}, movesText(report)), note);
 }
 
 /** What the replay says of the position after action `i`, from the report's verdicts. */

@@ -80,8 +80,8 @@ export class Replay {
     this.timeline = h("div.replay-timeline", { role: "group", "aria-label": "Where the deal was lost" });
     this.main = h("div.replay-main", {},
       h("p.hint", {}, "Both boards show the same moment of the race; Play runs in race time. " +
-        "Under the controls, each racer's line: green while the solver could still win the deal from " +
-        "his position, red once it could not."),
+        "Under the controls, each racer's line: green while the solver, knowing every card, could still " +
+        "win the deal from his position, red once it could not."),
       h("div.replay-controls", {},
         btn(ICONS.first, "First position", () => this.go(0)),
         btn(ICONS.prev, "Previous move", () => this.go(this.step - 1)),

@@ -234,7 +234,7 @@ export function mountResults(el, session) {
   async function renderAnalyses(players) {
     const items = new Map(players.map((p) => [p.player, h("li", { dataset: { player: p.player } },
       h("strong", {}, p.name || p.player), ": ", h("span.muted", {}, "analysing…"))]));
-    replace(analysisEl, h("h3", {}, "Where the deal was lost"), h("ul.analysis-list", {}, [...items.values()]));
+    replace(analysisEl, h("h3", {}, "Where each race was lost or won, by the solver"), h("ul.analysis-list", {}, [...items.values()]));
     analysisEl.hidden = false;
     for (const p of players) {
       let report = null;

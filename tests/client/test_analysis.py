@@ -147,3 +147,64 @@ def test_play_on_from_here_is_a_practice_game_in_the_browser(pages: Pages,
     page.click("#practice-close")
     page.wait_for_selector(".replay-main:not([hidden])")
     assert page.evaluate("document.activeElement.classList.contains('play-on')")
+
+
+def test_play_on_in_yukon_knows_the_face_down_cards(pages: Pages, new_bot: NewBot) -> None:
+    """In a game with face-down cards the practice game starts from the racer's position with
+    every card known: a move that turns a card up shows the card the deal has there."""
+    bot = new_bot()
+    page, race = race_with_bot(pages, bot, game="yukon", seed="123456")
+    bot.play(race, 3)
+    page.click("#resign")
+    page.click("#resign")
+    page.wait_for_selector("#results-title", timeout=WAIT_MS * 2)
+    side = page.locator('.replay-side[data-side="b"]')
+    side.locator(".play-on:not([disabled])").wait_for()
+    page.click('button[aria-label="Last position"]')
+    page.wait_for_function("""() => document.querySelector('.replay-side[data-side="b"]')
+                              ?.dataset.step === '3'""")
+    side.locator(".play-on").click()
+    page.wait_for_selector("#practice-title")
+    summary = json_get(pages.base, f"/api/races/{race}")
+    moves = next(p["moves"] for p in summary["players"] if p["player"] == "p2")
+    expected = replay("yukon", 123456, moves)
+    shown = board_cards(page, "practice")
+    for pile in expected.board()["piles"]:
+        assert shown[pile["pile"]] == [c for c in pile["cards"] if c], pile["pile"]
+    # A move that turns a card face up: the practice board shows the deal's card there.
+    flips = [m.text() for m in expected.legal_moves() if turns_up(expected, m)]
+    flip = min(flips, key=lambda t: "/" in t)  # one card if any
+    src, dst = flip.split(">")
+    count = int(dst.split("/")[1]) if "/" in dst else 1
+    dst = dst.split("/")[0]
+    page.locator(f'[data-board="practice"] [data-pile="{src}"] [data-depth="{count}"]').click(
+        position={"x": 6, "y": 6})  # its corner: the cards above it cover the rest
+    page.locator(f'[data-board="practice"] [data-pile="{dst}"]').click()
+    expected.push_text(flip)
+    page.wait_for_function(
+        """(n) => [...document.querySelectorAll(
+             `[data-board="practice"] [data-pile="${n[0]}"] [data-card]`)].map(c => c.dataset.card)
+             .join() === n[1]""",
+        arg=[src, ",".join(face_up(expected, src))])
+
+
+def face_up(game: solrules.Game, pile: str) -> list[str]:
+    cards = next(p["cards"] for p in game.board()["piles"] if p["pile"] == pile)
+    return [c for c in cards if c]
+
+
+def turns_up(game: solrules.Game, move: solrules.Move) -> bool:
+    before = game.board()["piles"]
+    game.push(move)
+    after = game.board()["piles"]
+    game.pop()
+    return any(a["cards"].count(None) < b["cards"].count(None) for a, b in zip(after, before,
+                                                                               strict=True))
+
+
+def json_get(base: str, path: str) -> Any:
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(base + path, timeout=WAIT_MS / 1000) as answer:
+        return json.loads(answer.read())
