@@ -126,6 +126,22 @@ def test_unknown_positions_are_stepped_over_and_said() -> None:
                                 "exact": False, "recovered_at": None}]
 
 
+def test_a_loss_taken_back_again_and_again_is_listed_each_time() -> None:
+    """A racer who plays the same losing move and takes it back 5,000 times: two positions,
+    two solves, 5,000 losses, each recovered by the undo after it."""
+    line = ["t1>t2", "undo"] * 5000
+    calls: list[int] = []
+    review = Review(line, 40)
+    drive(review, fake("wl" * 5000 + "w", calls))
+    assert sorted(calls) == [0, 1]
+    losses = review.losses()
+    assert len(losses) == 5000
+    assert losses[0] == {"at": 1, "move": "t1>t2", "winnable_at": 0, "exact": True,
+                         "recovered_at": 2}
+    assert losses[-1] == {"at": 9999, "move": "t1>t2", "winnable_at": 9998, "exact": True,
+                          "recovered_at": 10000}
+
+
 def test_the_tree_merges_a_move_played_again_after_an_undo() -> None:
     tree = Tree(["a", "b", "undo", "b", "undo", "undo", "c"])
     assert tree.node == [0, 1, 2, 1, 2, 1, 0, 3]
