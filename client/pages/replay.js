@@ -1,11 +1,16 @@
 // Replay of a finished race: two racers' boards side by side at the same moment of the race
 // (the replay API gives the race time of every action), stepped action by action or played in
-// race time, each move shown as text and in words ("7♥ from fan 3 to a foundation").
+// race time, each move shown as text and in words ("7♥ from fan 3 to a foundation"). Each racer's
+// post-race analysis (analysis.js) marks his timeline — winnable, lost, the move that lost the
+// deal, his longest thinks — and says of every position whether it could still be won; "Play on
+// from here" starts a practice game from the position shown (practice.js).
 
 import { BoardView } from "../board.js";
 import { cardShort, pileLabel } from "../cards.js";
 import { parseMove } from "../moves.js";
 import { fetchJSON, formatTime, h, replace } from "../ui.js";
+import { analysisBlock, loadAnalysis, verdictAt } from "./analysis.js";
+import { Practice } from "./practice.js";
 
 const TABLEAU_NAME = { scotch: "fan", yukon: "column", "quadruple-canfield": "tableau" };
 const TICK_MS = 100;
@@ -53,6 +58,7 @@ export class Replay {
     this.race = race;
     this.players = players;
     this.cache = new Map();
+    this.practice = null; // the practice game being played, if any
     this.step = 0; // index into this.points
     this.points = [0]; // race times (ms) at which either shown racer acted, and the start
     this.time = 0; // the race time shown
@@ -71,9 +77,11 @@ export class Replay {
       b.innerHTML = label;
       return b;
     };
-    replace(el,
-      h("h2#replay-title", {}, "Replay"),
-      h("p.hint", {}, "Both boards show the same moment of the race; Play runs in race time."),
+    this.timeline = h("div.replay-timeline", { role: "group", "aria-label": "Where the deal was lost" });
+    this.main = h("div.replay-main", {},
+      h("p.hint", {}, "Both boards show the same moment of the race; Play runs in race time. " +
+        "Under the controls, each racer's line: green while the solver, knowing every card, could still " +
+        "win the deal from his position, red once it could not."),
       h("div.replay-controls", {},
         btn(ICONS.first, "First position", () => this.go(0)),
         btn(ICONS.prev, "Previous move", () => this.go(this.step - 1)),
@@ -81,8 +89,12 @@ export class Replay {
         btn(ICONS.next, "Next move", () => this.go(this.step + 1)),
         btn(ICONS.last, "Last position", () => this.go(this.points.length - 1)),
         this.slider, this.stepText, this.speed),
+      this.timeline,
       h("div.replay-boards", {}, this.sides.map((s) => s.el)));
+    this.practiceHost = h("section.practice", { hidden: true, "aria-labelledby": "practice-title" });
+    replace(el, h("h2#replay-title", {}, "Replay"), this.main, this.practiceHost);
     this.onKey = (e) => {
+      if (this.practice) return; // the practice board has the keys
       if (e.target.closest?.("input:not([type=range]), select, textarea")) return;
       if (e.key === "ArrowRight") this.go(this.step + 1);
       else if (e.key === "ArrowLeft") this.go(this.step - 1);
@@ -100,17 +112,33 @@ export class Replay {
     const view = new BoardView(boardEl, { player, compact: false, emptyText: "Loading…", label: "Replay board" });
     const caption = h("p.replay-move");
     const words = h("p.replay-words");
-    const side = { key, player, select, view, boardEl, caption, words, data: null };
+    const verdict = h("p.replay-verdict");
+    const analysisEl = h("div.replay-analysis", { "aria-live": "polite" });
+    const side = { key, player, select, view, boardEl, caption, words, verdict, analysisEl, data: null,
+      analysis: null, i: 0, loading: null };
+    side.playOn = h("button.small.play-on", { type: "button", disabled: true, onclick: () => this.playOn(side),
+      title: "A practice game from the position shown, against a clock: unrated, in your browser alone" },
+    "Play on from here");
     select.addEventListener("change", () => this.load(side, select.value));
-    side.el = h("div.replay-side", {}, h("div.replay-head", {}, select, caption), words, boardEl);
+    side.el = h("div.replay-side", { dataset: { side: key } },
+      h("div.replay-head", {}, select, caption), words, h("div.replay-tools", {}, verdict, side.playOn),
+      boardEl, analysisEl);
     return side;
   }
 
-  async load(side, player) {
+  load(side, player) {
+    side.loading = this.fetchSide(side, player);
+    return side.loading;
+  }
+
+  async fetchSide(side, player) {
     side.player = player;
     side.boardEl.dataset.board = player;
+    side.el.dataset.player = player;
     side.data = null;
+    side.analysis = null;
     side.view.set({ board: null });
+    replace(side.analysisEl);
     try {
       if (!this.cache.has(player)) {
         this.cache.set(player, fetchJSON(`/api/races/${encodeURIComponent(this.race)}/replay/${encodeURIComponent(player)}`));
@@ -125,6 +153,112 @@ export class Replay {
     }
     side.view.set({ label: `Replay: ${side.data.name || player}'s board` });
     this.rebuildPoints();
+    this.analyse(side, player);
+  }
+
+  /** Ask for the racer's analysis (the server works it out once), and mark it when it comes. */
+  async analyse(side, player) {
+    replace(side.analysisEl, h("p.muted.analysis-wait", {}, `Analysing ${side.data.name || player}'s race…`));
+    let report;
+    try {
+      report = await loadAnalysis(this.race, player);
+    } catch (err) {
+      if (side.player === player) {
+        replace(side.analysisEl, h("p.muted", {}, `No analysis: ${err.message}`));
+      }
+      return;
+    }
+    if (side.player !== player || !side.data) return;
+    side.analysis = report;
+    replace(side.analysisEl, h("h3", {}, `${side.data.name || player}'s race, by the solver`),
+      analysisBlock(report, { go: (at) => this.goToAction(side, at) }));
+    this.renderTimeline();
+    this.show(this.time);
+  }
+
+  /** Show the position of `side` after its action `at` (0: the deal). */
+  goToAction(side, at) {
+    if (!side.data) return;
+    const t = at <= 0 ? 0 : this.timeOf(side.data, Math.min(at, side.data.boards.length - 1));
+    const step = this.points.indexOf(t);
+    this.stop();
+    this.go(step < 0 ? 0 : step);
+  }
+
+  /** Show `player` (in the first board, unless a board shows him already) after action `at`. */
+  async focus(player, at) {
+    if (!this.players.some((p) => p.player === player)) return;
+    let side = this.sides.find((s) => s.player === player);
+    if (!side) {
+      side = this.sides[0];
+      side.select.value = player;
+      this.load(side, player);
+    }
+    await side.loading;
+    if (side.player !== player || !side.data) return;
+    this.goToAction(side, at);
+    this.el.scrollIntoView({ block: "start" });
+  }
+
+  /** The step (index into points) at which `side` made its action `i` (0: the start). */
+  stepOf(side, i) {
+    if (i <= 0) return 0;
+    const k = this.points.indexOf(this.timeOf(side.data, i));
+    return k < 0 ? 0 : k;
+  }
+
+  /** Each racer's line under the controls: green while the deal could be won from his position,
+   * red once it could not, grey where the solver did not decide; a button on the losing move. */
+  renderTimeline() {
+    const max = Math.max(1, this.points.length - 1);
+    const pct = (step) => `${(100 * step / max).toFixed(3)}%`;
+    const rows = [];
+    for (const side of this.sides) {
+      const report = side.analysis;
+      if (!side.data || !report || rows.some((r) => r.dataset.player === side.player)) continue;
+      const name = side.data.name || side.player;
+      const bar = h("div.tl-bar");
+      const n = side.data.boards.length - 1;
+      let from = 0;
+      for (let i = 1; i <= n + 1; i++) {
+        if (i <= n && report.verdicts[i] === report.verdicts[from]) continue;
+        const a = this.stepOf(side, from), b = i <= n ? this.stepOf(side, i) : max;
+        bar.append(h("span.tl-seg", { dataset: { v: report.verdicts[from] || "?" },
+          style: { left: pct(a), width: `calc(${pct(b)} - ${pct(a)})` } }));
+        from = i;
+      }
+      for (const t of report.thinks || []) {
+        if (t.ms > 0) bar.append(h("span.tl-think", { style: { left: pct(this.stepOf(side, t.at)) }, "aria-hidden": "true",
+          title: `${formatTime(t.ms)} think` }));
+      }
+      for (const loss of report.losses || []) {
+        bar.append(h("button.tl-loss", { type: "button", style: { left: pct(this.stepOf(side, loss.at)) },
+          dataset: { at: loss.at }, title: `The deal was lost here: action ${loss.at}, ${loss.move}`,
+          "aria-label": `${name}: the deal was lost with action ${loss.at}, ${loss.move}. Show it.`,
+          onclick: () => this.goToAction(side, loss.at) }));
+      }
+      rows.push(h("div.tl-row", { dataset: { player: side.player } }, h("span.tl-name", {}, name), bar));
+    }
+    replace(this.timeline, rows);
+    this.timeline.hidden = !rows.length;
+  }
+
+  /** Start a practice game from the position `side` shows. */
+  playOn(side) {
+    if (!side.data?.deal) return;
+    this.stop();
+    const name = side.data.name || side.player;
+    this.main.hidden = true;
+    this.practiceHost.hidden = false;
+    this.practice = new Practice(this.practiceHost, { deal: side.data.deal, actions: side.data.moves, at: side.i, name,
+      raceTime: side.i ? this.timeOf(side.data, side.i) : 0,
+      onClose: () => {
+        this.practice = null;
+        this.practiceHost.hidden = true;
+        replace(this.practiceHost);
+        this.main.hidden = false;
+        side.playOn.focus();
+      } });
   }
 
   /** Race time of side's action i (1-based); without times (an older server), the index. */
@@ -143,6 +277,7 @@ export class Replay {
     let step = 0;
     while (step + 1 < this.points.length && this.points[step + 1] <= this.time) step++;
     this.go(step);
+    this.renderTimeline();
   }
 
   go(step) {
@@ -165,6 +300,12 @@ export class Replay {
       let i = 0;
       while (i < last && this.timeOf(s.data, i + 1) <= t) i++;
       s.view.set({ board: s.data.boards[i] });
+      s.i = i;
+      s.playOn.disabled = !s.data.deal;
+      const said = verdictAt(s.analysis, i);
+      s.verdict.textContent = said?.text || "";
+      s.verdict.dataset.kind = said?.kind || "";
+      s.el.dataset.step = i;
       const move = i > 0 ? s.data.moves[i - 1] : null;
       s.caption.textContent = i === 0 ? `Deal · ${last} actions` :
         `${i}/${last}: ${move}${i === last && t > this.timeOf(s.data, last) ? " (done)" : ""}`;
@@ -201,6 +342,7 @@ export class Replay {
 
   destroy() {
     this.stop();
+    this.practice?.destroy();
     this.el.removeEventListener("keydown", this.onKey);
     for (const s of this.sides) s.view.destroy();
   }

@@ -1,7 +1,9 @@
 // Results of a finished race: standings with the deal's par, the revealed deal with an in-browser
-// check of the commitment, and a side-by-side replay of any two racers (boards come from the
-// server's replay API). A race of a tournament round that ends before the others gets its deal
-// revealed later (`reveal`): the check and the replay wait for it.
+// check of the commitment, a line per racer from his post-race analysis (where the deal was lost,
+// linked to that move in the replay), and a side-by-side replay of any two racers (boards come
+// from the server's replay API). A race of a tournament round that ends before the others gets
+// its deal revealed later (`reveal`): the check, the analyses and the replay wait for it. The
+// address ?replay=p1&at=20 opens the replay on that racer's action.
 
 import { gameTitle } from "../cards.js";
 import { me as player } from "../me.js";
@@ -9,6 +11,7 @@ import { overReason } from "../session.js";
 import { fetchJSON, formatTime, h, ordinal, replace } from "../ui.js";
 import { verifyCommitment } from "../verify.js";
 import { nextActions, rematchOffer } from "./finish.js";
+import { loadAnalysis, lossText } from "./analysis.js";
 import { seedChosenNote } from "./parts.js";
 import { changeText, deltaText, racerName } from "./player-parts.js";
 import { Replay } from "./replay.js";
@@ -66,6 +69,7 @@ export function mountResults(el, session) {
   const replayEl = h("section.panel.replay", { "aria-labelledby": "replay-title" });
   const reasonEl = h("p.over-reason");
   const parEl = h("p.par-line", { "aria-live": "polite" });
+  const analysisEl = h("div.analysis-lines", { hidden: true });
   const ratingEl = h("p.rating-line", { "aria-live": "polite", hidden: true });
   const actions = nextActions(session);
   const offer = rematchOffer(session);
@@ -78,7 +82,8 @@ export function mountResults(el, session) {
         reasonEl,
         ratingEl,
         standingsEl,
-        parEl),
+        parEl,
+        analysisEl),
       h("section.panel.deal", { "aria-labelledby": "deal-title" },
         h("h2#deal-title", {}, "The deal"),
         seedChosenNote(model),
@@ -219,6 +224,39 @@ export function mountResults(el, session) {
     }
     replay?.destroy();
     replay = new Replay(replayEl, race, players, model.you);
+    const asked = new URLSearchParams(location.search);
+    if (asked.has("replay")) replay.focus(asked.get("replay"), Number(asked.get("at")) || 0);
+    renderAnalyses(players);
+  }
+
+  /** One line per racer from his analysis, asked one racer at a time (the server works out a
+   * few at once per client). */
+  async function renderAnalyses(players) {
+    const items = new Map(players.map((p) => [p.player, h("li", { dataset: { player: p.player } },
+      h("strong", {}, p.name || p.player), ": ", h("span.muted", {}, "analysing…"))]));
+    replace(analysisEl, h("h3", {}, "Where each race was lost or won, by the solver"), h("ul.analysis-list", {}, [...items.values()]));
+    analysisEl.hidden = false;
+    for (const p of players) {
+      let report = null;
+      let failure = "";
+      try {
+        report = await loadAnalysis(race, p.player);
+      } catch (err) {
+        failure = `no analysis (${err.message})`;
+      }
+      if (destroyed) return;
+      const li = items.get(p.player);
+      const loss = report?.lost_at;
+      const link = loss ? h("a.analysis-link", { href: `/race/${encodeURIComponent(race)}?replay=${encodeURIComponent(p.player)}&at=${loss.at}`,
+        onclick: (e) => {
+          if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
+          e.preventDefault();
+          history.replaceState(history.state, "", e.currentTarget.getAttribute("href"));
+          replay?.focus(p.player, loss.at);
+        } }, "see the move in the replay") : null;
+      replace(li, h("strong", {}, p.name || p.player), ": ", report ? lossText(report) : failure, link ? " " : null, link);
+      li.dataset.kind = loss ? "lost" : report ? "kept" : "none";
+    }
   }
 
   let shownSeed;

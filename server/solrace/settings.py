@@ -159,6 +159,27 @@ MAX_ANSWERS = 2048
 #: Plans kept by the solver's worker between hints (one per racer who asked lately).
 MAX_PLANS = 256
 
+# ------------------------------------------------------------- post-race analyses
+#: The solver's budget for one position of an analysis (nodes, and seconds): most positions
+#: are decided in a few hundred nodes (a won one, or a Scotch loss proved by its Kings); one
+#: that is not within it stays "unknown". A hint waits for at most this long behind one.
+ANALYSIS_NODES = 50_000
+ANALYSIS_POSITION_SECONDS = 3.0
+#: Positions solved for one racer at most, and seconds of solver time (the sum of the
+#: positions' own): a racer with many undos has many stretches to look at; past this, the
+#: rest stays "unknown" and the analysis says it is incomplete.
+ANALYSIS_SOLVES = 40
+ANALYSIS_SECONDS = 30.0
+#: Analyses being worked out at once in one process (each has one position in the solver's
+#: queue at a time), and of those, started by one client address; one more is refused (503,
+#: 429). A room asking for the same racer's analysis shares one.
+MAX_ANALYSES = 8
+ANALYSES_PER_ADDRESS = 2
+#: Finished analyses kept (a few KB each: one letter per action, a few short lists).
+ANALYSES_KEPT = 1024
+#: Seconds the client is told to wait before asking again for an analysis being worked out.
+ANALYSIS_RETRY_S = 2
+
 # ------------------------------------------------------------ the pool of winnable deals
 #: Deals kept ready per game in the store, refilled when below half (``--pool``).
 POOL_SIZE = 50

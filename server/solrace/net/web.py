@@ -40,6 +40,7 @@ from solrace.protocol import messages
 from solrace.protocol.replays import Builder
 from solrace.service.entropy import new_key
 from solrace.settings import (
+    ANALYSIS_RETRY_S,
     HTTP_BURST,
     HTTP_CLIENTS,
     HTTP_RATE,
@@ -49,6 +50,7 @@ from solrace.settings import (
     STATIC_BURST,
     STATIC_RATE,
 )
+from solrace.solver.analyst import Analyst
 from solrace.store.player_base import STATS_RESULTS, PlayerStore
 
 if TYPE_CHECKING:
@@ -305,6 +307,8 @@ class Routes:
                                          burst=http_rate * STATIC_BURST / HTTP_RATE)
         self.replays = ReplayCache()
         self.builder = Builder()
+        #: Post-race analyses, worked out by the hub's solver (none: thinks and moves only).
+        self.analyst = Analyst(hub.assist.solver, hub.supervisor)
         self.files: dict[Path, tuple[str, bytes]] = {}
         #: Players and the daily deal (set by the app; None: the server keeps no players).
         self.front: Front | None = None
@@ -380,7 +384,7 @@ class Routes:
         try:
             gzip_ok = "gzip" in (request.headers.get("Accept-Encoding") or "")
             answer = await self.route(path, request.headers.get("If-None-Match"), gzip_ok,
-                                      request)
+                                      request, address)
         except Exception:
             log.exception("HTTP %s failed", path[:200])
             answer = json_response(500, {"error": "internal"})
@@ -395,7 +399,7 @@ class Routes:
         return answer
 
     async def route(self, path: str, etag: str | None = None, gzip_ok: bool = False,
-                    request: Request | None = None) -> Response:
+                    request: Request | None = None, address: str = "") -> Response:
         if path == "/healthz":
             if not self.hub.store.healthy:
                 return text_response(503, "store unavailable")
@@ -444,6 +448,8 @@ class Routes:
             return json_response(200, messages.summary(race, self.hub.masking))
         if len(parts) == 5 and parts[:2] == ["api", "races"] and parts[3] == "replay":
             return await self.replay(parts[2], parts[4], gzip_ok)
+        if len(parts) == 5 and parts[:2] == ["api", "races"] and parts[3] == "analysis":
+            return await self.analysis(parts[2], parts[4], address)
         return json_response(404, {"error": "not_found"})
 
     def page(self, etag: str | None, request: Request | None) -> Response:
@@ -552,6 +558,31 @@ class Routes:
         if gzip_ok:
             extra.append(("Content-Encoding", "gzip"))
         return response(200, body, "application/json", extra)
+
+    async def analysis(self, race_id: str, player: str, address: str) -> Response:
+        """A racer's post-race analysis (:mod:`solrace.solver.analyst`): only once the deal is
+        revealed; ``202`` while it is worked out, ``429``/``503`` when too many are."""
+        race = await self.hub.load(race_id)
+        if race is None or player not in race.racers:
+            return json_response(404, {"error": "not_found"})
+        race.deal.release(self.hub.clock())
+        if not race.revealed:
+            return json_response(403, {"error": "forbidden", "message": "the analysis opens "
+                                       "once the deal is revealed"})
+        status, report = self.analyst.ask(race, player, address)
+        if report is not None:
+            return json_response(200, report)
+        retry = [("Retry-After", str(ANALYSIS_RETRY_S))]
+        if status == "computing":
+            return json_response(202, {"status": "computing", "retry_after": ANALYSIS_RETRY_S},
+                                 retry)
+        if status == "busy":
+            return json_response(429, {"error": "rate_limited", "message": "analyses you asked "
+                                       "for are being worked out: ask again when they are "
+                                       "done"}, [("Retry-After", str(ANALYSIS_RETRY_S * 2))])
+        return json_response(503, {"error": "unavailable", "message": "the solver is busy with "
+                                   "other analyses: ask again in a moment"},
+                             [("Retry-After", str(ANALYSIS_RETRY_S * 5))])
 
     def static(self, rel: str, etag: str | None = None) -> Response:
         """A file of the client, with an ``ETag`` (its size and time): a browser that has it

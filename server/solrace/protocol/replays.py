@@ -35,6 +35,7 @@ def replay(race: Race, player: str) -> dict[str, Any]:
 def build(game_name: str, seed: int, meta: dict[str, Any], actions: list[str],
           times: list[int]) -> dict[str, Any]:
     game = solrules.new_game(game_name, seed)
+    deal = game.position()  # every card, face-down ones too: replays come after the reveal
     boards = [game.board()]
     for action in actions:
         if action == "undo":
@@ -42,7 +43,7 @@ def build(game_name: str, seed: int, meta: dict[str, Any], actions: list[str],
         else:
             game.push(solrules.Move.from_text(action))
         boards.append(game.board())
-    return {**meta, "moves": actions, "times": times, "boards": boards}
+    return {**meta, "deal": deal, "moves": actions, "times": times, "boards": boards}
 
 
 def encoded(game_name: str, seed: int, meta: dict[str, Any], actions: list[str],

@@ -1,7 +1,9 @@
-"""The solver service: hints and par, worked out in a separate process.
+"""The solver service: hints, par and post-race analyses, worked out in a separate process.
 
 :class:`Solver` owns one worker process (:mod:`solrace.solver.worker`, started when first needed,
-at a lower priority) and feeds it one job at a time: hints first, then par. Each job has a
+at a lower priority) and feeds it one job at a time: hints first, then par, then the positions
+of post-race analyses (:mod:`solrace.solver.analyst`, one position at a time per analysis, so a
+hint waits for at most one position's budget). Each job has a
 budget (nodes and seconds), so a job's CPU is bounded; the queue is bounded too (a hint asked
 when it is full gets ``unavailable``; a par that does not fit is left unknown). A worker that
 dies or overruns its budget by far is killed and started again, and its job answered with an
@@ -50,7 +52,8 @@ Job = tuple[dict[str, Any], "asyncio.Future[dict[str, Any]]"]
 
 
 class FairQueue:
-    """Jobs waiting for the worker: hints first, served round robin by client, then par.
+    """Jobs waiting for the worker: hints first, served round robin by client, then par, then
+    the positions of post-race analyses.
 
     A client (an address) with many hints waiting gets one turn in each round like everyone
     else, so a hint asked while twenty-five clients keep the solver busy waits for at most
@@ -60,9 +63,10 @@ class FairQueue:
     def __init__(self) -> None:
         self.hints: OrderedDict[str, deque[Job]] = OrderedDict()
         self.pars: deque[Job] = deque()
+        self.analyses: deque[Job] = deque()
 
     def __len__(self) -> int:
-        return sum(len(q) for q in self.hints.values()) + len(self.pars)
+        return sum(len(q) for q in self.hints.values()) + len(self.pars) + len(self.analyses)
 
     def clients(self) -> int:
         """Clients with a hint waiting."""
@@ -74,9 +78,13 @@ class FairQueue:
     def add_par(self, job: Job) -> None:
         self.pars.append(job)
 
+    def add_analysis(self, job: Job) -> None:
+        self.analyses.append(job)
+
     def pop(self) -> Job | None:
         """The next job: the first waiting client's oldest hint (that client goes to the
-        back of the line if it has more), else the oldest par; None if nothing waits."""
+        back of the line if it has more), else the oldest par, else the oldest analysis
+        position; None if nothing waits."""
         if self.hints:
             client, jobs = next(iter(self.hints.items()))
             job = jobs.popleft()
@@ -85,12 +93,16 @@ class FairQueue:
             else:
                 del self.hints[client]
             return job
-        return self.pars.popleft() if self.pars else None
+        if self.pars:
+            return self.pars.popleft()
+        return self.analyses.popleft() if self.analyses else None
 
     def drain(self) -> list[Job]:
-        jobs = [job for q in self.hints.values() for job in q] + list(self.pars)
+        jobs = [job for q in self.hints.values() for job in q] + list(self.pars) \
+            + list(self.analyses)
         self.hints.clear()
         self.pars.clear()
+        self.analyses.clear()
         return jobs
 
 
@@ -195,6 +207,22 @@ class Solver:
         if "error" in answer:
             return {"verdict": "unknown"}
         return {k: answer[k] for k in ("verdict", "moves") if k in answer}
+
+    async def position(self, game: str, seed: int, actions: list[str], nodes: int,
+                       seconds: float) -> dict[str, Any]:
+        """Solve the position after ``actions`` (every card known), after every hint and par
+        waiting: ``{"verdict", "line" (won), "nodes", "seconds"}``, or ``{"verdict":
+        "unknown", "error"}`` if the job failed. For post-race analyses."""
+        job = {"k": "solve", "g": game, "s": str(seed), "a": actions, "n": nodes,
+               "t": seconds}
+        future = self._future()
+        self._queue.add_analysis((job, future))
+        self._kick()
+        answer = await future
+        if "error" in answer:
+            return {"verdict": "unknown", "error": answer["error"], "nodes": 0,
+                    "seconds": seconds}
+        return answer
 
     def remember(self, game: str, seed: int, par: Par) -> None:
         self.pars[game, seed] = par

@@ -9,7 +9,10 @@ stdout:
   "moves"}``: the solver on the deal itself (every card known);
 - ``{"q": id, "k": "hint", "g", "s", "a": actions, "p": plan key, "n", "t", "r": rng seed}`` →
   ``{"q", "move", "source", "lost"}``: a move for the racer whose actions (move texts and
-  ``"undo"``) are ``a``, from what he has seen only (see :func:`hint`).
+  ``"undo"``) are ``a``, from what he has seen only (see :func:`hint`);
+- ``{"q": id, "k": "solve", "g", "s", "a": actions, "n", "t"}`` → ``{"q", "verdict", "line",
+  "nodes", "seconds"}``: the solver on the racer's position after ``a``, every card known
+  (a post-race analysis, after the reveal: see :mod:`solrace.solver.analysis`).
 
 Any failure of a job is answered ``{"q", "error"}``; the process goes on.
 """
@@ -129,6 +132,18 @@ def par(job: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def solve_position(job: dict[str, Any]) -> dict[str, Any]:
+    """A position of a post-race analysis: the racer's position rebuilt from the deal and his
+    actions, solved knowing every card. ``line`` (won): the winning moves from there."""
+    game = replay(job["g"], int(job["s"]), list(job["a"]))
+    result = solrules.solve(game, solrules.Budget(job["n"], job["t"]), clock=time.perf_counter)
+    return {"verdict": result.verdict, "line": list(result.line), "nodes": result.nodes,
+            "seconds": result.seconds}
+
+
+JOBS = {"hint": hint, "par": par, "solve": solve_position}
+
+
 def read_frame(stream: BinaryIO) -> bytes | None:
     head = stream.read(4)
     if len(head) < 4:
@@ -150,7 +165,7 @@ def main() -> None:
             return
         job = msgpack.unpackb(frame, raw=False)
         try:
-            answer = hint(job) if job["k"] == "hint" else par(job)
+            answer = JOBS[job["k"]](job)
         except Exception as exc:  # a job that fails is answered, never the end of the worker
             answer = {"error": f"{type(exc).__name__}: {exc}"[:300]}
         answer["q"] = job.get("q")

@@ -1,0 +1,259 @@
+"""Post-race analyses: the review of a racer's line (solrace.solver.analysis: which positions
+are solved, what a verdict proves, where the deal was lost), and the route that serves it on a
+real server with its real solver process (solrace.solver.analyst): only after the reveal,
+worked out once, bounded per client address."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+import solrules
+from solrace.net.app import App
+from solrace.solver.analysis import Review, Tree, drive, moves_summary, thinks
+from solrace.solver.jobs import Solver
+from solrace.solver.worker import replay
+from solrace.store.sqlite_store import SQLiteStore
+
+from .conftest import Server, T, serving
+from .test_http import get, port_of
+from .test_server import drain
+
+#: A Scotch deal, a line from it that keeps it winnable, and a move that then loses it: the
+#: move buries a card under a King so that the Kings wait for each other in a circle (the
+#: solver proves it in a few hundred positions). Found once with the solver; checked below.
+SEED = 5
+BEFORE = ["t6>f1", "t16>f2", "t7>f1", "t7>t2", "t7>f2", "t1>t15", "t1>t6", "t8>t14", "t10>t17",
+          "t8>t10", "t8>f2", "t16>t11", "t16>f2", "t6>f2", "t6>f2", "t13>t3", "t9>t13",
+          "t9>t2", "t12>t2"]
+LOSING = "t12>t6"
+BUDGET = solrules.Budget(20_000)
+
+
+def solve_at(actions: Sequence[str], calls: list[int] | None = None) -> Any:
+    def solve(i: int) -> tuple[str, Sequence[str]]:
+        if calls is not None:
+            calls.append(i)
+        result = solrules.solve(replay("scotch", SEED, list(actions[:i])), BUDGET)
+        return result.verdict, result.line
+    return solve
+
+
+def test_the_losing_move_loses() -> None:
+    game = replay("scotch", SEED, BEFORE)
+    assert solrules.solve(game, BUDGET).verdict == "won"
+    game.push_text(LOSING)
+    assert solrules.solve(game, BUDGET).verdict == "lost"
+
+
+def test_the_first_losing_move_is_found_by_bisection() -> None:
+    after = [m.text() for m in replay("scotch", SEED, [*BEFORE, LOSING]).legal_moves()][:3]
+    line = [*BEFORE, LOSING]
+    # Three more moves (each its first legal one), all in a lost position.
+    game = replay("scotch", SEED, line)
+    for _ in range(3):
+        text = game.legal_moves()[0].text()
+        game.push_text(text)
+        line.append(text)
+    assert after  # the position had moves left
+    calls: list[int] = []
+    review = Review(line, 40)
+    drive(review, solve_at(line, calls))
+    n = len(BEFORE) + 1
+    assert review.verdicts == "w" * n + "l" * (len(line) - n + 1)
+    [loss] = review.losses()
+    assert loss == {"at": n, "move": LOSING, "winnable_at": n - 1, "exact": True,
+                    "recovered_at": None}
+    # The end, then the deal (whose winning line follows the racer's first moves: every
+    # position along it is won), then the middle: far fewer solves than positions.
+    assert calls[:2] == [len(line), 0] and len(calls) <= 6
+    assert not review.incomplete
+    summary = moves_summary(line, review.verdicts, {"verdict": "won", "moves": 75}, False)
+    assert summary == {"moves": len(line), "undos": 0, "kept": len(line), "par": 75,
+                       "after_loss": 3}
+
+
+def test_an_undo_back_to_a_winnable_position_is_a_recovery() -> None:
+    winning = solrules.solve(replay("scotch", SEED, BEFORE), BUDGET).line[0]
+    line = [*BEFORE, LOSING, "undo", winning]
+    review = Review(line, 40)
+    drive(review, solve_at(line))
+    n = len(BEFORE) + 1
+    assert review.verdicts[n - 1:] == "wlww"
+    [loss] = review.losses()
+    assert loss["at"] == n and loss["exact"] and loss["recovered_at"] == n + 1
+    assert moves_summary(line, review.verdicts, None, False)["undos"] == 1
+
+
+def test_a_line_that_wins_needs_one_solve() -> None:
+    game = solrules.new_game("scotch", SEED)
+    line = list(solrules.solve(game, BUDGET).line)
+    calls: list[int] = []
+    review = Review(line, 40)
+    drive(review, solve_at(line, calls))
+    assert calls == [len(line)] and set(review.verdicts) == {"w"} and review.losses() == []
+
+
+def fake(truth: str, calls: list[int]) -> Any:
+    """A solver whose verdict at index i is ``truth[i]`` (w, l, or ? for unknown)."""
+    def solve(i: int) -> tuple[str, Sequence[str]]:
+        calls.append(i)
+        return {"w": "won", "l": "lost"}.get(truth[i], "unknown"), ()
+    return solve
+
+
+def test_unknown_positions_are_stepped_over_and_said() -> None:
+    line = [f"t{i}>t{i + 1}" for i in range(1, 13)]  # twelve moves down one path
+    calls: list[int] = []
+    truth = "wwww????llll" + "l"
+    review = Review(line, 40)
+    drive(review, fake(truth, calls))
+    [loss] = review.losses()
+    # Somewhere after move 4 and by move 8: the report says it is not exact.
+    assert loss["at"] == 8 and loss["winnable_at"] == 3 and not loss["exact"]
+    assert review.verdicts[:4] == "www?" or review.verdicts[:4] == "wwww"
+    assert review.verdicts[8:] == "lllll"
+    # A budget that runs out leaves positions unknown, and says so: lost by the end, no
+    # position known winnable before.
+    review = Review(line, 1)
+    drive(review, fake(truth, []))
+    assert review.verdicts == "?" * 12 + "l" and review.incomplete
+    assert review.losses() == [{"at": 12, "move": "t12>t13", "winnable_at": None,
+                                "exact": False, "recovered_at": None}]
+
+
+def test_a_loss_taken_back_again_and_again_is_listed_each_time() -> None:
+    """A racer who plays the same losing move and takes it back 5,000 times: two positions,
+    two solves, 5,000 losses, each recovered by the undo after it."""
+    line = ["t1>t2", "undo"] * 5000
+    calls: list[int] = []
+    review = Review(line, 40)
+    drive(review, fake("wl" * 5000 + "w", calls))
+    assert sorted(calls) == [0, 1]
+    losses = review.losses()
+    assert len(losses) == 5000
+    assert losses[0] == {"at": 1, "move": "t1>t2", "winnable_at": 0, "exact": True,
+                         "recovered_at": 2}
+    assert losses[-1] == {"at": 9999, "move": "t1>t2", "winnable_at": 9998, "exact": True,
+                          "recovered_at": 10000}
+
+
+def test_the_tree_merges_a_move_played_again_after_an_undo() -> None:
+    tree = Tree(["a", "b", "undo", "b", "undo", "undo", "c"])
+    assert tree.node == [0, 1, 2, 1, 2, 1, 0, 3]
+    assert tree.first == [0, 1, 2, 7]
+
+
+def test_the_longest_thinks() -> None:
+    got = thinks(["a", "b", "undo", "c"], [4000, 5000, 12000, 13000])
+    assert got == [{"at": 3, "move": "undo", "ms": 7000, "time": 12000},
+                   {"at": 1, "move": "a", "ms": 4000, "time": 4000},
+                   {"at": 2, "move": "b", "ms": 1000, "time": 5000}]
+
+
+# ----------------------------------------------------------------------- on a real server
+@pytest.fixture
+async def solver_server(tmp_path: Path) -> AsyncIterator[Server]:
+    storage = SQLiteStore(tmp_path / "race.db")
+    app = App(storage, countdown=0.05, rate_limit=0, client=tmp_path,
+              solver=Solver(hint_seconds=0, par_seconds=5.0))
+    async with serving(app) as srv:
+        yield srv
+    await app.stop()
+    storage.close()
+
+
+async def analysis(server: Server, race: str, player: str) -> tuple[int, dict[str, Any]]:
+    """The answer once it is no longer 202 (asked again as told)."""
+    for _ in range(int(T * 20)):
+        status, headers, body = await get(port_of(server), f"/api/races/{race}/analysis/{player}")
+        if status != 202:
+            return status, json.loads(body)
+        assert int(headers["retry-after"]) >= 1
+        await asyncio.sleep(0.25)
+    raise AssertionError("the analysis never came")
+
+
+async def test_a_racers_losing_move_is_found_after_the_reveal_and_never_before(
+    solver_server: Server,
+) -> None:
+    host = await solver_server.client()
+    race = (await host.create("scotch", players=2, seed=str(SEED)))["race"]
+    ann, bob = await solver_server.client(), await solver_server.client()
+    for client, name in ((ann, "ann"), (bob, "bob")):
+        await client.join(race, name=name)
+        await client.ready(race)
+    await ann.wait_state(race, T)
+    for text in [*BEFORE, LOSING]:
+        await ann.move(race, text)
+    await ann.resign(race)
+    # Ann is done, Bob races on: nothing of the deal may be told, and nothing is worked out.
+    port = port_of(solver_server)
+    for player in ("p1", "p2"):
+        status, _, body = await get(port, f"/api/races/{race}/analysis/{player}")
+        assert status == 403
+        assert json.loads(body) == {"error": "forbidden",
+                                    "message": "the analysis opens once the deal is revealed"}
+    analyst = solver_server.app.routes.analyst
+    assert analyst.running == {} and analyst.done == {}
+    assert (await get(port, f"/api/races/{race}/analysis/p9"))[0] == 404
+    assert (await get(port, "/api/races/nosuchrace/analysis/p1"))[0] == 404
+    await bob.resign(race)
+    await drain(bob, "race_over")
+    status, report = await analysis(solver_server, race, "p1")
+    assert status == 200
+    n = len(BEFORE) + 1
+    loss = dict(report["lost_at"])
+    assert loss.pop("time") >= report["thinks"][0]["time"] - report["thinks"][0]["ms"]
+    assert loss == {"at": n, "move": LOSING, "winnable_at": n - 1, "exact": True,
+                    "recovered_at": None}
+    assert report["verdicts"] == "w" * n + "l" and report["deal"] == "won"
+    assert report["end"] == "lost" and not report["incomplete"]
+    assert report["moves"]["moves"] == n and report["moves"]["after_loss"] == 0
+    assert [t["at"] for t in report["thinks"]] and len(report["thinks"]) == 3
+    assert 1 <= report["solves"] <= 8
+    # Bob made no move: his only position is the deal, winnable.
+    status, bobs = await analysis(solver_server, race, "p2")
+    assert status == 200 and bobs["verdicts"] == "w" and bobs["lost_at"] is None
+    # Worked out once: asked again, the same report at once.
+    status, _, body = await get(port, f"/api/races/{race}/analysis/p1")
+    assert status == 200 and json.loads(body) == report
+
+
+async def test_analyses_are_bounded_per_address(solver_server: Server) -> None:
+    analyst = solver_server.app.routes.analyst
+    analyst.per_address = 1
+    host = await solver_server.client()
+    race = (await host.create("scotch", players=2, seed=str(SEED)))["race"]
+    racers = [await solver_server.client(), await solver_server.client()]
+    for i, client in enumerate(racers):
+        await client.join(race, name=f"r{i}")
+        await client.ready(race)
+    await racers[0].wait_state(race, T)
+    for client in racers:
+        await client.resign(race)
+    await drain(racers[1], "race_over")
+    port = port_of(solver_server)
+    analyst.solver = None  # nothing to wait for but the bookkeeping: still one at a time
+    gate = asyncio.Event()
+    review = analyst.review
+
+    async def held(work: Any) -> dict[str, Any]:
+        await gate.wait()
+        return await review(work)
+
+    analyst.review = held  # type: ignore[method-assign]
+    assert (await get(port, f"/api/races/{race}/analysis/p1"))[0] == 202
+    status, headers, body = await get(port, f"/api/races/{race}/analysis/p2")
+    assert status == 429 and json.loads(body)["error"] == "rate_limited"
+    assert int(headers["retry-after"]) >= 1
+    assert (await get(port, f"/api/races/{race}/analysis/p1"))[0] == 202  # the same: shared
+    gate.set()
+    status, report = await analysis(solver_server, race, "p1")
+    assert status == 200 and report["verdicts"] == "?" and report["incomplete"]
+    status, report = await analysis(solver_server, race, "p2")  # its turn now
+    assert status == 200
