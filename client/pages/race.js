@@ -170,11 +170,13 @@ function racePart(race, session, model, autojoin) {
     message,
     // With a mouse and keys, or on a touch screen: style.css shows the one that fits the screen.
     h("p.hint.for-pointer", {}, "Click a card, then a highlighted pile; or drag it. Double-click sends a card home. " +
-      "While a move is on its way you can already pick the next one (a premove). " +
+      "Moves show at once; you need not wait for the server. " +
+      "When a move turns up a card not shown yet, you can already pick the next one (a premove). " +
       "Keys: Tab to the board, arrows between piles, Enter to pick and drop, type pile names (t3 then f1), " +
       "U to undo, H for a hint (when the race allows them), Esc to cancel."),
     h("p.hint.for-touch", {}, "Tap a card, then a highlighted pile; or drag it. Tap a card twice quickly to " +
-      "send it to a foundation. While a move is on its way you can already pick the next one (a premove)."),
+      "send it to a foundation. Moves show at once; while a turned-up card is on its way you can " +
+      "already pick the next one (a premove)."),
     raceRules);
 
   // After the racer is done (finished or resigned) while others still race.
