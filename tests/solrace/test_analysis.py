@@ -249,8 +249,9 @@ async def test_analyses_are_bounded_per_address(solver_server: Server) -> None:
     analyst.review = held  # type: ignore[method-assign]
     assert (await get(port, f"/api/races/{race}/analysis/p1"))[0] == 202
     status, headers, body = await get(port, f"/api/races/{race}/analysis/p2")
-    assert status == 429 and json.loads(body)["error"] == "rate_limited"
+    assert status == 202 and json.loads(body)["status"] == "queued"  # over the share: waits
     assert int(headers["retry-after"]) >= 1
+    assert len(analyst.running) == 1  # not started
     assert (await get(port, f"/api/races/{race}/analysis/p1"))[0] == 202  # the same: shared
     gate.set()
     status, report = await analysis(solver_server, race, "p1")

@@ -210,7 +210,7 @@ async def test_huge_replays_never_stall_the_server(tmp_path: Path) -> None:
     How long a ping waits is a benchmark's business (bench/), not this test's."""
     move = long_race(tmp_path / "long.db", 10_000)
     store = SQLiteStore(tmp_path / "long.db")
-    app = App(store, client=tmp_path, http_rate=0)
+    app = App(store, client=tmp_path, http_rate=0, rate_limit=0)
     async with app.serve("127.0.0.1", 0) as ws_server:
         port = next(iter(ws_server.sockets)).getsockname()[1]
         pinger = await RaceClient.connect(f"ws://127.0.0.1:{port}/ws")
@@ -251,7 +251,7 @@ async def test_a_big_answer_reaches_a_slow_reader_whole(tmp_path: Path) -> None:
     client accepts."""
     long_race(tmp_path / "long.db", 10_000)
     store = SQLiteStore(tmp_path / "long.db")
-    app = App(store, client=tmp_path, http_rate=0)
+    app = App(store, client=tmp_path, http_rate=0, rate_limit=0)
     async with serving(app) as server:
         port = port_of(server)
 

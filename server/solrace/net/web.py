@@ -561,7 +561,8 @@ class Routes:
 
     async def analysis(self, race_id: str, player: str, address: str) -> Response:
         """A racer's post-race analysis (:mod:`solrace.solver.analyst`): only once the deal is
-        revealed; ``202`` while it is worked out, ``429``/``503`` when too many are."""
+        revealed; ``202`` while it is worked out, or while it waits for others (too many
+        being worked out: not started yet)."""
         race = await self.hub.load(race_id)
         if race is None or player not in race.racers:
             return json_response(404, {"error": "not_found"})
@@ -576,13 +577,14 @@ class Routes:
         if status == "computing":
             return json_response(202, {"status": "computing", "retry_after": ANALYSIS_RETRY_S},
                                  retry)
-        if status == "busy":
-            return json_response(429, {"error": "rate_limited", "message": "analyses you asked "
-                                       "for are being worked out: ask again when they are "
-                                       "done"}, [("Retry-After", str(ANALYSIS_RETRY_S * 2))])
-        return json_response(503, {"error": "unavailable", "message": "the solver is busy with "
-                                   "other analyses: ask again in a moment"},
-                             [("Retry-After", str(ANALYSIS_RETRY_S * 5))])
+        # Over a limit the analysis is not started, and the client is told to ask again later,
+        # as while one is worked out: not an error (a replay page of a race of eight asks for
+        # eight at once, and a browser reports every 4xx as a failed load).
+        later = ANALYSIS_RETRY_S * (2 if status == "busy" else 5)
+        why = ("analyses you asked for are being worked out: this one starts after them"
+               if status == "busy" else "the solver is busy with other analyses")
+        return json_response(202, {"status": "queued", "retry_after": later, "message": why},
+                             [("Retry-After", str(later))])
 
     def static(self, rel: str, etag: str | None = None) -> Response:
         """A file of the client, with an ``ETag`` (its size and time): a browser that has it
