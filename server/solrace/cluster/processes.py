@@ -31,7 +31,7 @@ import itertools
 import logging
 import os
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from redis.exceptions import RedisError
 
@@ -141,6 +141,17 @@ class RemoteSession:
         return player
 
 
+class Waiting(NamedTuple):
+    """A command forwarded to the owner of its unit, waiting for the owner's answer."""
+
+    conn: Connection
+    done: asyncio.Future[None]
+    timer: asyncio.TimerHandle
+    owner: str
+    unit: str
+    cmd: codec.Command
+
+
 class Cluster:
     """This process's part in the service (see the module docstring)."""
 
@@ -158,9 +169,8 @@ class Cluster:
         self.owners: dict[str, str] = {}  # unit -> pid of its owner, as last seen
         self.sessions: dict[tuple[str, int], RemoteSession] = {}
         self.followers: dict[str, dict[tuple[str, int], RemoteSession]] = {}
-        self.pending: dict[int, tuple[Connection, asyncio.Future[None], asyncio.TimerHandle]] = {}
-        #: Forwarded requests by owner: the owner's alive key is looked at while they wait.
-        self.waiting: dict[str, dict[int, tuple[str, codec.Command]]] = {}
+        #: Forwarded commands waiting for their owner's answer, by request number.
+        self.pending: dict[int, Waiting] = {}
         self.connections: dict[int, Connection] = {}  # this process's, by id
         self._ids = itertools.count(1)
         self._taking: dict[str, asyncio.Task[str | None]] = {}
@@ -430,31 +440,21 @@ class Cluster:
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         timer = asyncio.get_running_loop().call_later(
             FORWARD_TIMEOUT, self._timed_out, req, unit, owner, cmd)
-        self.pending[req] = (conn, done, timer)
-        self.waiting.setdefault(owner, {})[req] = (unit, cmd)
+        self.pending[req] = Waiting(conn, done, timer, owner, unit, cmd)
         self.bus.send_to(owner, internal.Forward(self.pid, req, codec.to_dict(cmd),
                                                  self.state_of(conn, unit)))
         return done
 
     def _timed_out(self, req: int, unit: str, owner: str, cmd: codec.Command) -> None:
         entry = self.pending.pop(req, None)
-        self._unwait(owner, req)
         if entry is None:
             return
-        conn, done, timer = entry
-        timer.cancel()
+        conn, done = entry.conn, entry.done
+        entry.timer.cancel()
         self.owners.pop(unit, None)  # look the owner up again next time
         self.supervisor.spawn(self._after_silence(conn, done, unit, owner, cmd),
                               f"after the silence of {owner}",
                               timeout=(LEASE_MS + ALIVE_MS) / 1000 + FORWARD_TIMEOUT)
-
-    def _unwait(self, owner: str | None, req: int) -> None:
-        for pid in [owner] if owner is not None else list(self.waiting):
-            reqs = self.waiting.get(pid)
-            if reqs is not None and reqs.pop(req, None) is not None:
-                if not reqs:
-                    del self.waiting[pid]
-                return
 
     async def _watch_owners(self) -> None:
         """While commands wait for an owner's answer, look every OWNER_CHECK_EVERY seconds
@@ -463,18 +463,19 @@ class Cluster:
         and the waiting commands run (:meth:`_after_silence`)."""
         while True:
             await asyncio.sleep(OWNER_CHECK_EVERY)
-            if not self.waiting:
+            if not self.pending:
                 continue
             try:
-                owners = list(self.waiting)
+                owners = list({w.owner for w in self.pending.values()})
                 async with self.store.keeper.pipeline(transaction=False) as pipe:
                     for pid in owners:
                         pipe.exists(proc_key(pid, "alive"))
                     alive = await pipe.execute()
                 for pid, up in zip(owners, alive, strict=True):
                     if not up:
-                        for req, (unit, cmd) in list(self.waiting.get(pid, {}).items()):
-                            self._timed_out(req, unit, pid, cmd)
+                        for req, w in list(self.pending.items()):
+                            if w.owner == pid:
+                                self._timed_out(req, w.unit, pid, w.cmd)
             except RedisError as exc:
                 log.warning("cannot look at the owners: %s", exc)
             except Exception:
@@ -541,10 +542,9 @@ class Cluster:
         elif isinstance(msg, internal.Done):
             entry = self.pending.pop(msg.req, None)
             if entry is not None:
-                self._unwait(None, msg.req)
-                entry[2].cancel()
-                if not entry[1].done():
-                    entry[1].set_result(None)
+                entry.timer.cancel()
+                if not entry.done.done():
+                    entry.done.set_result(None)
         elif isinstance(msg, internal.Gone):
             session = self.sessions.pop((msg.sender, msg.conn), None)
             if session is not None:
