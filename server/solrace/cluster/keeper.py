@@ -37,17 +37,10 @@ from solrace.settings import (
     REDIS_TIMEOUT,
     RENEW_EVERY,
 )
+from solrace.store.redis_store import RENEW
 
 log = logging.getLogger(__name__)
 
-#: Renew a lease still held by this holder: 1, else 0 (the store's script, the same text).
-RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 1
-end
-return 0
-"""
 
 
 class Keeper(threading.Thread):

@@ -156,10 +156,9 @@ class Cluster:
     """This process's part in the service (see the module docstring)."""
 
     def __init__(self, hub: Hub, store: RedisStore, bus: RedisBus, pid: str,
-                 supervisor: Supervisor, keeper_url: str | None = None) -> None:
-        #: With a URL, leases are renewed by a thread of their own (solrace.cluster.keeper);
-        #: without, by the loop (tests that drive a Cluster in their own loop).
-        self.keeper_url = keeper_url
+                 supervisor: Supervisor, redis_url: str) -> None:
+        #: Where the leases' keeper (a thread: solrace.cluster.keeper) renews them.
+        self.redis_url = redis_url
         self.keeper: Keeper | None = None
         self.hub = hub
         self.store = store
@@ -208,11 +207,9 @@ class Cluster:
                 log.warning("waiting for Redis: %s", exc)
                 await asyncio.sleep(delay)
                 delay = min(START_RETRY_MAX, delay * 2)
-        if self.keeper_url is not None:
-            self.keeper = Keeper(self.keeper_url, self.pid, self.store.epochs,
-                                 asyncio.get_running_loop(), self._lost_lease,
-                                 self._renewal_failed)
-            self.keeper.start()
+        self.keeper = Keeper(self.redis_url, self.pid, self.store.epochs,
+                             asyncio.get_running_loop(), self._lost_lease, self._renewal_failed)
+        self.keeper.start()
         self._loops = [self.supervisor.spawn(self._renew(), "renew leases"),
                        self.supervisor.spawn(self._janitor(), "janitor"),
                        self.supervisor.spawn(self._watch_owners(), "watch owners")]
@@ -251,9 +248,6 @@ class Cluster:
             try:
                 if self.keeper is not None:
                     self.keeper.beat()
-                else:
-                    for unit in await self.store.renew(proc_key(self.pid, "alive")):
-                        self.lost(unit)
                 rounds += 1
                 if rounds % DEAD_LOOK_EVERY == 0:
                     await self._drop_dead_processes()

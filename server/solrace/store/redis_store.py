@@ -33,7 +33,7 @@ from solrace.core.race import Race
 from solrace.core.race_parts import LogEntry
 from solrace.core.tournament import TLogEntry, Tournament
 from solrace.service.supervisor import Supervisor
-from solrace.settings import ALIVE_MS, FINISHED_TTL_DAYS, LEASE_MS
+from solrace.settings import FINISHED_TTL_DAYS, LEASE_MS
 from solrace.store.base import Callback, Failure, OnFailure, committed, failed
 from solrace.store.records import (
     race_from_record,
@@ -135,7 +135,7 @@ redis.call('SET', KEYS[1], ARGV[1] .. ':' .. epoch, 'PX', ARGV[2])
 return epoch
 """
 
-#: Renew a lease still held by this holder: 1, else 0.
+#: Renew a lease still held by this holder: 1, else 0 (run by solrace.cluster.keeper).
 RENEW = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -262,7 +262,7 @@ class RedisStore:
         await self._load_scripts()
 
     async def _load_scripts(self) -> None:
-        for name, body in (("commit", COMMIT), ("acquire", ACQUIRE), ("renew", RENEW),
+        for name, body in (("commit", COMMIT), ("acquire", ACQUIRE),
                            ("release", RELEASE)):
             self._sha[name] = await self.client.script_load(body)
 
@@ -310,44 +310,6 @@ class RedisStore:
                 text = value.decode() if isinstance(value, bytes) else str(value)
                 out[unit] = text.rpartition(":")[0]
         return out
-
-    async def renew(self, alive: str | None = None) -> list[str]:
-        """Renew every lease this process holds, and its ``alive`` key (``alive``: its name;
-        it lasts ALIVE_MS), all in one round trip; the units it lost. Renewals sent one by
-        one would each wait for Redis: with hundreds of units, longer than a lease lasts on
-        a busy machine."""
-        units = list(self.epochs)
-        epochs = [self.epochs[u] for u in units]
-        holders = [f"{self.pid}:{e}" for e in epochs]
-        for _ in range(2):
-            if isinstance(self.keeper, RedisCluster):
-                # A cluster pipeline cannot run scripts: side by side, each to its node.
-                calls: list[Any] = [self.keeper.evalsha(self._sha["renew"], 1, key(u, "lease"),
-                                                        h, LEASE_MS)
-                                    for u, h in zip(units, holders, strict=True)]
-                if alive is not None:
-                    calls.append(self.keeper.set(alive, "1", px=ALIVE_MS))
-                results = list(await asyncio.gather(*calls, return_exceptions=True))
-            else:
-                async with self.keeper.pipeline(transaction=False) as pipe:
-                    for u, h in zip(units, holders, strict=True):
-                        pipe.evalsha(self._sha["renew"], 1, key(u, "lease"), h, LEASE_MS)
-                    if alive is not None:
-                        pipe.set(alive, "1", px=ALIVE_MS)
-                    results = list(await pipe.execute(raise_on_error=False))
-            if not any(isinstance(r, NoScriptError) for r in results):
-                break
-            await self._load_scripts()  # Redis restarted without its script cache
-        lost = []
-        for unit, epoch, result in zip(units, epochs, results, strict=False):
-            if isinstance(result, BaseException):
-                raise result
-            if result == 0 and self.epochs.get(unit) == epoch:  # not taken again meanwhile
-                del self.epochs[unit]
-                lost.append(unit)
-        if alive is not None and isinstance(results[-1], BaseException):
-            raise results[-1]
-        return lost
 
     async def release(self, unit: str) -> None:
         epoch = self.epochs.pop(unit, None)

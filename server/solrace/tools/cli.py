@@ -116,7 +116,7 @@ def _serve(args: argparse.Namespace) -> int:
         from solrace.cluster.processes import Cluster
 
         app.run_on_redis(Cluster(app.hub, storage, bus, pid, app.supervisor,
-                                 keeper_url=redis_url))
+                                 redis_url=redis_url))
 
     def ready(server: Server) -> None:
         host, port = next(iter(server.sockets)).getsockname()[:2]
