@@ -560,27 +560,14 @@ async def test_a_lean_racer_on_another_process_than_his_race(
     await ann.wait_state(race, T)
     state = await bob.wait_state(race, T)
     assert "board" in state
-    _, reply = await act_move(bob, race, state["legal"][0], state["seq"] + 1)
+    move, reply = await act(bob, race, random.Random(3))
     assert reply.get("lean") is True and "board" not in reply and "turned" in reply
-    again = await bob.request({"type": "move", "race": race, "move": state["legal"][0],
+    again = await bob.request({"type": "move", "race": race, "move": move,
                                "seq": state["seq"] + 1}, timeout=T)
     assert "lean" not in again and "board" in again  # a repeated seq: the whole state
     for client in (host, ann, bob):
         await client.close()
 
-
-async def act_move(client: RaceClient, race: str, move: str, seq: int
-                   ) -> tuple[str, dict[str, Any]]:
-    for _ in range(50):
-        try:
-            reply = await client.request({"type": "move", "race": race, "move": move,
-                                          "seq": seq}, timeout=T)
-            return move, reply
-        except ServerError as exc:
-            if exc.code != "unavailable":
-                raise
-            await asyncio.sleep(0.1)
-    raise AssertionError("the service never came back")
 
 
 async def test_a_paused_owner_writes_nothing_after_it_wakes(
