@@ -68,7 +68,8 @@ def start_with_bot(page: Any, bot: Bot, race: str) -> None:
 
 def ask_hint(page: Any, how: str = "click") -> str:
     """Ask for a hint and return the move marked on the board (and said in the hint line)."""
-    # A starved solver (a busy machine) says so and the racer asks again, as a player would.
+    # A starved solver (a busy machine) says so, or the page's socket was given up while the
+    # hint was worked out (its heartbeat is short): the racer asks again, as a player would.
     for _ in range(5):
         page.evaluate(WATCH_BUTTON)
         if how == "click":
@@ -76,9 +77,15 @@ def ask_hint(page: Any, how: str = "click") -> str:
         else:
             page.locator('[data-board="own"] [data-pile][tabindex="0"]').focus()
             page.keyboard.press("h")
-        page.wait_for_selector('.hint-line:not([data-kind="thinking"])', timeout=WAIT_MS * 2)
-        if "solver is busy" not in page.inner_text(".hint-line"):
+        page.wait_for_function(
+            """(() => { const l = document.querySelector('.hint-line');
+                        return l && l.dataset.kind !== 'thinking'
+                          && (!l.hidden || l.dataset.kind === 'refused'); })()""",
+            timeout=WAIT_MS * 2)
+        refused = page.get_attribute(".hint-line", "data-kind") == "refused"
+        if not refused and "solver is busy" not in page.inner_text(".hint-line"):
             break
+        page.wait_for_selector('[data-board="own"] [data-card]', timeout=WAIT_MS)
         page.wait_for_timeout(1000)
     assert page.get_attribute(".hint-line", "data-kind") == "move", page.inner_text(".hint-line")
     assert "Thinking…" in page.evaluate("window.hintTexts")  # it said so while it thought
