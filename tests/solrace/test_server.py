@@ -647,3 +647,34 @@ async def running_race_unstarted(server: Server) -> tuple[str, RaceClient, RaceC
     await ann.ready(race)
     await bob.ready(race)
     return race, ann, bob, created
+
+
+async def test_a_ping_is_answered_while_a_command_waits(server: Server) -> None:
+    """A command that waits for something (a race loaded from the store here; a hint worked
+    out by the solver in play) does not hold the connection's pings back: the browser gives
+    its socket up when a ping goes unanswered for seconds. Other commands sent meanwhile run
+    after it, in order."""
+    host = await server.client()
+    race = (await host.create("scotch", players=2))["race"]
+    await asyncio.sleep(0.1)  # stored
+    hub = server.app.hub
+    hub.forget(race)  # not in memory: watching it means loading it first
+    gate = asyncio.Event()
+    settle = hub.settle
+
+    async def held(*args: Any) -> Any:
+        await gate.wait()
+        return await settle(*args)
+
+    hub.settle = held  # type: ignore[method-assign]
+    client = await server.client()
+    first = asyncio.ensure_future(client.watch(race))
+    second = asyncio.ensure_future(client.request({"type": "leave", "race": race}))
+    await asyncio.sleep(0.2)
+    pong = await asyncio.wait_for(client.ping(), T)  # answered while the watch waits
+    assert pong["type"] == "pong" and not first.done() and not second.done()
+    gate.set()
+    snap = await asyncio.wait_for(first, T)
+    assert snap["type"] == "snapshot" and snap["race"] == race
+    left = await asyncio.wait_for(second, T)  # after the watch, as it was sent
+    assert left["type"] == "ok"

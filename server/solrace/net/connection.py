@@ -11,6 +11,7 @@ creates a race does, until it is durable.
 from __future__ import annotations
 
 import asyncio
+import collections
 import itertools
 import logging
 import time
@@ -45,6 +46,8 @@ LOCAL = object()
 #: Seconds a command may wait for what it needs (a race loaded, a hint worked out): past it,
 #: the job is given up and the client may send the command again.
 SETTLE_TIMEOUT = 60.0
+#: Commands one connection may have waiting behind one that settles (then it stops reading).
+MAX_BACKLOG = 64
 
 
 class RateLimiter:
@@ -178,6 +181,11 @@ class Connection:
         self.scheduled = False  # Output.uncork() writes ``corked`` at the end of this turn
         self.holding = False  # Output.release() writes ``corked`` within EVENT_DELAY
         self.limiter = RateLimiter(rate_limit)
+        #: Commands read while an earlier one waits for something (a hint worked out, a race
+        #: loaded), run in order once it is done; None when nothing waits.
+        self.backlog: collections.deque[codec.Command] | None = None
+        self.drained = asyncio.Event()  # the backlog has room again
+        self.gone = False  # the reader has ended: nothing more runs for it
 
     # ---------------------------------------------------------------- sending
     def send(self, msg: dict[str, Any] | Event, urgent: bool = True) -> None:
@@ -309,13 +317,31 @@ class Connection:
                     self.kick(1008, "too many messages")
                     continue
                 cmd = self.parse(data)
-                if cmd is not None:
-                    barrier = self.handle(cmd)
-                    if barrier is not None:
-                        await barrier
+                if cmd is None:
+                    continue
+                if self.backlog is not None:
+                    # An earlier command waits (a hint can take seconds): a ping is answered
+                    # at once, or the client's heartbeat would give the socket up; anything
+                    # else waits its turn, in order.
+                    if isinstance(cmd, codec.Ping):
+                        self.handle(cmd)
+                        continue
+                    while len(self.backlog) >= MAX_BACKLOG:
+                        self.drained.clear()
+                        await self.drained.wait()
+                        if self.backlog is None:
+                            break
+                    if self.backlog is not None:
+                        self.backlog.append(cmd)
+                        continue
+                barrier = self.handle(cmd)
+                if barrier is not None:
+                    self.backlog = collections.deque()
+                    self.supervisor.spawn(self._drain(barrier), f"backlog of {self.id}")
         except ConnectionClosed:
             pass
         finally:
+            self.gone = True
             writer.cancel()
             if self.front is not None:
                 self.front.closed(self)
@@ -323,6 +349,27 @@ class Connection:
                 self.hub.unbind(self, race)
             for race in list(self.subs):
                 self.unfollow(race)
+
+    async def _drain(self, barrier: Any) -> None:
+        """Wait for ``barrier``, then run the commands read meanwhile, each after the one
+        before it is done; none once the connection is gone."""
+        try:
+            while True:
+                try:
+                    await barrier
+                except Exception:
+                    log.exception("a command of connection %s failed", self.id)
+                while self.backlog and not self.gone:
+                    cmd = self.backlog.popleft()
+                    self.drained.set()
+                    barrier = self.handle(cmd)
+                    if barrier is not None:
+                        break
+                else:
+                    return
+        finally:
+            self.backlog = None
+            self.drained.set()
 
     def parse(self, data: str | bytes) -> codec.Command | None:
         """The command in ``data``; None after replying with an error."""
