@@ -8,26 +8,11 @@
 // The budget: a move drawn in the frame of the click, so everything here well under 1 ms.
 
 import { readFileSync } from "node:fs";
+import { dealText } from "../client/engine/golden.js";
 import { board, fromPosition, legal, play, safe, undo } from "../client/engine/index.js";
 
 const ROUNDS = 5;
 const STEPS = 300;
-
-// solrules' position text of a golden deal (piles bottom to top, face-down counts; any order).
-function dealText(game, deal) {
-  const ids = Object.keys(deal.piles);
-  const parts = [game];
-  if (game === "quadruple-canfield") {
-    const home = ids.find((id) => id.startsWith("f") && deal.piles[id].length);
-    parts.push(`base=${deal.piles[home][0][0]}`);
-  }
-  for (const id of ids) {
-    const cards = [...deal.piles[id]];
-    if (deal.face_down[id]) cards.splice(deal.face_down[id], 0, "|");
-    parts.push(`${id}:${cards.join("")}`);
-  }
-  return parts.join(" ");
-}
 
 function rng(seed) {  // mulberry32: small, fixed, good enough to pick moves
   return () => {

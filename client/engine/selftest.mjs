@@ -7,6 +7,7 @@
 // The proof that the engine matches solrules is tests/client/test_engine.py, in Chromium.
 
 import { readFileSync } from "node:fs";
+import { dealText } from "./golden.js";
 import { board, fromPosition, legal, play } from "./index.js";
 
 const GOLDEN = new URL("../../seeds/golden/", import.meta.url);
@@ -17,21 +18,6 @@ function check(ok, what) {
     failures += 1;
     console.error(`FAIL ${what}`);
   }
-}
-
-/** solrules' position text of a golden deal (piles bottom to top, face-down counts). */
-export function dealText(game, ids, deal) {
-  const parts = [game];
-  if (game === "quadruple-canfield") {
-    const home = ids.filter((id) => id.startsWith("f") && deal.piles[id].length);
-    parts.push(`base=${deal.piles[home[0]][0][0]}`);
-  }
-  for (const id of ids) {
-    const cards = [...deal.piles[id]];
-    if (deal.face_down[id]) cards.splice(deal.face_down[id], 0, "|");
-    parts.push(`${id}:${cards.join("")}`);
-  }
-  return parts.join(" ");
 }
 
 // tests/solrules/model.py is_ambiguous: left out of the golden counts.
@@ -55,7 +41,7 @@ for (const game of ["scotch", "yukon", "quadruple-canfield"]) {
   const ids = Object.keys(Object.values(golden.deals)[0].piles);
   const start = Date.now();
   for (const [seed, deal] of Object.entries(golden.deals)) {
-    const pos = fromPosition(dealText(game, ids, deal));
+    const pos = fromPosition(dealText(game, deal));
     const shown = Object.fromEntries(board(pos).piles.map((p) => [p.pile, p.cards]));
     for (const id of ids) {
       const want = deal.piles[id].map((c, i) => (i < deal.face_down[id] ? null : c));
@@ -66,7 +52,7 @@ for (const game of ["scotch", "yukon", "quadruple-canfield"]) {
   // Chromium test, which has solrules deal it.
   const { line, counts, seed } = golden.perft;
   const first = golden.deals[String(seed)];
-  let pos = first && fromPosition(dealText(game, ids, first));
+  let pos = first && fromPosition(dealText(game, first));
   if (pos) {
     line.forEach((move, i) => {
       const n = legal(pos).filter((m) => !ambiguous(pos, m)).length;
@@ -76,7 +62,7 @@ for (const game of ["scotch", "yukon", "quadruple-canfield"]) {
   }
   const depth = golden.perft_depth;
   const rootDeal = golden.deals[String(depth.seed)];
-  const nodes = rootDeal ? depth.nodes.map((_, d) => perft(fromPosition(dealText(game, ids, rootDeal)), d + 1)) : [];
+  const nodes = rootDeal ? depth.nodes.map((_, d) => perft(fromPosition(dealText(game, rootDeal)), d + 1)) : [];
   if (rootDeal) check(JSON.stringify(nodes) === JSON.stringify(depth.nodes), `${game} perft ${nodes} != ${depth.nodes}`);
   console.log(`${game}: ${Object.keys(golden.deals).length} deals` + (pos ? `, line of ${line.length}` : "") +
     (nodes.length ? `, perft ${nodes.join("/")}` : "") + ` (${Date.now() - start} ms)`);
