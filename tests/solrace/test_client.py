@@ -62,6 +62,21 @@ async def test_requests_fail_once_the_connection_is_closed(server: Server) -> No
         await client.ping()
 
 
+async def test_waiting_for_a_state_ends_when_the_connection_closes(server: Server) -> None:
+    # A bot that rejoined a server about to go away waits for the race's state: the closed
+    # connection must end that wait at once (it then moves on to the next server), not after
+    # the wait's timeout (an hour in the bot).
+    host = await server.client()
+    race = (await host.create("scotch", players=2, seed=11))["race"]
+    client = await server.client()
+    await client.join(race, name="ann")  # not started: no state comes
+    waiting = asyncio.ensure_future(client.wait_state(race, timeout=T * 10))
+    await asyncio.sleep(0.05)
+    await client.ws.close()
+    with pytest.raises(ConnectionError):
+        await asyncio.wait_for(waiting, T)
+
+
 def test_cli_parses_serve_and_bot() -> None:
     args = parser().parse_args(["serve", "--port", "0", "--rate-limit", "0"])
     assert args.port == 0 and args.rate_limit == 0 and args.host == "127.0.0.1"

@@ -63,6 +63,7 @@ class RaceClient:
         self._pending: dict[Any, asyncio.Future[Message]] = {}
         self._rids = itertools.count(1)
         self._state_seen = asyncio.Event()
+        self.closed = False  # set by the reader once the connection is gone
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
@@ -124,6 +125,8 @@ class RaceClient:
         except ConnectionClosed:
             pass
         finally:
+            self.closed = True
+            self._state_seen.set()  # wakes wait_state, which then raises ConnectionError
             for fut in self._pending.values():
                 if not fut.done():
                     fut.set_exception(ConnectionError("connection closed"))
@@ -235,9 +238,14 @@ class RaceClient:
         return await self.request({"type": "ping"})
 
     async def wait_state(self, race: str, timeout: float = 10.0) -> Message:
-        """Wait until a ``state`` for ``race`` has arrived (e.g. at the start)."""
+        """Wait until a ``state`` for ``race`` has arrived (e.g. at the start).
+
+        Raises ``ConnectionError`` if the connection closes first: a bot whose server went
+        away while it waited must move on to another one, not wait out ``timeout``."""
         async with asyncio.timeout(timeout):
             while race not in self.states:
+                if self.closed:
+                    raise ConnectionError("connection closed")
                 self._state_seen.clear()
                 await self._state_seen.wait()
         return self.states[race]
