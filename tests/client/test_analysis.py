@@ -122,6 +122,8 @@ def test_play_on_from_here_is_a_practice_game_in_the_browser(pages: Pages,
     assert page.evaluate("document.activeElement.id") == "practice-title"
     note = page.inner_text(".practice-note")
     assert "Practice, not a race" in note and "unrated" in note
+    # The board is drawn on the animation frame after the title shows.
+    page.wait_for_selector('[data-board="practice"] [data-pile="f1"]')
     shown = board_cards(page, "practice")
     for pile in expected.board()["piles"]:
         assert shown[pile["pile"]] == pile["cards"], pile["pile"]
@@ -168,6 +170,8 @@ def test_play_on_in_yukon_knows_the_face_down_cards(pages: Pages, new_bot: NewBo
     summary = json_get(pages.base, f"/api/races/{race}")
     moves = next(p["moves"] for p in summary["players"] if p["player"] == "p2")
     expected = replay("yukon", 123456, moves)
+    # The board is drawn on the animation frame after the title shows.
+    page.wait_for_selector('[data-board="practice"] [data-pile="f1"]')
     shown = board_cards(page, "practice")
     for pile in expected.board()["piles"]:
         assert shown[pile["pile"]] == [c for c in pile["cards"] if c], pile["pile"]
