@@ -115,17 +115,23 @@ CODES = {"bad_message", "not_found", "forbidden", "race_full", "race_not_running
 def still_answers(ws: ClientConnection, live: Live) -> None:
     """The frame just sent was answered (an error with a known code and a message, or a
     reply), the connection is open, the server answers a ping after it, and the race of the
-    setup is as it was."""
+    setup is as it was. The pong may come first: a ping is answered at once while an earlier
+    command waits (a race looked up in the store, say), so both are waited for."""
     ws.send(json.dumps({"type": "ping", "rid": "alive"}))
     before: list[dict[str, Any]] = []
-    while True:
-        frame = ws.recv(timeout=T)
+    ponged = False
+    while not (ponged and before):
+        try:
+            frame = ws.recv(timeout=T)
+        except TimeoutError:
+            raise AssertionError(f"no {'answer to the frame' if ponged else 'pong'} within "
+                                 f"{T} s (got {before})") from None
         msg = json.loads(frame) if isinstance(frame, str) else msgpack.unpackb(frame)
         if msg.get("rid") == "alive":
-            assert msg["type"] == "pong"
-            break
-        before.append(msg)
-    assert before, "the frame got no answer"
+            assert msg["type"] == "pong" and not ponged
+            ponged = True
+        else:
+            before.append(msg)
     for msg in before:
         if msg.get("type") == "error":
             assert msg["code"] in CODES and isinstance(msg["message"], str) and msg["message"]
