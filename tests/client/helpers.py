@@ -45,6 +45,10 @@ class Pages:
         """A page in a fresh context. The page's Content-Security-Policy forbids evaluating
         strings, which Playwright's ``wait_for_function`` does: contexts bypass it unless
         ``csp`` (tests/client/test_security.py checks the client keeps to its policy)."""
+        # Motion is reduced unless a test asks for it (reduced_motion="no-preference"): slides,
+        # pulses and spinners redraw every frame in every open page, which costs the suite's
+        # few cores far more than anything a test checks.
+        context_options.setdefault("reduced_motion", "reduce")
         context = self.browser.new_context(viewport=viewport or DESKTOP, bypass_csp=not csp,
                                            **context_options)
         context.set_default_timeout(WAIT_MS * 2)

@@ -110,7 +110,7 @@ def scotch_race(pages: Pages, bot: Bot, **context: Any) -> tuple[Any, str]:
 
 
 def test_a_legal_move_is_drawn_before_the_server_answers(pages: Pages, new_bot: NewBot) -> None:
-    page, race = scotch_race(pages, new_bot())
+    page, race = scotch_race(pages, new_bot(), reduced_motion="no-preference")
     move = one_card_moves(own_legal(page))[0]
     src, dst = move.split(">")
     card = own_cards(page)[src][-1]
