@@ -10,8 +10,9 @@ PORT ?= 8080
 .PHONY: run test test-all lint typecheck pytest bench system clean
 
 # Four workers on two cores: most tests wait on sockets, browsers and child processes. A test
-# file runs on one worker (its fixtures are shared by its tests); the slowest 15 are listed.
-PYTEST_ARGS ?= -n 4 --dist loadfile --durations=15
+# file runs on one worker (its fixtures are shared by its tests), except the long files that
+# tests/conftest.py shares out test by test, longest first; the slowest 15 are listed.
+PYTEST_ARGS ?= -n 4 --dist loadgroup --no-loadscope-reorder --durations=15
 
 # Debian splits venv out of Python: install python3-venv when creating the venv fails.
 $(BIN)/python:

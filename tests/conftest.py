@@ -25,6 +25,36 @@ settings.register_profile("thorough", deadline=None,
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
 
 
+#: Files whose tests are long enough to be shared out one by one among the xdist workers
+#: (``make test`` runs ``--dist loadgroup``); any other file is one unit of work, run whole on
+#: one worker. The suite's wall time is that of its busiest worker: a 70-second file run whole
+#: after other work sets it.
+SPLIT = (
+    "solrace/test_cluster.py", "client/test_contrast.py", "client/test_analysis.py",
+    "client/test_race.py", "client/test_tournament.py", "client/test_layout.py",
+    "client/test_teach.py", "client/test_finish.py", "client/test_play.py",
+    "solrules/test_properties.py", "solrules/test_oracle.py", "solrace/test_http.py",
+)
+#: Files (and single tests, ``file::name``) that take the longest, longest first: their units
+#: are handed out first, so that no long unit starts last, after the other workers are done.
+LONGEST = (
+    "client/test_contrast.py::test_every_text_has_enough_contrast",
+    "client/test_analysis.py::test_a_losing_move_is_marked_on_the_racers_replay",
+    "solrace/test_cluster.py", "client/test_race.py", "client/test_finish.py",
+    "client/test_analysis.py", "client/test_tournament.py", "solrules/test_properties.py",
+    "client/test_play.py", "client/test_layout.py", "client/test_teach.py",
+    "solrules/test_oracle.py", "solrace/test_http.py",
+)
+
+
+def _rank(nodeid: str) -> int:
+    name = nodeid.removeprefix("tests/")
+    for i, prefix in enumerate(LONGEST):
+        if name.startswith(prefix):
+            return i
+    return len(LONGEST)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         path = str(item.fspath)
@@ -32,3 +62,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
         if path.endswith(("test_cluster.py", "test_cluster_play.py", "test_nginx.py")):
             item.add_marker(pytest.mark.cluster)
+        file = item.nodeid.split("::", 1)[0]
+        unit = item.nodeid if file.removeprefix("tests/") in SPLIT else file
+        item.add_marker(pytest.mark.xdist_group(unit))
+    # The browser tests first, then the others, each part longest first: a worker keeps its
+    # Chromium (a fixture of the tests/client package) until it leaves that package. A stable
+    # sort: within a file, tests keep their order (module fixtures are set up once).
+    items.sort(key=lambda item: (not item.nodeid.startswith("tests/client/"),
+                                 _rank(item.nodeid)))
