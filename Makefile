@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8080
 
-.PHONY: run test test-all lint typecheck pytest bench system clean
+.PHONY: run test test-all test-under-load lint typecheck pytest bench system clean
 
 # Four workers on two cores: most tests wait on sockets, browsers and child processes. A test
 # file runs on one worker (its fixtures are shared by its tests), except the long files that
@@ -46,6 +46,12 @@ test: system lint pytest
 # solver against the plain search on hundreds of deals): slower, not what CI runs.
 test-all: system lint
 	HYPOTHESIS_PROFILE=thorough SOLRACE_REQUIRE_BROWSER=1 $(BIN)/python -m pytest $(PYTEST_ARGS) -m "slow or not slow"
+
+# The suite beside a CPU burner on every core: what "no test depends on an idle machine" means.
+test-under-load: $(VENV)/.stamp-dev
+	$(BIN)/python scripts/burn.py & burner=$$!; \
+	SOLRACE_REQUIRE_BROWSER=1 $(BIN)/python -m pytest $(PYTEST_ARGS); status=$$?; \
+	kill $$burner; exit $$status
 
 bench: $(VENV)/.stamp-dev
 	$(BIN)/python bench/rules_bench.py
