@@ -27,7 +27,8 @@ Pruning, each a proven dominance (see :func:`solrules.solve`):
   a foundation; a card of rank r-1 goes onto c, likewise (z counts when it has that rank). Each
   is legal right after the move, so the move is only tried when one of them is. (A *hop*, z of
   rank r+1, was the only case pruned before this issue; issue 14 added the cards given back by
-  a foundation, which its first proof had left out.)
+  a foundation, which its first proof had left out. Checked: on 600 random end positions, 8 to
+  16 cards out, searched to the end, this rule and the hop-only one give the same verdicts.)
 - **Kings**: a King never moves but home, and never comes back, so the cards under it wait for
   it, and its foundation is complete when it goes home. A card under a King therefore belongs to
   another foundation of its colour pattern, whose King must go home after this one; when every
