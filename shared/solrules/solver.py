@@ -36,17 +36,19 @@ undo of the previous move, a cycle through the stock of Quadruple Canfield, a ca
 and played again) is cut. The verdict is therefore exact on graphs with cycles: a position is
 proved lost when every position reachable from it has been expanded. Searchers take turns of
 256 expanded positions over one node count (see ``_search``): a depth-first *prover* in the
-engine's order (best move first); for Scotch and Yukon a *best-first* searcher (the waiting
-position with the best score — cards home, cards in order, the cards the foundations want next
-uncovered — is expanded next), sharing the prover's set of expanded positions in Yukon, with a
-set of its own and three quarters of the nodes in Scotch; for Yukon a *mirror*, depth-first in
-the order of the tests' plain search (by decreasing source, destination, count), and *probes*,
-depth-first searches in shuffled orders (``random.Random(i)``) with node limits that follow the
-Luby sequence, each with a set of its own. Quadruple Canfield and other games get the prover
-alone. The searchers sharing a set together, or any searcher with a set of its own, expand
+engine's order (best move first); for Scotch, Yukon and Quadruple Canfield a *best-first*
+searcher (the waiting position with the best score — cards home, cards in order, the cards the
+foundations want next uncovered, the reserve emptied — is expanded next), sharing the prover's
+set of expanded positions in Yukon, with a set of its own and three quarters of the nodes in
+Scotch and Quadruple Canfield (there only once the prover has spent 2,048 nodes); for Yukon a
+*mirror*, depth-first in the order of the tests' plain search (by decreasing source,
+destination, count), and *probes*, depth-first searches in shuffled orders
+(``random.Random(i)``) with node limits that follow the Luby sequence, each with a set of its
+own. Other games get the prover alone. The searchers sharing a set together, or any searcher
+with a set of its own, expand
 every reachable position before saying "lost". A position proved lost by a game's own deadlock
-rule (Scotch Kings waiting for each other, Yukon cards that must go home in an impossible
-order) has no moves.
+rule (Scotch Kings waiting for each other or cards that can never leave their fan, Yukon
+cards that must go home in an impossible order) has no moves.
 
 Moves are pruned only by *proven dominance*: a position reached by a safe foundation move is at
 least as good as the one before it (every win from before can be replayed from after, shorter by
@@ -260,8 +262,8 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
     """Searchers taking turns of ``turn`` expanded positions, one node count for all.
 
     - the **prover**: depth-first in the engine's order (best move first);
-    - for an engine with a score (Scotch, Yukon), **best-first**: the waiting position with the
-      best score is expanded next;
+    - for an engine with a score (Scotch, Yukon, Quadruple Canfield), **best-first**: the
+      waiting position with the best score is expanded next;
     - for an engine that asks for it (``mirror = True``: Yukon), the **mirror**: depth-first in
       the plain search's order, by decreasing source, destination and count (see
       :func:`_reversed`);
@@ -280,10 +282,12 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
     positions, so they never get more nodes than the prover and best-first together: a loss
     costs at most twice what those two spend on it.
 
-    An engine may share the nodes out otherwise (Scotch does): ``best_first_alone`` gives the
-    best-first searcher a set of its own (then it is complete by itself, like a probe),
-    ``best_first_weight`` multiplies its turns, and the searchers with sets of their own may
-    spend up to ``alone_ratio`` times the prover's nodes.
+    An engine may share the nodes out otherwise (Scotch and Quadruple Canfield do):
+    ``best_first_alone`` gives the best-first searcher a set of its own (then it is complete by
+    itself, like a probe), ``best_first_weight`` multiplies its turns, the searchers with sets
+    of their own may spend up to ``alone_ratio`` times the prover's nodes, and they wait until
+    the prover has spent ``alone_after`` nodes (Quadruple Canfield: its first dive wins most
+    deals, and their turns would only delay it).
 
     Why not one search: a depth-first search that takes a losing branch early must exhaust it
     before it tries the next move, and a Yukon or Scotch branch holds far more positions than
@@ -341,6 +345,9 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
     best_alone = bool(getattr(engine, "best_first_alone", False))
     ratio = int(getattr(engine, "alone_ratio", 1))
     weight = int(getattr(engine, "best_first_weight", 1))
+    # Quadruple Canfield: the searchers alone wait until the prover has spent this many nodes
+    # (its first dive wins most deals; their turns would only delay it).
+    after = int(getattr(engine, "alone_after", 0))
     here: _DepthFirst | _BestFirst | _Alone | _Probes | None = None  # whose position it is
     spent_shared = spent_alone = 0
     try:
@@ -359,7 +366,7 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
                 # ones: a loss costs at most twice what the prover spends on it.
                 is_alone = isinstance(searcher, _Alone | _Probes) or (
                     isinstance(searcher, _BestFirst) and searcher.own is not None)
-                if is_alone and spent_alone > spent_shared * ratio:
+                if is_alone and (spent_alone > spent_shared * ratio or spent_shared < after):
                     continue
                 if here is not searcher:
                     if here is not None:
@@ -725,7 +732,8 @@ def best_guess(game: Game) -> str | None:
         return None
     best = moves[0]
     score = getattr(engine, "score", None)
-    if score is not None:
+    # Quadruple Canfield's score only steers its best-first searcher; its hints keep the order.
+    if score is not None and getattr(engine, "guess_by_score", True):
         top = None
         for move in moves:
             record = engine.apply(move)
