@@ -68,9 +68,9 @@ def test_the_first_losing_move_is_found_by_bisection() -> None:
     [loss] = review.losses()
     assert loss == {"at": n, "move": LOSING, "winnable_at": n - 1, "exact": True,
                     "recovered_at": None}
-    # The end, then the deal (whose winning line follows the racer's first moves: every
+    # The end, then the deal (whose winning line may follow the racer's first moves: every
     # position along it is won), then the middle: far fewer solves than positions.
-    assert calls[:2] == [len(line), 0] and len(calls) <= 6
+    assert calls[:2] == [len(line), 0] and len(calls) <= len(line) // 3
     assert not review.incomplete
     summary = moves_summary(line, review.verdicts, {"verdict": "won", "moves": 75}, False)
     assert summary == {"moves": len(line), "undos": 0, "kept": len(line), "par": 75,
