@@ -45,8 +45,8 @@ depth-first searches in shuffled orders (``random.Random(i)``) with node limits 
 Luby sequence, each with a set of its own. Quadruple Canfield and other games get the prover
 alone. The searchers sharing a set together, or any searcher with a set of its own, expand
 every reachable position before saying "lost". A position proved lost by a game's own deadlock
-rule (Scotch Kings waiting for each other, Yukon cards that must go home in an impossible
-order) has no moves.
+rule (Scotch Kings waiting for each other, Yukon cards that can never go home whatever the
+order of play: ``solver_yukon.yukon_blocked``) has no moves.
 
 Moves are pruned only by *proven dominance*: a position reached by a safe foundation move is at
 least as good as the one before it (every win from before can be replayed from after, shorter by
