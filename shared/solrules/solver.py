@@ -47,8 +47,9 @@ destination, count), and *probes*, depth-first searches in shuffled orders
 own. Other games get the prover alone. The searchers sharing a set together, or any searcher
 with a set of its own, expand
 every reachable position before saying "lost". A position proved lost by a game's own deadlock
-rule (Scotch Kings waiting for each other or cards that can never leave their fan, Yukon
-cards that must go home in an impossible order) has no moves.
+rule (Scotch Kings waiting for each other or cards that can never leave their fan, Yukon cards
+that can never go home whatever the order of play: ``solver_yukon.yukon_blocked``) has no
+moves.
 
 Moves are pruned only by *proven dominance*: a position reached by a safe foundation move is at
 least as good as the one before it (every win from before can be replayed from after, shorter by

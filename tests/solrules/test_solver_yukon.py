@@ -1,0 +1,202 @@
+"""Yukon loss proofs (issue 20, second part): :func:`solrules.solver_yukon.yukon_blocked`.
+
+Each pattern has a hand-made lost position the rule proves at the root, and a near miss (one
+card moved) that is winnable, so the rule must not fire there; both verdicts are checked with
+the oracle's plain search (``oracle.py``: every legal move, no pruning, no deadlock rule). The
+catalogue's won deals carry their lines: the rule must never fire on any position of those
+lines. Random end positions: whenever the plain search decides, the rule agrees (never fires on
+a won one) and :func:`solrules.solve` gives the same verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+import solrules
+from solrules import Budget, solve
+from solrules.solver_yukon import YukonEngine, yukon_blocked, yukon_deadlocked
+
+from .oracle import model_of, move_of, plain_search, replays
+from .test_solver import card
+
+CATALOGUE = Path(__file__).resolve().parents[2] / "seeds" / "catalogue" / "yukon.jsonl"
+
+
+def _full(suit: str, count: int) -> str:
+    return "".join(card(r, suit) for r in range(count))
+
+
+def _down(suit: str, high: int, low: int) -> str:
+    """Cards of ``suit`` from rank ``high`` down to ``low`` (0: Ace), bottom to top."""
+    return "".join(card(r, suit) for r in range(high, low - 1, -1))
+
+
+def _blocked(g: solrules.Game) -> bool:
+    engine = YukonEngine(g)
+    return yukon_blocked(engine.cols, engine.down, engine.found)
+
+
+#: (name, position, lost). Foundations hold the low cards; the rest of each suit waits in a
+#: column of its own, King at the bottom, so that only the cards of the pattern matter.
+PATTERNS = [
+    # Buried on its own places: 6H (face up) over both black sevens, face down under it with 5H:
+    # 6H can go onto neither (each is covered by the other or by 6H itself, and nothing between
+    # can move: face down) and not home before 5H, which lies under it.
+    ("buried", f"yukon f1:{_full('C', 6)} f2:{_full('S', 6)} f3:{_full('H', 4)} "
+     f"f4:{_full('D', 13)} t1:5H7C7S|6H t2:{_down('H', 12, 6)} t3:{_down('C', 12, 7)} "
+     f"t4:{_down('S', 12, 7)} t5: t6: t7:", True),
+    # Near miss: the same cards face up. 7S (with 6H) goes onto 8H once 7H has gone onto 8C;
+    # then 7C (with 6H) follows it, and 5H is free.
+    ("buried, face up", f"yukon f1:{_full('C', 6)} f2:{_full('S', 6)} f3:{_full('H', 4)} "
+     f"f4:{_full('D', 13)} t1:5H7C7S6H t2:{_down('H', 12, 6)} t3:{_down('C', 12, 7)} "
+     f"t4:{_down('S', 12, 7)} t5: t6: t7:", False),
+    # Near miss: 7C is the top of its own column, 6H goes onto it.
+    ("buried, one place out", f"yukon f1:{_full('C', 6)} f2:{_full('S', 6)} "
+     f"f3:{_full('H', 4)} f4:{_full('D', 13)} t1:5H7S|6H t2:{_down('H', 12, 6)} "
+     f"t3:{_down('C', 12, 6)} t4:{_down('S', 12, 7)} t5: t6: t7:", False),
+    # Circle across suits, all face up, one column: 7S on 7C on 6H on 5H on 6S on 8H on 7H.
+    # 6H can go onto 7C or 7S only after one of them moves; 7C and 7S can go only onto 8H
+    # (8D is home), under them; 5H onto 6S (6C is home), under it; 6S onto 7H, under it. And
+    # each card goes home only after the card on it moves: nothing can start.
+    # (The other cards lie face down under them: they cannot take part.)
+    ("circle", f"yukon f1:{_full('C', 6)} f2:{_full('S', 5)} f3:{_full('H', 4)} "
+     f"f4:{_full('D', 13)} t1:{_down('C', 12, 7)}{_down('S', 12, 7)}{_down('H', 12, 9)}|"
+     "9H7H8H6S5H6H7C7S t2: t3: t4: t5: t6: t7:", True),
+    # Near miss: 7H is the top of another column: 6S (with all on it) goes onto it, then 7S
+    # onto 8H, 7C home, 6H onto 7S, and every card follows.
+    ("circle, 7H out", f"yukon f1:{_full('C', 6)} f2:{_full('S', 5)} f3:{_full('H', 4)} "
+     f"f4:{_full('D', 13)} t1:{_down('C', 12, 7)}{_down('S', 12, 7)}{_down('H', 12, 9)}|"
+     "9H8H6S5H6H7C7S t2:7H t3: t4: t5: t6: t7:", False),
+    # A King with no column to go to: no column is empty, KH lies on TD (on 9H) and can go only
+    # into an empty column or home (after 9H, under it). Every column's bottom card can only go
+    # home, each after a card that waits for KH, or is a King at the bottom (never moves).
+    ("king", f"yukon f1:{_full('C', 12)} f2:{_full('S', 12)} f3:{_full('H', 8)} "
+     f"f4:{_full('D', 9)} t1:9HTDKH t2:KCJH t3:KSQH t4:JD t5:QD t6:KD t7:TH", True),
+    # Near miss: QH is in a column of its own and KS alone: QD goes onto KS, which empties a
+    # column for KH.
+    ("king, a column to empty", f"yukon f1:{_full('C', 12)} f2:{_full('S', 12)} "
+     f"f3:{_full('H', 8)} f4:{_full('D', 9)} t1:9HTDKH t2:KCJH t3:KS t4:JD t5:QD t6:KDTH "
+     "t7:QH", False),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "lost"), PATTERNS, ids=[p[0] for p in PATTERNS])
+def test_pattern(name: str, text: str, lost: bool) -> None:
+    g = solrules.parse_position(text)
+    plain = plain_search(model_of(text), 20_000)
+    assert plain.verdict == ("lost" if lost else "won"), name
+    assert _blocked(g) is lost
+    result = solve(g, Budget(nodes=20_000))
+    assert result.verdict == plain.verdict
+    if lost:
+        assert result.nodes == 1  # proved at the root, no search
+    else:
+        assert replays(model_of(text), [move_of(t) for t in result.line])
+
+
+def test_patterns_beyond_the_older_rule() -> None:
+    """The older rule (both places home) proves none of these losses."""
+    for _, text, _ in PATTERNS:
+        engine = YukonEngine(solrules.parse_position(text))
+        assert not yukon_deadlocked(engine.cols, engine.found)
+
+
+def _catalogue() -> list[dict[str, object]]:
+    with CATALOGUE.open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def test_never_fires_on_a_catalogue_win_first_moves() -> None:
+    """The first 10 positions of every won line of the catalogue are not proved lost (the
+    whole lines: ``test_never_fires_on_a_catalogue_win``, slow)."""
+    for e in _catalogue():
+        if e["verdict"] != "won":
+            continue
+        g = solrules.new_game("yukon", int(str(e["seed"])))
+        for text in str(e["line"]).split()[:10]:
+            assert not _blocked(g), (e["seed"], g.position())
+            g.push_text(text)
+
+
+@pytest.mark.slow
+def test_never_fires_on_a_catalogue_win() -> None:
+    """No position of any won line of the catalogue (about 110,000) is proved lost."""
+    for e in _catalogue():
+        if e["verdict"] != "won":
+            continue
+        g = solrules.new_game("yukon", int(str(e["seed"])))
+        for text in str(e["line"]).split():
+            assert not _blocked(g), (e["seed"], g.position())
+            g.push_text(text)
+
+
+def test_catalogue_deals_proved_at_the_root() -> None:
+    """Deals proved lost at the root are recorded lost or unknown, never won; and the rule
+    proves a fair share of the recorded losses at once."""
+    proved = lost = 0
+    for e in _catalogue():
+        if not _blocked(solrules.new_game("yukon", int(str(e["seed"])))):
+            continue
+        assert e["verdict"] != "won", e["seed"]
+        proved += 1
+        lost += e["verdict"] == "lost"
+    assert lost >= 20 and proved >= 40
+
+
+def _endgame(rng: random.Random, out: int) -> solrules.Game:
+    """Yukon with ``out`` cards left in 2 to 7 columns (often all seven: no space for a King),
+    a random number of them face down."""
+    suits = "CSHD"
+    heights = [13, 13, 13, 13]
+    while sum(heights) > 52 - out:
+        s = rng.randrange(4)
+        if heights[s]:
+            heights[s] -= 1
+    loose = [card(r, suits[s]) for s in range(4) for r in range(heights[s], 13)]
+    rng.shuffle(loose)
+    used = rng.sample(range(7), k=rng.choice([2, 3, 4, 6, 7, 7]))
+    cols: list[list[str]] = [[] for _ in range(7)]
+    for i, c in enumerate(loose):
+        cols[used[i] if i < len(used) else rng.choice(used)].append(c)
+    piles = [f"f{s + 1}:" + "".join(card(r, suits[s]) for r in range(heights[s]))
+             for s in range(4)]
+    for i, col in enumerate(cols):
+        down = rng.randrange(len(col)) if len(col) > 1 and rng.random() < 0.6 else 0
+        text = "".join(col)
+        piles.append(f"t{i + 1}:" + ((text[:2 * down] + "|" + text[2 * down:]) if down
+                                     else text))
+    return solrules.parse_position("yukon " + " ".join(piles))
+
+
+def _random_check(seed: int, count: int, budget: int) -> dict[str, int]:
+    rng = random.Random(seed)
+    tally = {"won": 0, "lost": 0, "fired": 0}
+    for _ in range(count):
+        g = _endgame(rng, rng.randrange(8, 22))
+        plain = plain_search(model_of(g.position()), budget)
+        if plain.verdict == "unknown":
+            continue
+        tally[plain.verdict] += 1
+        if _blocked(g):
+            assert plain.verdict == "lost", g.position()
+            tally["fired"] += 1
+        result = solve(g, Budget(nodes=max(plain.nodes, 3 * 256)))
+        assert result.verdict == plain.verdict, g.position()
+    return tally
+
+
+def test_random_end_positions() -> None:
+    """Random end positions: the rule fires only on positions the plain search proves lost, on
+    most of them, and the solver agrees with the plain search."""
+    tally = _random_check(7, 60, 1500)
+    assert tally["won"] >= 20 and tally["lost"] >= 5
+    assert tally["fired"] >= tally["lost"] // 2
+
+
+@pytest.mark.slow
+def test_random_end_positions_many() -> None:
+    tally = _random_check(2026, 600, 6000)
+    assert tally["won"] >= 200 and tally["lost"] >= 50
