@@ -11,9 +11,10 @@ shell awaits."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -213,17 +214,23 @@ class App:
         self.cluster.bus.send_to(process, internal.Deliver(conn_id, codec.encode_json(msg)))
 
     async def stop(self) -> None:
+        """Stop every part, in order. A part that takes more than a second is logged with its
+        time: a process slow to go holds a rolling restart up, and this says which part did."""
         if self.scorer is not None:
             self.scorer.stop()
         self.house_bots.close()
         if self.cluster is not None:
-            await self.cluster.stop()
+            async with slow_step("letting the races go"):
+                await self.cluster.stop()
         if self.pool is not None:
-            await self.pool.stop()
+            async with slow_step("stopping the pool"):
+                await self.pool.stop()
         if self.solver is not None:
-            await self.solver.stop()
+            async with slow_step("stopping the solver"):
+                await self.solver.stop()
         self.close()
-        await self.supervisor.close()
+        async with slow_step("cancelling background tasks"):
+            await self.supervisor.close()
 
     # Shortcuts for tests and tools.
     @property
@@ -310,9 +317,26 @@ async def run_server(
     process runs (with Redis: another process takes them at once)."""
     await app.start()
     try:
-        async with app.serve(host, port) as server:
+        server: Server = await app.serve(host, port)
+        try:
             if ready is not None:
                 ready(server)
             await server.serve_forever()
+        finally:
+            async with slow_step("closing the connections"):
+                server.close()
+                await server.wait_closed()
     finally:
         await app.stop()
+
+
+@contextlib.asynccontextmanager
+async def slow_step(what: str) -> AsyncIterator[None]:
+    """Log ``what`` with its time if it takes more than a second (for shutdown)."""
+    start = time.monotonic()
+    try:
+        yield
+    finally:
+        took = time.monotonic() - start
+        if took > 1.0:
+            log.warning("shutdown: %s took %.1f s", what, took)
