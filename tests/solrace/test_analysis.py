@@ -160,7 +160,7 @@ def test_the_longest_thinks() -> None:
 async def solver_server(tmp_path: Path) -> AsyncIterator[Server]:
     storage = SQLiteStore(tmp_path / "race.db")
     app = App(storage, countdown=0.05, rate_limit=0, client=tmp_path,
-              solver=Solver(hint_seconds=0, par_seconds=5.0))
+              solver=Solver(hint_seconds=0, par_seconds=5.0, nice=0))
     async with serving(app) as srv:
         yield srv
     await app.stop()

@@ -105,7 +105,7 @@ async def test_a_worker_that_dies_is_replaced() -> None:
     # No verdict within seconds: unknown after 10 s in the solver benchmark (the deal chosen
     # before, random.Random(7)'s third seed, is won in 719 nodes since the solver of issue 14).
     hard = 2566749579789755390
-    solver = Solver(hint_seconds=60.0, par_seconds=2.0)
+    solver = Solver(hint_seconds=60.0, par_seconds=2.0, nice=0)
     try:
         long = asyncio.ensure_future(solver.hint("scotch", hard, [], "x", 1))
         async with asyncio.timeout(20):
@@ -124,7 +124,7 @@ async def test_a_worker_that_dies_is_replaced() -> None:
 
 
 async def test_the_queue_is_bounded() -> None:
-    solver = Solver(hint_seconds=1.0, par_seconds=1.0)
+    solver = Solver(hint_seconds=1.0, par_seconds=1.0, nice=0)
     try:
         loop = asyncio.get_running_loop()
         # Jobs nobody will take (the worker task is not started): every client line is taken,
@@ -166,7 +166,7 @@ def test_hints_are_served_round_robin_by_client_before_par() -> None:
 async def test_a_client_asking_many_hints_does_not_make_another_wait_for_all() -> None:
     """Two clients each ask two hints, then a third asks one: the worker answers them in
     turns (one each), so the third waits for two hints, not four."""
-    solver = Solver(hint_seconds=2.0)
+    solver = Solver(hint_seconds=2.0, nice=0)
     done: list[str] = []
 
     async def ask(client: str, n: int) -> None:
@@ -184,7 +184,7 @@ async def test_a_client_asking_many_hints_does_not_make_another_wait_for_all() -
 
 
 async def test_a_hint_budget_is_shared_when_many_clients_wait() -> None:
-    solver = Solver(hint_seconds=3.0, hint_nodes=300_000)
+    solver = Solver(hint_seconds=3.0, hint_nodes=300_000, nice=0)
     loop = asyncio.get_running_loop()
     alone = {"k": "hint", "t": 3.0, "n": 300_000}
     solver.hint_budget(alone)
@@ -198,7 +198,7 @@ async def test_a_hint_budget_is_shared_when_many_clients_wait() -> None:
 
 
 async def test_par_is_worked_out_once_per_deal_and_remembered() -> None:
-    solver = Solver(hint_seconds=0, par_seconds=5.0)
+    solver = Solver(hint_seconds=0, par_seconds=5.0, nice=0)
     try:
         got: list[dict[str, object]] = []
         assert solver.par("scotch", 0, got.append) is None
