@@ -158,6 +158,10 @@ MAX_PARS = 4096
 MAX_ANSWERS = 2048
 #: Plans kept by the solver's worker between hints (one per racer who asked lately).
 MAX_PLANS = 256
+#: A hint in a game with hidden cards solves a sample of them; a sample proved lost within
+#: QUICK_LOSS_NODES nodes (a deadlock seen at its root) is drawn again, up to RESAMPLES times.
+QUICK_LOSS_NODES = 64
+RESAMPLES = 3
 
 # ------------------------------------------------------------- post-race analyses
 #: The solver's budget for one position of an analysis (nodes, and seconds): most positions
