@@ -138,3 +138,24 @@ def assert_refuses(game: solrules.Game, text: str) -> None:
     else:
         raise AssertionError(f"push({text}) did not raise IllegalMoveError")
     assert game.position() == before
+
+
+def agree_with_plain_search(games: list[solrules.Game], budget: int) -> dict[str, int]:
+    """Whenever the plain search of tests/solrules/oracle.py decides one of ``games`` within
+    ``budget`` positions, :func:`solrules.solve` decides it the same way within 3 times its
+    nodes (at least 3,000), and a line it calls won wins on the reference model. Returns how
+    many the plain search found won, lost and unknown."""
+    from tests.solrules.oracle import model_of, move_of, plain_search, replays
+
+    tally = {"won": 0, "lost": 0, "unknown": 0}
+    for g in games:
+        start = model_of(g.position())
+        plain = plain_search(start, budget)
+        tally[plain.verdict] += 1
+        if plain.verdict == "unknown":
+            continue
+        result = solrules.solve(g, solrules.Budget(nodes=max(3 * plain.nodes, 3_000)))
+        assert result.verdict == plain.verdict, (g.position(), plain.nodes, result.nodes)
+        if result.verdict == "won":
+            assert replays(start, [move_of(t) for t in result.line]), g.position()
+    return tally

@@ -13,7 +13,7 @@ from solrules import Budget, solve
 from solrules.solver import _engine, _search
 from solrules.solver_canfield import CanfieldEngine
 
-from .oracle import model_of, move_of, plain_search, replays
+from .helpers import agree_with_plain_search
 from .test_solver import canfield_endgame
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,19 +77,8 @@ def test_catalogue_sample_still_won() -> None:
 
 def _agree(seed: int, count: int, budget: int) -> dict[str, int]:
     rng = random.Random(seed)
-    tally = {"won": 0, "lost": 0, "unknown": 0}
-    for _ in range(count):
-        g = canfield_endgame(rng, rng.randrange(3, 8))
-        start = model_of(g.position())
-        plain = plain_search(start, budget)
-        tally[plain.verdict] += 1
-        if plain.verdict == "unknown":
-            continue
-        result = solve(g, Budget(nodes=max(3 * plain.nodes, 3_000)))
-        assert result.verdict == plain.verdict, (g.position(), plain.nodes, result.nodes)
-        if result.verdict == "won":
-            assert replays(start, [move_of(t) for t in result.line]), g.position()
-    return tally
+    return agree_with_plain_search(
+        [canfield_endgame(rng, rng.randrange(3, 8)) for _ in range(count)], budget)
 
 
 def test_end_positions_agree_with_the_plain_search() -> None:

@@ -18,6 +18,7 @@ import solrules
 from solrules import Budget, solve
 from solrules.solver_scotch import ScotchEngine, cards_stuck
 
+from .helpers import agree_with_plain_search
 from .oracle import model_of, move_of, plain_search, replays
 from .test_solver import scotch_endgame
 
@@ -142,28 +143,12 @@ def _end_positions(seed: int, count: int, fewest: int, most: int) -> list[solrul
     return [scotch_endgame(rng, rng.randrange(fewest, most + 1)) for _ in range(count)]
 
 
-def _agree(games: list[solrules.Game], budget: int) -> dict[str, int]:
-    """Whenever the plain search decides, solve decides the same way (and its line wins)."""
-    tally = {"won": 0, "lost": 0, "unknown": 0}
-    for g in games:
-        start = model_of(g.position())
-        plain = plain_search(start, budget)
-        tally[plain.verdict] += 1
-        if plain.verdict == "unknown":
-            continue
-        result = solve(g, Budget(nodes=max(3 * plain.nodes, 3_000)))
-        assert result.verdict == plain.verdict, (g.position(), plain.nodes, result.nodes)
-        if result.verdict == "won":
-            assert replays(start, [move_of(t) for t in result.line]), g.position()
-    return tally
-
-
 def test_end_positions_agree_with_the_plain_search() -> None:
-    tally = _agree(_end_positions(2020, 40, 3, 9), 800)
+    tally = agree_with_plain_search(_end_positions(2020, 40, 3, 9), 800)
     assert tally["won"] >= 5 and tally["lost"] >= 3, tally
 
 
 @pytest.mark.slow
 def test_end_positions_agree_with_the_plain_search_many() -> None:
-    tally = _agree(_end_positions(4040, 400, 4, 12), 5_000)
+    tally = agree_with_plain_search(_end_positions(4040, 400, 4, 12), 5_000)
     assert tally["won"] >= 50 and tally["lost"] >= 20, tally
