@@ -7,7 +7,7 @@ import json
 import random
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -101,8 +101,12 @@ def scotch_endgame(rng: random.Random, out: int) -> solrules.Game:
     return solrules.parse_position(text)
 
 
-def yukon_endgame(rng: random.Random, out: int) -> solrules.Game:
-    """Yukon with ``out`` cards left in the columns, some face down."""
+def yukon_endgame(rng: random.Random, out: int, columns: Sequence[int] = (2, 3, 4),
+                  fill_all: bool = False, down_chance: float = 1.0) -> solrules.Game:
+    """Yukon with ``out`` cards left in the columns, some face down. The cards lie in a number
+    of columns drawn from ``columns`` (few columns: cards block each other; all seven: no space
+    for a King); ``fill_all``: each of those gets a card before the rest are dealt at random;
+    a column of two cards or more has some face down with chance ``down_chance``."""
     suits = "CSHD"
     heights = [13, 13, 13, 13]
     while sum(heights) > 52 - out:
@@ -112,14 +116,15 @@ def yukon_endgame(rng: random.Random, out: int) -> solrules.Game:
     loose = [card(r, suits[s]) for s in range(4) for r in range(heights[s], 13)]
     rng.shuffle(loose)
     cols: list[list[str]] = [[] for _ in range(7)]
-    used = rng.sample(range(7), k=rng.randint(2, 4))  # few columns: cards block each other
-    for c in loose:
-        cols[rng.choice(used)].append(c)
+    used = rng.sample(range(7), k=rng.choice(columns))
+    for i, c in enumerate(loose):
+        cols[used[i] if fill_all and i < len(used) else rng.choice(used)].append(c)
     piles = {}
     for s in range(4):
         piles[f"f{s + 1}"] = "".join(card(r, suits[s]) for r in range(heights[s]))
     for i, col in enumerate(cols):
-        down = rng.randrange(len(col)) if len(col) > 1 else 0
+        hides = len(col) > 1 and (down_chance >= 1 or rng.random() < down_chance)
+        down = rng.randrange(len(col)) if hides else 0
         text = "".join(col)
         piles[f"t{i + 1}"] = (text[:2 * down] + "|" + text[2 * down:]) if down else text
     order = [f"f{i}" for i in range(1, 5)] + [f"t{i}" for i in range(1, 8)]

@@ -20,7 +20,7 @@ from solrules import Budget, solve
 from solrules.solver_yukon import YukonEngine, yukon_blocked, yukon_deadlocked
 
 from .oracle import model_of, move_of, plain_search, replays
-from .test_solver import card
+from .test_solver import card, yukon_endgame
 
 CATALOGUE = Path(__file__).resolve().parents[2] / "seeds" / "catalogue" / "yukon.jsonl"
 
@@ -149,26 +149,7 @@ def test_catalogue_deals_proved_at_the_root() -> None:
 def _endgame(rng: random.Random, out: int) -> solrules.Game:
     """Yukon with ``out`` cards left in 2 to 7 columns (often all seven: no space for a King),
     a random number of them face down."""
-    suits = "CSHD"
-    heights = [13, 13, 13, 13]
-    while sum(heights) > 52 - out:
-        s = rng.randrange(4)
-        if heights[s]:
-            heights[s] -= 1
-    loose = [card(r, suits[s]) for s in range(4) for r in range(heights[s], 13)]
-    rng.shuffle(loose)
-    used = rng.sample(range(7), k=rng.choice([2, 3, 4, 6, 7, 7]))
-    cols: list[list[str]] = [[] for _ in range(7)]
-    for i, c in enumerate(loose):
-        cols[used[i] if i < len(used) else rng.choice(used)].append(c)
-    piles = [f"f{s + 1}:" + "".join(card(r, suits[s]) for r in range(heights[s]))
-             for s in range(4)]
-    for i, col in enumerate(cols):
-        down = rng.randrange(len(col)) if len(col) > 1 and rng.random() < 0.6 else 0
-        text = "".join(col)
-        piles.append(f"t{i + 1}:" + ((text[:2 * down] + "|" + text[2 * down:]) if down
-                                     else text))
-    return solrules.parse_position("yukon " + " ".join(piles))
+    return yukon_endgame(rng, out, columns=(2, 3, 4, 6, 7, 7), fill_all=True, down_chance=0.6)
 
 
 def _random_check(seed: int, count: int, budget: int) -> dict[str, int]:
