@@ -1,10 +1,11 @@
 // The golden deals of seeds/golden as solrules' position text, for the Node checks of the engine
-// (selftest.mjs, bench/engine_bench.mjs). The Chromium check (tests/client/engine_check.js) keeps
-// its own copy: it is injected into a page as one script.
+// (selftest.mjs, bench/engine_bench.mjs) and the Chromium one (tests/client/engine_check.js,
+// which imports it from the server beside the engine).
 
-/** solrules' position text of a golden deal (piles bottom to top, face-down counts). */
-export function dealText(game, deal) {
-  const ids = Object.keys(deal.piles);
+/** solrules' position text of a golden deal (piles bottom to top, face-down counts), its piles
+ * in the order `ids` (the golden file's by default; the engine's own order gives the very text
+ * the engine writes). */
+export function dealText(game, deal, ids = Object.keys(deal.piles)) {
   const parts = [game];
   if (game === "quadruple-canfield") {
     const home = ids.find((id) => id.startsWith("f") && deal.piles[id].length);

@@ -4,6 +4,8 @@
 // stopping at the first mismatch. Returns {mismatch, compared, counted, stats}.
 async ({ url, cases: json }) => {
   const E = await import(url);
+  // The golden deals' position text, as the engine's Node checks write it (beside the engine).
+  const { dealText } = await import(new URL("golden.js", new URL(url, location.href)).href);
   const cases = JSON.parse(json);
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
   const stats = { undos: 0, safe: 0, refusals: 0, revealed: 0, lateReveals: 0, resyncs: 0, resyncUndos: 0 };
@@ -15,22 +17,6 @@ async ({ url, cases: json }) => {
       super(detail.what);
       this.detail = detail;
     }
-  }
-
-  // solrules' position text of a golden deal (piles bottom to top, face-down counts).
-  function dealText(game, deal) {
-    const ids = E.rulesOf(game).ids;
-    const parts = [game];
-    if (game === "quadruple-canfield") {
-      const home = ids.find((id) => id.startsWith("f") && deal.piles[id].length);
-      parts.push(`base=${deal.piles[home][0][0]}`);
-    }
-    for (const id of ids) {
-      const cards = [...deal.piles[id]];
-      if (deal.face_down[id]) cards.splice(deal.face_down[id], 0, "|");
-      parts.push(`${id}:${cards.join("")}`);
-    }
-    return parts.join(" ");
   }
 
   // tests/solrules/model.py is_ambiguous: moves the golden counts leave out.
@@ -56,7 +42,7 @@ async ({ url, cases: json }) => {
     };
     counted[c.game] = 0;
     for (const deal of c.deals) {
-      const text = dealText(c.game, deal.golden);
+      const text = dealText(c.game, deal.golden, E.rulesOf(c.game).ids);
       const known = E.fromPosition(text);
       expect(E.position(known) === text, "position text", text, E.position(known));
       expect(same(E.board(known), deal.board), "deal board", deal.board, E.board(known), { text });
