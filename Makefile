@@ -49,9 +49,8 @@ test-all: system lint
 
 # The suite beside a CPU burner on every core: what "no test depends on an idle machine" means.
 test-under-load: $(VENV)/.stamp-dev
-	$(BIN)/python scripts/burn.py & burner=$$!; \
-	SOLRACE_REQUIRE_BROWSER=1 $(BIN)/python -m pytest $(PYTEST_ARGS); status=$$?; \
-	kill $$burner; exit $$status
+	$(BIN)/python scripts/burn.py & burner=$$!; trap 'kill $$burner' EXIT INT TERM; \
+	SOLRACE_REQUIRE_BROWSER=1 $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: $(VENV)/.stamp-dev
 	$(BIN)/python bench/rules_bench.py
