@@ -40,6 +40,17 @@ function append(el, children) {
   }
 }
 
+/** Set `el`'s text, unless it is already that: even an equal write replaces the text node and
+ * costs the page a style and layout pass (the race header's clock writes ten times a second). */
+export function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
+/** Show or hide `el`, touching it only when that changes. */
+export function setHidden(el, hidden) {
+  if (el.hidden !== hidden) el.hidden = hidden;
+}
+
 /** Replace every child of `el` with `children`. */
 export function replace(el, ...children) {
   el.replaceChildren();

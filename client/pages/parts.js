@@ -3,7 +3,7 @@
 
 import { BoardView } from "../board.js";
 import { gameTitle } from "../cards.js";
-import { announce, copyText, formatTime, h, ordinal, raceLink, replace, toast } from "../ui.js";
+import { announce, copyText, formatTime, h, ordinal, raceLink, replace, setHidden, setText, toast } from "../ui.js";
 import { racerName } from "./player-parts.js";
 
 /** A racer as others see it: name, place, a progress bar and a small live board. With
@@ -160,7 +160,10 @@ export function raceClock(model, now) {
         remaining,
         low: remaining !== null && remaining <= LOW_TIME_MS,
         text: remaining !== null ? `${formatTime(Math.max(0, remaining), { tenths: false })} left` : "Racing",
-        clock: formatTime(Math.max(0, elapsed)),
+        // Whole seconds while the race runs (tenths only in finishing times, which rank): a
+        // tenth ticking in the header redraws every open race page ten times a second, and
+        // draws the eye away from the cards.
+        clock: formatTime(Math.max(0, elapsed), { tenths: false }),
       };
     }
     case "finished":
@@ -198,13 +201,15 @@ export class RaceHeader {
   }
 
   update(model, now) {
-    this.title.textContent = model.game ? gameTitle(model.game) : "Race";
+    // Called ten times a second: a write, even of the same text, costs the page a style and
+    // layout pass, so only what changed is written.
+    setText(this.title, model.game ? gameTitle(model.game) : "Race");
     // Today's daily deal: nobody may watch it (nor follow its link) until the day is over.
-    if (this.spectate) this.spectate.hidden = model.options?.kind === "daily";
+    if (this.spectate) setHidden(this.spectate, model.options?.kind === "daily");
     const c = raceClock(model, now);
-    this.status.textContent = c.text;
-    this.status.dataset.phase = c.phase;
-    this.clock.textContent = c.phase === "running" ? c.clock : "";
+    setText(this.status, c.text);
+    if (this.status.dataset.phase !== c.phase) this.status.dataset.phase = c.phase;
+    setText(this.clock, c.phase === "running" ? c.clock : "");
     this.el.classList.toggle("low-time", !!c.low);
     // While the race counts down and runs, the header (status, clock) stays at the top.
     this.el.classList.toggle("live", c.phase === "countdown" || c.phase === "running");

@@ -5,7 +5,7 @@
 import { GAME_TITLES, gameTitle } from "../cards.js";
 import { me } from "../me.js";
 import { playBot, Seeker } from "../seek.js";
-import { announce, h, navigate, replace, toast } from "../ui.js";
+import { announce, h, navigate, replace, setHidden, setText, toast } from "../ui.js";
 import { LEVELS, QUICK_TIMES, ratingChip } from "./player-parts.js";
 
 const GAMES = Object.keys(GAME_TITLES);
@@ -79,16 +79,17 @@ export function quickRacePanel() {
 
   function render() {
     const seeking = seeker.state !== "idle";
-    choose.hidden = seeking;
-    waiting.hidden = !seeking;
+    // Four times a second while seeking: only what changed is written (see ui.setText).
+    setHidden(choose, seeking);
+    setHidden(waiting, !seeking);
     if (!seeking) return;
     const { seconds, botIn } = seeker.waited();
-    waitClock.textContent = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+    setText(waitClock, `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`);
     const s = seeker.seek;
-    if (s) waitTitle.textContent = `${gameTitle(s.game)} · ${minutes(s.time_limit)} · rated`;
-    botNote.textContent = seeker.state === "paired" ? "Opponent found — taking your seat…"
+    if (s) setText(waitTitle, `${gameTitle(s.game)} · ${minutes(s.time_limit)} · rated`);
+    setText(botNote, seeker.state === "paired" ? "Opponent found — taking your seat…"
       : seeker.connection !== "open" ? "Reconnecting…"
-        : botIn === null ? "" : botIn > 0 ? `Nobody yet? A bot joins in ${botIn} s.` : "A bot is taking the seat…";
+        : botIn === null ? "" : botIn > 0 ? `Nobody yet? A bot joins in ${botIn} s.` : "A bot is taking the seat…");
   }
 
   seeker.addEventListener("change", render);

@@ -6,7 +6,7 @@
 
 import { BoardView } from "../board.js";
 import * as E from "../engine/index.js";
-import { announce, formatTime, h, replace } from "../ui.js";
+import { announce, formatTime, h, replace, setText } from "../ui.js";
 
 const TICK_MS = 100;
 
@@ -34,7 +34,7 @@ export class Practice {
     this.startedAt = performance.now();
     this.stoppedAt = null;
     this.moves = 0;
-    this.clock = h("span.practice-clock", { role: "timer", "aria-label": "Practice clock" }, "0:00.0");
+    this.clock = h("span.practice-clock", { role: "timer", "aria-label": "Practice clock" }, "0:00");
     this.status = h("p.practice-status", { "aria-live": "polite" });
     const boardEl = h("div", { dataset: { practice: "1" } });
     this.view = new BoardView(boardEl, { player: "practice", interactive: true, compact: false,
@@ -60,7 +60,8 @@ export class Practice {
 
   tick() {
     const end = this.stoppedAt ?? performance.now();
-    this.clock.textContent = formatTime(end - this.startedAt);
+    // Whole seconds, written only when they change: like the race's clock (pages/parts.js).
+    setText(this.clock, formatTime(end - this.startedAt, { tenths: false }));
   }
 
   draw() {

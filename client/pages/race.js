@@ -10,7 +10,7 @@ import { normaliseMove, parseMove } from "../moves.js";
 import { rulesPanel } from "../rules.js";
 import { play } from "../sounds.js";
 import { store } from "../storage.js";
-import { announce, formatTime, h, ordinal, raceLink, replace } from "../ui.js";
+import { announce, formatTime, h, ordinal, raceLink, replace, setHidden } from "../ui.js";
 import { FinishMoment, liveStandings, nextActions } from "./finish.js";
 import { HintControl } from "./hint.js";
 import { optionTags } from "./lobby.js";
@@ -210,7 +210,7 @@ function racePart(race, session, model, autojoin) {
   let lastCount = null;
   let lowWarned = false;
   function clock(c) {
-    countdownEl.hidden = c.phase !== "countdown";
+    setHidden(countdownEl, c.phase !== "countdown");
     const text = c.phase === "countdown" ? c.clock : "";
     if (countdownEl.textContent !== text) countdownEl.textContent = text;
     // Sounds: a tick per second of the countdown, a higher one at the start, one at 30 s left.

@@ -5,7 +5,7 @@
 
 import { store } from "../storage.js";
 import { openSeat, TournamentSession } from "../tournament-session.js";
-import { h, navigate, replace, toast } from "../ui.js";
+import { h, navigate, replace, setHidden, toast } from "../ui.js";
 import { nextText } from "./tournament.js";
 
 export const tournamentPath = (t) => `/tournament/${encodeURIComponent(t.tournament)}`;
@@ -58,7 +58,7 @@ export class TournamentBar {
     const text = !view ? "" : view.status === "finished" ? "The tournament is over: see the final table."
       : nextText(view, this.follower.now());
     if (this.next.textContent !== text) this.next.textContent = text;
-    this.next.hidden = !text;
+    setHidden(this.next, !text);
   }
 
   destroy() {

@@ -9,7 +9,7 @@ import { store } from "../storage.js";
 import { openSeat, TournamentSession } from "../tournament-session.js";
 import {
   announce, copyText, formatTime, frameScheduler, h, navigate, replace, sentence, setConnectionState, setServiceState,
-  toast,
+  setHidden, setText, toast,
 } from "../ui.js";
 import { currentRound, HostPanel } from "./tournament-host.js";
 import { bracketView, entrantList, roundsList, standingsTable, tieBreakNote } from "./tournament-tables.js";
@@ -171,8 +171,8 @@ export function mount(root, { tournament: tid }) {
   function tick() {
     if (!model.loaded) return;
     const text = nextText(model.view, session.now());
-    if (clock.textContent !== text) clock.textContent = text;
-    clock.hidden = !text;
+    setText(clock, text);
+    setHidden(clock, !text);
   }
 
   const schedule = frameScheduler(render);

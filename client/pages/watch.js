@@ -1,7 +1,7 @@
 // Spectator page, /race/{race}/watch: every racer's live board and progress in a grid, then the results.
 
 import { fitBoard } from "../fit.js";
-import { announce, h, replace } from "../ui.js";
+import { announce, h, replace, setHidden } from "../ui.js";
 import { lobbyList, PlayerCards, seedChosenNote } from "./parts.js";
 import { hiddenCardsNote, mountShell } from "./shell.js";
 
@@ -39,7 +39,7 @@ export function mount(root, { race }) {
       return {
         nodes: [countdownEl, lobby, note.el, grid],
         clock(c) {
-          countdownEl.hidden = c.phase !== "countdown";
+          setHidden(countdownEl, c.phase !== "countdown");
           const text = c.phase === "countdown" ? `Starting in ${c.clock}` : "";
           if (countdownEl.textContent !== text) countdownEl.textContent = text;
         },

@@ -137,7 +137,7 @@ def test_play_on_from_here_is_a_practice_game_in_the_browser(pages: Pages,
       `[data-board="practice"] [data-pile="${n[0]}"] [data-card]`).length === n[1]"""
     page.wait_for_function(count, arg=[dst, len(expected.cards(dst))])
     # The clock runs; Undo takes the move back; nothing went to the server meanwhile.
-    page.wait_for_function("document.querySelector('.practice-clock').textContent !== '0:00.0'")
+    page.wait_for_function("document.querySelector('.practice-clock').textContent !== '0:00'")
     page.click("#practice-undo")
     expected.pop()
     page.wait_for_function(count, arg=[dst, len(expected.cards(dst))])

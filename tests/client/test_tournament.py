@@ -296,7 +296,8 @@ def test_a_race_that_ends_first_waits_for_its_rounds_reveal(pages: Pages, new_bo
     resign(ann)  # Bo is a bot: the race ends when its only human is done
     # Her race is over, the round is not: the deal stays secret, and so do the replays.
     ann.wait_for_selector(".reveal-wait")
-    assert "Replays open when every race of the round has ended" in ann.inner_text(".replay")
+    # The replay part is drawn after the race's summary is fetched: wait for it, not just read.
+    ann.wait_for_selector(".replay >> text=Replays open when every race of the round has ended")
     read_until(bots[2], "started")
     for bot in bots[1:]:
         bot.request({"type": "resign", "race": seats[1]["race"]})
