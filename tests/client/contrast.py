@@ -25,14 +25,27 @@ MEASURE = r"""
   };
   const over = (top, under) =>
     [0, 1, 2].map((i) => top[i] * top[3] + under[i] * (1 - top[3])).concat(1);
+  // One measure reads the same elements' styles thousands of times (every layer under every
+  // point of every text): each element's opacity and paints are worked out once.
+  const opacities = new Map();
   const opacityOf = (el) => {
-    let o = 1;
-    for (let e = el; e; e = e.parentElement) o *= Number(getComputedStyle(e).opacity);
+    if (!el) return 1;
+    let o = opacities.get(el);
+    if (o === undefined) {
+      o = Number(getComputedStyle(el).opacity) * opacityOf(el.parentElement);
+      opacities.set(el, o);
+    }
     return o;
   };
   /** The colours an element paints: its background colour, then every colour stop of its
    * background images (a gradient may show any of them behind the text). */
+  const painted = new Map();
   const paints = (el) => {
+    let p = painted.get(el);
+    if (!p) painted.set(el, (p = paintsOf(el)));
+    return p;
+  };
+  const paintsOf = (el) => {
     const s = getComputedStyle(el);
     const o = opacityOf(el);
     const colour = parse(s.backgroundColor);

@@ -69,3 +69,16 @@ def test_every_text_has_enough_contrast(
         page.wait_for_selector('#verify-result[data-ok="true"]', timeout=WAIT_MS)
         page.wait_for_selector('[data-replay="b"] [data-card]')
         assert_contrast(page, f"results-{game}-{viewport['width']}")
+
+
+def test_the_check_finds_faint_text(pages: Pages) -> None:
+    """The measure itself: grey on grey fails, text faded by an ancestor's opacity fails, black
+    on white passes (what the page's own styles would paint is out of the way: a blank page)."""
+    page = pages.open("/")
+    page.goto("about:blank")
+    page.set_content("""<body style="margin:0;background:#fff;font:16px sans-serif">
+      <p id="grey" style="color:#777;background:#888">grey on grey</p>
+      <div style="opacity:.3"><p>faded by its parent</p></div>
+      <p>plain black on white</p></body>""")
+    bad = {r["text"] for r in whole_page_failures(page)}
+    assert bad == {"grey on grey", "faded by its parent"}
