@@ -3,6 +3,7 @@ safe moves, and the shipped catalogues."""
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import subprocess
@@ -172,6 +173,7 @@ ENDGAMES: dict[str, tuple[Callable[[random.Random, int], solrules.Game], int, in
 }
 
 
+@functools.cache  # two tests read them (and leave them as they were): the brute force runs once
 def endgames(game: str, seed: int) -> list[tuple[solrules.Game, bool]]:
     """Random small positions of ``game`` whose brute-force verdict is known."""
     maker, out, count = ENDGAMES[game]
