@@ -107,6 +107,7 @@ export class BoardView {
     this.keyBuffer = "";
     this.keyTimer = 0;
     this.pileEls = new Map();
+    this.pileSigs = new Map(); // pile -> what it was last drawn from (see renderPile)
     this.focusPile = null; // the one pile in the tab order (roving focus)
     this.skeletonKey = "";
     this.dragger = new DragController(this);
@@ -167,6 +168,7 @@ export class BoardView {
   destroy() {
     this.el.replaceChildren();
     this.pileEls.clear();
+    this.pileSigs.clear();
     this.removeListeners?.();
   }
 
@@ -407,6 +409,7 @@ export class BoardView {
     });
     this.el.replaceChildren();
     this.pileEls.clear();
+    this.pileSigs.clear();
     this.el.dataset.game = board.game;
     if (!ids.includes(this.focusPile)) this.focusPile = ids.find((id) => id[0] === "t") || ids[0];
     for (const id of ids) {
@@ -519,6 +522,15 @@ export class BoardView {
     const pendingCount = pending?.from === pile ? pending.count : 0;
     const queuedCount = queued?.from === pile ? queued.count : 0;
     const hintCount = hint?.from === pile ? hint.count : 0;
+    // A pile is drawn again only when something it shows changed: a move touches two piles,
+    // and drawing all of them (every card of a 208-card board, on every board of the page, at
+    // every move of any racer) cost the page most of its time.
+    const movable = interactive && !this.premove ? [...(this.index.sources.get(pile)?.keys() || [])].join(".") : "";
+    const sig = [cards.join(","), isTarget, sel, this.selected?.tentative, isStockClickable, pendingCount,
+      pending?.to === pile, queuedCount, queued?.to === pile, hintCount, hint?.to === pile, movable,
+      this.baseRank].join("|");
+    if (this.pileSigs.get(pile) === sig) return;
+    this.pileSigs.set(pile, sig);
     el.classList.toggle("target", isTarget);
     el.classList.toggle("source", !!sel);
     el.classList.toggle("clickable", isTarget || isStockClickable);
