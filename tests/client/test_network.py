@@ -184,8 +184,12 @@ def test_moves_in_flight_are_drawn_at_once_and_go_in_order(pages: Pages, new_bot
     click_to(page, first)
     # While the first move travels, the second is played on the board it left: both are drawn.
     click_to(page, second)
+    # Drawn at the next frame, which a loaded machine may not have run yet when the click
+    # returns: waited for (the server's replies are held, so "at once" still means before them).
     for move, card in cards.items():
-        assert own_cards(page)[move.split(">")[1]][-1] == card
+        dst = move.split(">")[1]
+        page.wait_for_selector(
+            f'[data-board="own"] [data-pile="{dst}"] [data-depth="1"][data-card="{card}"]')
     assert page.evaluate("window.solrace.session.actions.length") == 2
     assert confirmed(page) == 0 and server_moves(pages.base, race) == 0
     # The replies come, in order: both confirmed, each applied once.
