@@ -291,9 +291,10 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
     position found there). A loss then costs about one expansion per position whoever makes it:
     on benchmark deal 14270399781586851470, 126,684 nodes for the prover alone, 126,896 for the
     prover and the mirror, 126,684 for the prover and best-first (278,407 for all four searchers
-    before). The probes' work is the exception (a probe that reaches its limit leaves its
-    unfinished components unproved), so Yukon stops the probes once ``probes_until`` nodes are
-    spent in all (``YukonEngine.probes_until``).
+    before). What a searcher with a set of its own leaves unfinished (a probe at its limit, the
+    mirror's open components) is lost work, so Yukon stops the mirror and the probes once
+    ``alone_until`` nodes are spent in all (``YukonEngine.alone_until``); from then on the prover
+    and best-first expand each position once.
 
     An engine may share the nodes out otherwise (Scotch and Quadruple Canfield do):
     ``best_first_alone`` gives the best-first searcher a set of its own (then it is complete by
@@ -365,8 +366,8 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
     # Quadruple Canfield: the searchers alone wait until the prover has spent this many nodes
     # (its first dive wins most deals; their turns would only delay it).
     after = int(getattr(engine, "alone_after", 0))
-    # Yukon: the probes stop once this many nodes are spent in all.
-    probes_until: int | None = getattr(engine, "probes_until", None)
+    # Yukon: the mirror and the probes stop once this many nodes are spent in all.
+    alone_until: int | None = getattr(engine, "alone_until", None)
     here: _DepthFirst | _BestFirst | _Alone | _Probes | None = None  # whose position it is
     spent_shared = spent_alone = 0
     try:
@@ -387,9 +388,8 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
                     isinstance(searcher, _BestFirst) and searcher.own is not None)
                 if is_alone and (spent_alone > spent_shared * ratio or spent_shared < after):
                     continue
-                if probes_until is not None and nodes >= probes_until and isinstance(
-                        searcher, _Probes):
-                    continue  # Yukon: the probes win early or not at all (see _search)
+                if alone_until is not None and nodes >= alone_until and is_alone:
+                    continue  # Yukon: the mirror and the probes win early or not at all
                 if here is not searcher:
                     if here is not None:
                         here.leave(engine)
