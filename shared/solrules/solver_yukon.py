@@ -514,6 +514,16 @@ def yukon_blocked(cols: list[list[int]], down: list[int], found: list[int]) -> b
             s, r = SUIT_OF[t], RANK_OF[t]
             if any(SUIT_OF[d] == s and found[s] <= RANK_OF[d] < r for d in col[:j]):
                 both[c] = True
+    # Cards whose M the rules for a place in the same column ask for (between a card and its
+    # place): only those are looked at again once their H is reached.
+    needm = [False] * 52
+    for ca, col in enumerate(cols):
+        for i, c in enumerate(col):
+            for p in _PARENTS[c]:
+                if p >= 0 and where[p] == ca:
+                    hp = height[p]
+                    for b in (col[i + 1:hp + 1] if hp > i else col[hp + 1:i]):
+                        needm[b] = True
     # Rounds over the cards whose events are not all reached yet, by rank (most requirements
     # of H are the card below in the suit), until a round reaches nothing new.
     h = list(home)  # H reached (home already: before the position)
@@ -564,7 +574,7 @@ def yukon_blocked(cols: list[list[int]], down: list[int], found: list[int]) -> b
                     can = ok == 2 or (ok == 1 and not both[c])
                 if can:
                     moved[c] = gone[c] = progress = True
-            if not moved[c] or not h[c]:
+            if not h[c] or (needm[c] and not moved[c]):
                 rest.append(c)
         if not progress:
             return True
