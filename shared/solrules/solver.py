@@ -49,7 +49,10 @@ with a set of its own, expand
 every reachable position before saying "lost". A position proved lost by a game's own deadlock
 rule (Scotch Kings waiting for each other or cards that can never leave their fan, Yukon cards
 that can never go home whatever the order of play: ``solver_yukon.yukon_blocked``) has no
-moves.
+moves. In Yukon the depth-first searchers also record every position they have proved lost
+(every position reachable from it expanded, no win: Tarjan's components, see
+``_DepthFirst.run_marking``) in a set that every searcher skips: a region one has exhausted, the
+others do not search again.
 
 Moves are pruned only by *proven dominance*: a position reached by a safe foundation move is at
 least as good as the one before it (every win from before can be replayed from after, shorter by
@@ -283,6 +286,16 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
     positions, so they never get more nodes than the prover and best-first together: a loss
     costs at most twice what those two spend on it.
 
+    Yukon (``share_dead``, issue 20, third part): the depth-first searchers add every position
+    they prove lost to one set, ``dead``, that all searchers skip (no node is counted for a
+    position found there). A loss then costs about one expansion per position whoever makes it:
+    on benchmark deal 14270399781586851470, 126,684 nodes for the prover alone, 126,896 for the
+    prover and the mirror, 126,684 for the prover and best-first (278,407 for all four searchers
+    before). What a searcher with a set of its own leaves unfinished (a probe at its limit, the
+    mirror's open components) is lost work, so Yukon stops the mirror and the probes once
+    ``alone_until`` nodes are spent in all (``YukonEngine.alone_until``); from then on the prover
+    and best-first expand each position once.
+
     An engine may share the nodes out otherwise (Scotch and Quadruple Canfield do):
     ``best_first_alone`` gives the best-first searcher a set of its own (then it is complete by
     itself, like a probe), ``best_first_weight`` multiplies its turns, the searchers with sets
@@ -339,7 +352,11 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
     if 0 <= max_nodes <= nodes:
         return SolveResult("unknown", (), nodes, max_depth, elapsed())
     at_root: Any = getattr(engine, "snapshot", lambda: None)()
-    shared: list[_DepthFirst | _BestFirst] = [_DepthFirst(root, None, at_root)]
+    # Yukon: positions proved lost by any depth-first searcher are skipped by all (see
+    # _DepthFirst.run_marking).
+    dead: set[bytes] | None = set() if getattr(engine, "share_dead", False) else None
+    root_key = engine.key()
+    shared: list[_DepthFirst | _BestFirst] = [_DepthFirst(root, None, at_root, dead, root_key)]
     alone: list[_Alone | _Probes | _BestFirst] = []
     # Scotch: best-first with a set of its own (sharing, it cuts the prover's quick lines) and
     # the larger share; the searchers alone may then spend this many times the prover's nodes.
@@ -349,18 +366,20 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
     # Quadruple Canfield: the searchers alone wait until the prover has spent this many nodes
     # (its first dive wins most deals; their turns would only delay it).
     after = int(getattr(engine, "alone_after", 0))
+    # Yukon: the mirror and the probes stop once this many nodes are spent in all.
+    alone_until: int | None = getattr(engine, "alone_until", None)
     here: _DepthFirst | _BestFirst | _Alone | _Probes | None = None  # whose position it is
     spent_shared = spent_alone = 0
     try:
         if best_first:
             if best_alone:
-                alone.append(_BestFirst(engine, root, alone=True))
+                alone.append(_BestFirst(engine, root, alone=True, dead=dead))
             else:
-                shared.append(_BestFirst(engine, root))
+                shared.append(_BestFirst(engine, root, dead=dead))
         if mirror:
-            alone.append(_Alone(root, _reversed, at_root))
+            alone.append(_Alone(root, _reversed, at_root, dead, root_key))
         if probes:
-            alone.append(_Probes(root, turn, at_root))
+            alone.append(_Probes(root, turn, at_root, dead, root_key))
         while True:
             for searcher in [*shared, *alone]:
                 # The searchers with sets of their own never get more nodes than the shared
@@ -369,6 +388,8 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
                     isinstance(searcher, _BestFirst) and searcher.own is not None)
                 if is_alone and (spent_alone > spent_shared * ratio or spent_shared < after):
                     continue
+                if alone_until is not None and nodes >= alone_until and is_alone:
+                    continue  # Yukon: the mirror and the probes win early or not at all
                 if here is not searcher:
                     if here is not None:
                         here.leave(engine)
@@ -403,13 +424,22 @@ class _DepthFirst:
 
     def __init__(self, root: list[int],
                  order: Callable[[list[int]], list[int]] | None = None,
-                 start: Any = None) -> None:
+                 start: Any = None, dead: set[bytes] | None = None,
+                 root_key: bytes = b"") -> None:
         self._order = order if order is not None else _as_given
         self.path: list[int] = []
         self.undo: list[Any] = []
         self.frames_moves: list[list[int]] = [self._order(root)]
         self.frames_next: list[int] = [0]
         self.expanded = 0
+        # Proved-lost positions shared by every searcher (engines with ``share_dead``: Yukon);
+        # None: the plain search (see run_marking).
+        self.dead = dead
+        if dead is not None:
+            self.frames_key: list[bytes] = [root_key]
+            self.frames_low: list[int] = [0]
+            self.num: dict[bytes, int] = {root_key: 0}  # Tarjan's numbers; -1 once closed
+            self.open: list[bytes] = [root_key]  # Tarjan's stack
         # The engine's snapshot where this searcher stands (``start``: the root's), for engines
         # that take snapshots: a turn then begins with one restore, not by replaying the line
         # from the root (a depth-first line can run thousands of moves deep).
@@ -435,6 +465,8 @@ class _DepthFirst:
     def run(self, engine: Engine, seen: set[bytes], turn: int,
             expanded: Callable[[int], None]) -> bool:
         """Expand up to ``turn`` positions; True when this searcher has nothing left."""
+        if self.dead is not None:
+            return self.run_marking(engine, seen, turn, expanded)
         apply, take_back, moves_of, key_of = engine.apply, engine.undo, engine.moves, engine.key
         won = engine.won
         path, undo = self.path, self.undo
@@ -470,6 +502,84 @@ class _DepthFirst:
                 return False
         return True
 
+    def run_marking(self, engine: Engine, seen: set[bytes], turn: int,
+                    expanded: Callable[[int], None]) -> bool:
+        """:meth:`run`, that also adds to ``self.dead`` every position it has proved lost, and
+        skips the positions found there.
+
+        A position is proved lost once every position reachable from it (through the moves
+        the engine tries) has been expanded without a win: Tarjan's strongly connected
+        components over this searcher's own tree. A component is closed when the search leaves
+        its first position and nothing in it leads back to a position still open above
+        (on the line from the root, or waiting under one of its positions); every position
+        reachable from it was then expanded by this searcher or is in ``dead`` already, and
+        none was won (a win ends the search), so none of the component's positions can be won
+        (each tried move of a winnable position leads, by the engine's dominances, to a
+        winnable one for some move: a win would be reachable). A position this searcher meets
+        in ``seen`` that it did not expand itself (the prover meets those of best-first, whose
+        children may still wait in its queue) is unknown: it keeps every position above it
+        open for good (a low link of -1). Positions in ``dead`` are skipped by every searcher,
+        and never counted again: when one searcher has exhausted a region, the others need not.
+        """
+        apply, take_back, moves_of, key_of = engine.apply, engine.undo, engine.moves, engine.key
+        won = engine.won
+        path, undo = self.path, self.undo
+        frames_moves, frames_next = self.frames_moves, self.frames_next
+        frames_key, frames_low = self.frames_key, self.frames_low
+        num, open_, dead = self.num, self.open, self.dead
+        assert dead is not None
+        while frames_moves:
+            i = frames_next[-1]
+            options = frames_moves[-1]
+            if i == len(options):
+                frames_moves.pop()
+                frames_next.pop()
+                k = frames_key.pop()
+                low = frames_low.pop()
+                if low == num[k]:
+                    while True:
+                        x = open_.pop()
+                        num[x] = -1
+                        dead.add(x)
+                        if x == k:
+                            break
+                if frames_low and low < frames_low[-1]:
+                    frames_low[-1] = low
+                if path:
+                    path.pop()
+                    take_back(undo.pop())
+                continue
+            frames_next[-1] = i + 1
+            move = options[i]
+            path.append(move)
+            undo.append(apply(move))
+            if won():
+                raise _Won(tuple(engine.text(m) for m in path), len(path))
+            k = key_of()
+            if k in dead or k in seen:
+                if k not in dead:
+                    n = num.get(k)
+                    low = -1 if n is None else n  # -1: met by another searcher, unknown
+                    if (n is None or n >= 0) and low < frames_low[-1]:
+                        frames_low[-1] = low
+                path.pop()
+                take_back(undo.pop())
+                continue
+            seen.add(k)
+            n = len(num)
+            num[k] = n
+            open_.append(k)
+            frames_key.append(k)
+            frames_low.append(n)
+            frames_moves.append(self._order(moves_of()))
+            frames_next.append(0)
+            self.expanded += 1
+            expanded(len(path))
+            turn -= 1
+            if turn <= 0:
+                return False
+        return True
+
 
 class _Probes:
     """The probes of :func:`_search`: depth-first searches in shuffled orders, each with a set of
@@ -481,10 +591,13 @@ class _Probes:
     recurs, so a win that some order finds within L nodes is found by a probe of limit ≥ L
     unless none of the orders tried so far leads to it."""
 
-    def __init__(self, root: list[int], unit: int, start: Any = None) -> None:
+    def __init__(self, root: list[int], unit: int, start: Any = None,
+                 dead: set[bytes] | None = None, root_key: bytes = b"") -> None:
         self.root = root
         self.unit = unit
         self.start = start
+        self.dead = dead
+        self.root_key = root_key
         self.count = 0
         self.probe = self._next()
 
@@ -493,7 +606,8 @@ class _Probes:
         self.limit = self.unit * _luby(self.count)
         self.seen: set[bytes] = set()
         self.used = 0
-        return _DepthFirst(self.root, _shuffled(random.Random(self.count)), self.start)
+        return _DepthFirst(self.root, _shuffled(random.Random(self.count)), self.start,
+                           self.dead, self.root_key)
 
     def enter(self, engine: Engine) -> None:
         self.probe.enter(engine)
@@ -554,8 +668,9 @@ class _Alone:
     :func:`_search`): complete by itself, so running dry proves the loss."""
 
     def __init__(self, root: list[int], order: Callable[[list[int]], list[int]],
-                 start: Any = None) -> None:
-        self.dfs = _DepthFirst(root, order, start)
+                 start: Any = None, dead: set[bytes] | None = None,
+                 root_key: bytes = b"") -> None:
+        self.dfs = _DepthFirst(root, order, start, dead, root_key)
         self.seen: set[bytes] = set()
 
     def enter(self, engine: Engine) -> None:
@@ -591,9 +706,12 @@ class _BestFirst:
     best score. A waiting position is kept as its parent's snapshot and the move from there, and
     counts as met only once expanded (so that it never blocks a depth-first searcher)."""
 
-    def __init__(self, engine: Any, root: list[int], alone: bool = False) -> None:
+    def __init__(self, engine: Any, root: list[int], alone: bool = False,
+                 dead: set[bytes] | None = None) -> None:
         # alone: a set of expanded positions of its own (complete by itself: dry means lost).
         self.own: set[bytes] | None = {engine.key()} if alone else None
+        # dead: positions the depth-first searchers proved lost, skipped (see run_marking).
+        self.dead: set[bytes] = dead if dead is not None else set()
         self.root = engine.snapshot()
         self.parent: list[int] = [-1]  # per position queued: the position it was reached from
         self.via: list[int] = [0]  # and the move
@@ -631,13 +749,13 @@ class _BestFirst:
             expanded: Callable[[int], None]) -> bool:
         if self.own is not None:
             seen = self.own
-        heap, pop = self.heap, heapq.heappop
+        heap, pop, dead = self.heap, heapq.heappop, self.dead
         while heap:
             _, node, snap, move = pop(heap)
             engine.restore(snap)
             engine.apply(move)
             k = engine.key()
-            if k in seen:
+            if k in seen or k in dead:
                 continue
             seen.add(k)
             expanded(self.depth[node])

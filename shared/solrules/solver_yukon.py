@@ -45,7 +45,10 @@ that must go home in a circle), and adds cards buried on their own places (a car
 column, over both cards it could go onto, with nothing between that could move: it can only go
 home), circles of such waits through several columns and suits, face-down cards (which move
 only once turned up), and Kings over other cards when no column can be emptied before they go
-home. It costs one pass over the cards per round, a few rounds per position.
+home. It costs one pass over the cards per round, a few rounds per position. Issue 20's third
+part made it know that a place that goes home is gone, and that twins lying one over the other
+may need both their places at once (see :func:`yukon_blocked`); and the search now shares the
+positions its depth-first searchers prove lost (``share_dead``).
 """
 
 from __future__ import annotations
@@ -80,6 +83,19 @@ class YukonEngine:
     #: many of the benchmark's (164 of 200 within 20,000 nodes either way), and it wins some
     #: deals at once where the other orders stall.
     mirror = True
+
+    #: Positions proved lost by one depth-first searcher are skipped by all
+    #: (``solrules.solver._DepthFirst.run_marking``).
+    share_dead = True
+
+    #: The mirror and the probes stop once the search has spent this many nodes in all (see
+    #: ``solrules.solver._search``): on the benchmark every deal they won took at most 1,904
+    #: (probes) and 11,289 (mirror) nodes, and later their work is mostly lost to a proof of
+    #: loss (a probe starts over from the root with a set of its own; the mirror's open
+    #: components are proved by nobody), while the prover and best-first expand each position
+    #: once. Benchmark deal 14270399781586851470 is proved lost in 140,965 nodes (164,172 with
+    #: the mirror running to the end; 139,143 for the prover alone).
+    alone_until = 32_768
 
     def __init__(self, game: Game) -> None:
         self.t0 = game._t_range.start
@@ -421,18 +437,33 @@ def yukon_blocked(cols: list[list[int]], down: list[int], found: list[int]) -> b
       be out (cards never come back) and a column's top then: M(c) needs, for some such p, that
       p is a top now, or L(w) for the card w on p now, w other than c (if c lies on p itself, c
       cannot go onto p without moving off it first); and when p lies over c in c's column, also
-      L of p or of a card between them (until one of those moves, p stays over c: moves of
-      cards under c carry both). A King goes only into an empty column:
+      M of p or of a card between them (until one of those moves onto a column, p stays over c:
+      moves of cards under c carry both, a card between goes home only once p has left it, and
+      p going home leaves no place); when p lies under c in c's column, M of a card strictly
+      between them (c's own first move onto a column is the one onto p, and a card between
+      goes home only once c has left it: until such a card moves, c stays over p). A King goes
+      only into an empty column:
       M(c) needs E, and never happens for a King at the bottom of its column (moving a whole
       column into a space is not a move).
     - E happens now if a column is empty, else needs L of some column's bottom card (a column
       empties only when its bottom card moves).
+    - *Twins* (issue 20, third part): M(c') needs *both* places of c' to qualify (as above)
+      when c' is face down, its twin c (same rank and colour: the same two places) lies over it
+      with only face-down cards between, and a card d of c's suit, lower than c and not home,
+      lies under c'. Then c leaves c' before c' turns up, and not by going home (H(c) needs
+      H(d), d needs c' gone, c' needs c gone): c moves onto one of the two places, and from
+      then on lies on one of them (it moves again only onto one of them, or home) until it goes
+      home, which is after L(c'). So when c' first moves onto a column, c covers one place and
+      c' goes onto the other: both are out, and each has been uncovered (the one c lies on
+      before M(c)).
 
     Playing these rules forward from the events that need nothing (each event happens once
     every requirement of it happened) reaches every event of any won line: the first event of
     the line that the rules do not reach would find its requirements met by events before it in
     the line, all reached. So when some H(c) is not reached, no line puts c home: the position
-    is lost. The rules are played in rounds over the cards, by rank, until a round reaches
+    is lost. (The events of a won line are reached whatever else is: a card's M is looked for
+    even once its H is reached, since the rules for other cards ask for M.) The rules are
+    played in rounds over the cards, by rank, until a round reaches
     nothing new (about five rounds: a node of the search costs some 2.4 times as much).
 
     This holds whatever the cards turned up are (every card is read) and contains the older
@@ -440,7 +471,12 @@ def yukon_blocked(cols: list[list[int]], down: list[int], found: list[int]) -> b
     lying over both its places in one column, over cards that cannot move either, can never
     move onto a column (*buried on its own places*: the card it would go onto cannot be a top
     while it lies over it); and circles of such waits across columns and suits; and a King over
-    other cards when no column can be emptied before it goes home.
+    other cards when no column can be emptied before it goes home. Issue 20's third part adds
+    a place that goes home before the card that needs it is free (a place over or under the
+    card in its column qualifies only once a card between moves onto a column, not home) and
+    twins that need their two places at once: at the root they prove 3 more of the
+    catalogue's unknown deals lost (and one of the benchmark's), and never fire on the 114,188
+    positions along its won lines.
     """
     above = [-1] * 52  # the card lying directly on each card
     home = [False] * 52
@@ -465,13 +501,37 @@ def yukon_blocked(cols: list[list[int]], down: list[int], found: list[int]) -> b
         for i in range(down[ca]):
             hidden[col[i]] = True
     bottoms = [c for c in range(52) if bottom[c]]
+    # Twins (see the docstring): a face-down card whose twin lies over it, with only face-down
+    # cards between, over a lower card of the twin's suit that is not home, needs both places.
+    both = [False] * 52
+    for ca, col in enumerate(cols):
+        dn = down[ca]
+        for j in range(1, dn):
+            c = col[j]
+            t = _TWIN[c]
+            if RANK_OF[c] == KING or where[t] != ca or not j < height[t] <= dn:
+                continue
+            s, r = SUIT_OF[t], RANK_OF[t]
+            if any(SUIT_OF[d] == s and found[s] <= RANK_OF[d] < r for d in col[:j]):
+                both[c] = True
+    # Cards whose M the rules for a place in the same column ask for (between a card and its
+    # place): only those are looked at again once their H is reached.
+    needm = [False] * 52
+    for ca, col in enumerate(cols):
+        for i, c in enumerate(col):
+            for p in _PARENTS[c]:
+                if p >= 0 and where[p] == ca:
+                    hp = height[p]
+                    for b in (col[i + 1:hp + 1] if hp > i else col[hp + 1:i]):
+                        needm[b] = True
     # Rounds over the cards whose events are not all reached yet, by rank (most requirements
     # of H are the card below in the suit), until a round reaches nothing new.
     h = list(home)  # H reached (home already: before the position)
     gone = list(home)  # L reached
     moved = [False] * 52  # M reached
     pending = [s * 13 + r for r in range(13) for s in range(4) if r >= found[s]]
-    while pending:
+    missing = len(pending)  # cards whose H is not reached yet
+    while missing:
         progress = False
         if not empty:
             for b in bottoms:
@@ -481,30 +541,41 @@ def yukon_blocked(cols: list[list[int]], down: list[int], found: list[int]) -> b
         rest: list[int] = []
         for c in pending:
             w = above[c]
-            if (h[c - 1] or RANK_OF[c] == found[SUIT_OF[c]]) and (w < 0 or gone[w]):
+            if not h[c] and (h[c - 1] or RANK_OF[c] == found[SUIT_OF[c]]) and (
+                    w < 0 or gone[w]):
                 h[c] = gone[c] = progress = True
-                continue
+                missing -= 1
             if not moved[c] and (w < 0 or not hidden[c] or gone[w]):
                 if RANK_OF[c] == KING:
                     can = empty and not bottom[c]
                 else:
-                    can = False
+                    ok = 0
                     for p in _PARENTS[c]:
                         if home[p]:
                             continue
                         q = above[p]
                         if q == c or (q >= 0 and not gone[q]):
                             continue
-                        if where[p] == where[c] and height[p] > height[c]:
-                            # p lies over c: p or a card between them must move first.
+                        if where[p] == where[c]:
                             col = cols[where[c]]
-                            if not any(gone[b] for b in col[height[c] + 1:height[p] + 1]):
+                            if height[p] > height[c]:
+                                # p lies over c: p or a card between them must move onto a
+                                # column first.
+                                if not any(moved[b]
+                                           for b in col[height[c] + 1:height[p] + 1]):
+                                    continue
+                            elif not any(moved[b] for b in col[height[p] + 1:height[c]]):
+                                # p lies under c: a card between them must move onto a
+                                # column first (with c on it).
                                 continue
-                        can = True
-                        break
+                        ok += 1
+                        if not both[c]:
+                            break
+                    can = ok == 2 or (ok == 1 and not both[c])
                 if can:
                     moved[c] = gone[c] = progress = True
-            rest.append(c)
+            if not h[c] or (needm[c] and not moved[c]):
+                rest.append(c)
         if not progress:
             return True
         pending = rest

@@ -80,6 +80,29 @@ PATTERNS = [
     ("king, a column to empty", f"yukon f1:{_full('C', 12)} f2:{_full('S', 12)} "
      f"f3:{_full('H', 8)} f4:{_full('D', 9)} t1:9HTDKH t2:KCJH t3:KS t4:JD t5:QD t6:KDTH "
      "t7:QH", False),
+    # A place gone home (issue 20, third part): 6H lies on 5H, so it must move onto a column
+    # before either goes home; 7C is home, and 7S lies over it. 7S can go home, but never onto
+    # a column (8D is home, 8H lies under it, under 5H and 6H, which wait for it): once 7S
+    # has gone home, 6H has no place left. The rule before counted 7S going home as freeing a
+    # place for 6H.
+    ("place gone home", f"yukon f1:{_full('C', 13)} f2:{_full('S', 6)} f3:{_full('H', 4)} "
+     f"f4:{_full('D', 13)} t1:8H5H6H7S t2:{_down('S', 12, 7)} t3:{_down('H', 12, 8)}7H "
+     "t4: t5: t6: t7:", True),
+    # Near miss: 8D is out, on top of its column: 7S goes onto it, 6H onto 7S, and 5H home.
+    ("place gone home, 8D out", f"yukon f1:{_full('C', 13)} f2:{_full('S', 6)} "
+     f"f3:{_full('H', 4)} f4:{_full('D', 7)} t1:8H5H6H7S t2:{_down('S', 12, 7)} "
+     f"t3:{_down('H', 12, 8)}7H t4:{_down('D', 12, 7)} t5: t6: t7:", False),
+    # Twins (issue 20, third part): 9S lies on 9C (face down), over 8C and AS. 9S cannot go
+    # home before AS, so it must go onto a red ten first (TH), and stays on one until then;
+    # 9C, under it, needs the other red ten for its first move (it cannot go home before 8C,
+    # under it): TD is home. The rule before let both use TH.
+    ("twins", f"yukon f1:{_full('C', 7)} f2: f3:{_full('H', 9)} f4:{_full('D', 13)} "
+     f"t1:AS8C9C|9S t2:{_down('S', 12, 9)}{_down('S', 7, 1)} t3:{_down('H', 12, 9)} "
+     f"t4:{_down('C', 12, 9)} t5: t6: t7:", True),
+    # Near miss: TD is out, on top of its column: 9S onto TH, 9C onto TD, 8C and AS home.
+    ("twins, TD out", f"yukon f1:{_full('C', 7)} f2: f3:{_full('H', 9)} f4:{_full('D', 9)} "
+     f"t1:AS8C9C|9S t2:{_down('S', 12, 9)}{_down('S', 7, 1)} t3:{_down('H', 12, 9)} "
+     f"t4:{_down('C', 12, 9)} t5:{_down('D', 12, 9)} t6: t7:", False),
 ]
 
 
@@ -95,6 +118,26 @@ def test_pattern(name: str, text: str, lost: bool) -> None:
         assert result.nodes == 1  # proved at the root, no search
     else:
         assert replays(model_of(text), [move_of(t) for t in result.line])
+
+
+#: A position of a won deal (benchmark seed 18275462821072060702, after 3 moves of a winning
+#: line) whose only wins begin with JS moving from 3C onto QD, justified only by 2H, which lies
+#: under 3C in the same column (then 9C with 3C goes onto TD, and 2H with 2S onto 3C). A rule
+#: that did not count cards lying under the uncovered card (tried in issue 20's third part)
+#: called it lost: the move it cut is needed, because moving 9C and 3C first, with JS on them,
+#: is itself a move the engine rightly does not try.
+UNDER_Y_FOLLOWED = ("yukon f1:AD f2: f3: f4: t1:9H8C t2:3H|5HTSQC7S t3:3S5S|3D7C6DASQD "
+                    "t4:8D7DJD|5CKSAC6CJHTC5DJCTD t5:TH8H2C|9S t6:KC6S2DQS4C|2H2S9C3CJS "
+                    "t7:9DAH4D6HKD4S|KH7HQH4H8S")
+
+
+def test_a_card_under_the_uncovered_one_may_follow() -> None:
+    g = solrules.parse_position(UNDER_Y_FOLLOWED)
+    engine = YukonEngine(g)
+    assert "t6>t3" in [engine.text(m) for m in engine.moves()]
+    result = solve(g, Budget(nodes=20_000))
+    assert result.verdict == "won"
+    assert replays(model_of(UNDER_Y_FOLLOWED), [move_of(t) for t in result.line])
 
 
 def test_patterns_beyond_the_older_rule() -> None:
