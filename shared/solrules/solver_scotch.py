@@ -84,6 +84,8 @@ class ScotchEngine:
         self._kings = [(i, j, tuple(fan[:j])) for i, fan in enumerate(self.fans)
                        for j, t in enumerate(fan) if t >> 1 == KING]
         self._deadlock: dict[int, bool] = {}
+        # Whether moves() has not been asked yet: the Kings-order proof runs at the root only.
+        self._root = True
 
     def won(self) -> bool:
         return self.home == self.total
@@ -168,6 +170,11 @@ class ScotchEngine:
             return []
         if cards_stuck(self.fans, self.h, self.ac):
             return []
+        if self._root:
+            # Once, at the search's root (a few snapshots: cheap once, not at every node).
+            self._root = False
+            if kings_order_impossible(self.fans, self.h, self.ac):
+                return []
         return self._moves()
 
     def _moves(self) -> list[int]:
@@ -438,3 +445,195 @@ def scotch_safe_moves(game: Game) -> list[str]:
                 out.append(f"{game.pile_ids[t]}>{game.pile_ids[f]}")
                 break
     return out
+
+
+def kings_order_impossible(fans: list[list[int]], h: list[int], ac: list[int]) -> bool:
+    """Whether no order of the Kings still on the fans going home leaves room for the other
+    cards (then the position is lost). ``fans``: card types bottom to top; ``h``, ``ac``: each
+    foundation's height and the colour of its Ace.
+
+    Every King on a fan goes home once, as the 13th card of a foundation of its colour pattern,
+    and never comes back; so a winning line sends them home in some order K1, K2, ... Look at
+    the moment Ki lands (a *snapshot*). Facts that must hold there, for every card still out
+    (on a fan, or home in a foundation that is not complete — it may be given back):
+
+    - *at its place* (P): Ki+1, ... and every card under them, and every card under Ki (a King
+      leaves only for home, and a card leaves only once the cards above it have); a card under
+      one at its place is at its place;
+    - *home* (H): K1, ..., Ki; every card of a colour pattern whose two foundations are
+      complete (those complete now and those K1..Ki complete); when one of them is complete
+      and one card of a type is at its place, the other card of the type (the complete
+      foundation holds one card of each type of its pattern);
+    - *out* (O, not home): a card at its place; for a pattern with no complete foundation, every
+      card of a rank whose two cards are both at their places, or higher (no foundation of the
+      pattern can get past that rank); for a pattern whose complete foundation is complete now
+      (its cards are known: those still out are the other foundation's), every card of the
+      rank of the lowest card at its place, or higher;
+    - *gone from its place* (G): a card home or out of the fans now, every card above Ki in its
+      fan, and every card above one gone from its place;
+    - a card out and gone from its place lies on a fan on a card one rank higher (every card
+      put on a fan is), which is out, and is not under a card at its place (it is either at its
+      place with everything that lay above it gone, or gone from its place itself), and holds
+      no other card; a King is never such a card. So for each rank r there must be at least as
+      many such possible holders of rank r+1 (out of the foundations: not H; under no card at
+      its place) as cards of rank r out and gone; when there are exactly as many, each of them
+      holds one: it is out (O), and every card that lay above it in its fan is gone (G).
+
+    These facts are closed under the rules; a contradiction (a card home and out, or at its
+    place and gone, or too few holders) means that no winning line sends the Kings home in an
+    order starting K1, ..., Ki. When every order has such a prefix, the position is lost. (The
+    Kings rule, :func:`kings_deadlocked`, is the special case of cards under a King that must
+    be home before it.) Cost: at most one snapshot per set of Kings and next King (4 Kings on
+    the fans: 32), each a few passes over the cards still out."""
+    types: list[int] = []
+    fan_of: list[int] = []
+    place: list[int] = []  # height in its fan (fan cards)
+    at: list[list[int]] = []
+    kings: list[int] = []
+    for i, fan in enumerate(fans):
+        row = []
+        for j, t in enumerate(fan):
+            if t >> 1 == KING:
+                kings.append(len(types))
+            row.append(len(types))
+            types.append(t)
+            fan_of.append(i)
+            place.append(j)
+        at.append(row)
+    if not kings:
+        return False
+    done = [0, 0]
+    for f in range(len(h)):
+        if h[f] == 13:
+            done[ac[f]] += 1
+        else:
+            for k in range(h[f]):
+                types.append(k * 2 + (ac[f] ^ (k & 1)))
+                fan_of.append(-1)
+                place.append(-1)
+    n = len(types)
+    rank = [t >> 1 for t in types]
+    by_rank: list[list[int]] = [[] for _ in range(13)]
+    by_pattern: list[list[int]] = [[], []]
+    # Per pattern, the cards out of each type (two, or one when the other is in a complete
+    # foundation), lowest rank first.
+    pairs: list[list[list[int]]] = [[[] for _ in range(13)], [[] for _ in range(13)]]
+    for x, t in enumerate(types):
+        p = (t & 1) ^ ((t >> 1) & 1)
+        by_rank[t >> 1].append(x)
+        by_pattern[p].append(x)
+        pairs[p][t >> 1].append(x)
+    rows = [row for row in at if row]
+    failed: set[int] = set()
+
+    def snapshot_ok(home: int, k: int) -> bool:
+        """The facts at the moment Kings[k] lands, the Kings in the bit set ``home`` being home
+        already."""
+        c = list(done)
+        at_place = bytearray(n)
+        is_home = bytearray(n)
+        out = bytearray(n)
+        gone = bytearray(n)
+        for kk, x in enumerate(kings):
+            row = at[fan_of[x]]
+            if home >> kk & 1 or kk == k:
+                c[types[x] & 1] += 1
+                is_home[x] = 1
+                if kk == k:
+                    for y in row[:place[x]]:
+                        at_place[y] = 1
+                    for y in row[place[x] + 1:]:
+                        gone[y] = 1
+            else:
+                for y in row[:place[x] + 1]:
+                    at_place[y] = 1
+        for p in (0, 1):
+            if c[p] == 2:
+                for x in by_pattern[p]:
+                    is_home[x] = 1
+                continue
+            bound = 13
+            for r, xs in enumerate(pairs[p]):
+                held = 0
+                for x in xs:
+                    held += at_place[x]
+                if not held:
+                    continue
+                if c[p] == 1:
+                    if done[p]:
+                        bound = min(bound, r)
+                    elif held == 2:
+                        return False
+                    else:
+                        for x in xs:
+                            if not at_place[x]:
+                                is_home[x] = 1
+                elif held == 2:
+                    bound = min(bound, r)
+            if bound < 13:
+                for r in range(bound, 13):
+                    for x in pairs[p][r]:
+                        out[x] = 1
+        for x in range(n):
+            if fan_of[x] < 0 or is_home[x]:
+                gone[x] = 1
+        changed = True
+        while changed:
+            changed = False
+            blocked = bytearray(n)
+            for row in rows:
+                above = False
+                for x in row:
+                    if above:
+                        if not gone[x]:
+                            gone[x] = 1
+                    elif gone[x]:
+                        above = True
+                held_above = False
+                for x in reversed(row):
+                    if held_above:
+                        blocked[x] = 1
+                    elif at_place[x]:
+                        held_above = True
+            floating = [0] * 13
+            for x in range(n):
+                if (is_home[x] and (at_place[x] or out[x])) or (at_place[x] and gone[x]):
+                    return False
+                if out[x] and gone[x]:
+                    floating[rank[x]] += 1
+            if floating[KING]:
+                return False
+            for r in range(KING):
+                if not floating[r]:
+                    continue
+                holders = [w for w in by_rank[r + 1] if not is_home[w] and not blocked[w]]
+                if floating[r] > len(holders):
+                    return False
+                if floating[r] == len(holders):
+                    for w in holders:
+                        if not out[w]:
+                            out[w] = 1
+                            changed = True
+                        if fan_of[w] >= 0:
+                            for y in at[fan_of[w]][place[w] + 1:]:
+                                if not gone[y]:
+                                    gone[y] = 1
+                                    changed = True
+        return True
+
+    full = (1 << len(kings)) - 1
+    # Kings with fewer cards over them first: the order found first when there is one.
+    order = sorted(range(len(kings)), key=lambda k: len(at[fan_of[kings[k]]]) - place[kings[k]])
+
+    def order_exists(home: int) -> bool:
+        if home == full:
+            return True
+        if home in failed:
+            return False
+        for k in order:
+            if not home >> k & 1 and snapshot_ok(home, k) and order_exists(home | 1 << k):
+                return True
+        failed.add(home)
+        return False
+
+    return not order_exists(0)
