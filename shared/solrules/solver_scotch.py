@@ -34,6 +34,14 @@ Pruning, each a proven dominance (see :func:`solrules.solve`):
   another foundation of its colour pattern, whose King must go home after this one; when every
   way of placing these cards makes the Kings wait for each other in a circle, the position is
   lost (checked for each set of Kings still out, so once per few thousand positions).
+- **the Kings' order** (issue 20, third part; :func:`kings_order_impossible`): the Kings go
+  home in some order, and at the moment each lands the cards under the Kings still out are at
+  their places, the foundations it and the earlier ones completed hold one card of each type,
+  the others cannot get past a type whose cards are at their places, and every card gone from
+  its place but not home lies on a card one rank higher that is free to hold it. When every
+  order meets a moment where these cannot all hold, the position is lost. Checked at the
+  search's root only (up to a few milliseconds; at every node it would cost several times the
+  node itself, and it decided no more benchmark deals that way).
 """
 
 from __future__ import annotations
@@ -477,10 +485,19 @@ def kings_order_impossible(fans: list[list[int]], h: list[int], ac: list[int]) -
       no other card; a King is never such a card. So for each rank r there must be at least as
       many such possible holders of rank r+1 (out of the foundations: not H; under no card at
       its place) as cards of rank r out and gone; when there are exactly as many, each of them
-      holds one: it is out (O), and every card that lay above it in its fan is gone (G).
+      holds one: it is out (O), and every card that lay above it in its fan is gone (G), and
+      any other card of rank r gone from its place has nothing to lie on: it is home (H);
+    - *counting by type*: of the two cards of a type (one, when the other is in a foundation
+      complete now), at least as many are home as there are foundations that must hold that
+      type — those K1..Ki complete, and as many as there are cards of one type of that rank or
+      higher known home (each lies on a foundation holding every lower rank) — and at most as
+      many as there are foundations that can get past that rank (the bounds under *out*);
+      when as many are known home as can be, the other is out (O); when only as many can be
+      home as must, they are (H).
 
     These facts are closed under the rules; a contradiction (a card home and out, or at its
-    place and gone, or too few holders) means that no winning line sends the Kings home in an
+    place and gone, too few holders, a type with more cards home than can be or fewer than
+    must) means that no winning line sends the Kings home in an
     order starting K1, ..., Ki. When every order has such a prefix, the position is lost. (The
     Kings rule, :func:`kings_deadlocked`, is the special case of cards under a King that must
     be home before it.) Cost: at most one snapshot per set of Kings and next King (4 Kings on
@@ -547,11 +564,29 @@ def kings_order_impossible(fans: list[list[int]], h: list[int], ac: list[int]) -
             else:
                 for y in row[:place[x] + 1]:
                     at_place[y] = 1
+        # Per pattern and rank: how many of the cards out of that type may be home (the
+        # foundations not complete now that can reach past that rank) at most.
+        most = [[2] * 13, [2] * 13]
+        future = [c[0] - done[0], c[1] - done[1]]
         for p in (0, 1):
             if c[p] == 2:
                 for x in by_pattern[p]:
                     is_home[x] = 1
                 continue
+            one = both = 13
+            for r, xs in enumerate(pairs[p]):
+                held = 0
+                for x in xs:
+                    held += at_place[x]
+                if held and r < one:
+                    one = r
+                if held == 2 and r < both:
+                    both = r
+            for r in range(13):
+                if c[p] == 1:
+                    most[p][r] = future[p] + (r < one)
+                else:
+                    most[p][r] = (r < both) + (r < one)
             bound = 13
             for r, xs in enumerate(pairs[p]):
                 held = 0
@@ -595,6 +630,35 @@ def kings_order_impossible(fans: list[list[int]], h: list[int], ac: list[int]) -
                         blocked[x] = 1
                     elif at_place[x]:
                         held_above = True
+            # Cards home by type: at least as many as the foundations that must hold the type
+            # (those completed by K1..Ki, and one per card of that rank or higher known home),
+            # at most as many as can.
+            for p in (0, 1):
+                if c[p] == 2:
+                    continue
+                least = future[p]
+                for r in range(12, -1, -1):
+                    xs = pairs[p][r]
+                    homes = 0
+                    maybe = 0
+                    for x in xs:
+                        homes += is_home[x]
+                        maybe += not (out[x] or at_place[x])
+                    if homes > least:
+                        least = homes
+                    if homes > most[p][r] or maybe < least:
+                        return False
+                    if homes == most[p][r]:
+                        for x in xs:
+                            if not is_home[x] and not out[x]:
+                                out[x] = 1
+                                changed = True
+                    if maybe == least:
+                        for x in xs:
+                            if not (out[x] or at_place[x]) and not is_home[x]:
+                                is_home[x] = 1
+                                gone[x] = 1
+                                changed = True
             floating = [0] * 13
             for x in range(n):
                 if (is_home[x] and (at_place[x] or out[x])) or (at_place[x] and gone[x]):
@@ -603,13 +667,18 @@ def kings_order_impossible(fans: list[list[int]], h: list[int], ac: list[int]) -
                     floating[rank[x]] += 1
             if floating[KING]:
                 return False
-            for r in range(KING):
-                if not floating[r]:
-                    continue
-                holders = [w for w in by_rank[r + 1] if not is_home[w] and not blocked[w]]
+            for r in range(KING + 1):
+                holders = ([w for w in by_rank[r + 1] if not is_home[w] and not blocked[w]]
+                           if r < KING else [])
                 if floating[r] > len(holders):
                     return False
                 if floating[r] == len(holders):
+                    # No holder left: a card gone from its place is home.
+                    for x in by_rank[r]:
+                        if gone[x] and not out[x] and not is_home[x]:
+                            is_home[x] = 1
+                            changed = True
+                if floating[r] and floating[r] == len(holders):
                     for w in holders:
                         if not out[w]:
                             out[w] = 1

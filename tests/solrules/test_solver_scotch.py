@@ -227,7 +227,8 @@ def test_kings_order_contains_the_kings_rule() -> None:
 
 
 #: Benchmark deals (bench/solver_bench.py) that only the Kings' order proof decides.
-ORDER_DEALS = [12459614075184981014, 9799073536577316001]
+ORDER_DEALS = [2566749579789755390, 12459614075184981014, 1210483421612547756, 9799073536577316001,
+               15584168282584651508]
 
 
 @pytest.mark.parametrize("seed", ORDER_DEALS)
