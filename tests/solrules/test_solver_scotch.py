@@ -238,3 +238,18 @@ def test_kings_order_decides_benchmark_deals_at_the_root(seed: int) -> None:
     assert not cards_stuck(engine.fans, engine.h, engine.ac)
     result = solve(solrules.new_game("scotch", seed), Budget(nodes=10))
     assert (result.verdict, result.nodes) == ("lost", 1)
+
+
+def test_kings_order_inside_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The proof also runs after foundation moves (once per state of the foundations where it
+    passes): cutting the lost branches early, the search wins this benchmark deal in a few
+    hundred nodes, which without it stays unknown (150,000 nodes in the benchmark)."""
+    seed = 15267255661426081367
+    result = solve(solrules.new_game("scotch", seed), Budget(nodes=5_000))
+    assert result.verdict == "won"
+    game = solrules.new_game("scotch", seed)
+    for text in result.line:
+        game.push_text(text)
+    assert game.is_won()
+    monkeypatch.setattr(solver_scotch, "kings_order_impossible", lambda *_: False)
+    assert solve(solrules.new_game("scotch", seed), Budget(nodes=5_000)).verdict == "unknown"
