@@ -253,3 +253,33 @@ def test_kings_order_inside_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
     assert game.is_won()
     monkeypatch.setattr(solver_scotch, "kings_order_impossible", lambda *_: False)
     assert solve(solrules.new_game("scotch", seed), Budget(nodes=5_000)).verdict == "unknown"
+
+
+#: A position the search of benchmark deal 3537296620999722002 meets on its plateau (21 cards
+#: home, the rest rearranged on 8 fans), lost for want of room: when KC, the last black King,
+#: lands, f3 is still at 4 cards (5D lies under KC), 7D lay over 8H (home by then) and needs an
+#: 8 on a fan, and the only 8 out, 8S, lies under TS, which has no Jack to lie on.
+PLATEAU = ("scotch f1:AC2H3C f2:AH2C3H4C5H6C7H8C9HTCJHQCKH f3:AD2S3D f4:AS2D t1: t2: t3: t4: "
+           "t5:4H t6:JD5DKCQHJCTH t7: t8:8STS9D8H7D6H5C4D t9:6D5S4S t10: t11:6S7C t12: t13:QD "
+           "t14: t15:KDQSJSTD9C8D7S t16: t17:9S3SKS t18:")
+
+
+def test_kings_order_on_a_plateau_position() -> None:
+    engine = ScotchEngine(solrules.parse_position(PLATEAU))
+    assert not engine._kings_deadlocked()
+    assert not cards_stuck(engine.fans, engine.h, engine.ac)
+    assert kings_order_impossible(engine.fans, engine.h, engine.ac)
+    result = solve(solrules.parse_position(PLATEAU), Budget(nodes=10))
+    assert (result.verdict, result.nodes) == ("lost", 1)
+
+
+@pytest.mark.slow
+def test_kings_order_plateau_position_is_lost_without_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The prover alone, with this proof switched off, exhausts the plateau position (54,365
+    nodes when written)."""
+    from solrules.solver import _engine, _search
+
+    monkeypatch.setattr(solver_scotch, "kings_order_impossible", lambda *_: False)
+    result = _search(_engine(solrules.parse_position(PLATEAU)), Budget(nodes=300_000), None,
+                     None, best_first=False, probes=False)
+    assert result.verdict == "lost"
