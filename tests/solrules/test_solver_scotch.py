@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 import solrules
-from solrules import Budget, solve
-from solrules.solver_scotch import ScotchEngine, cards_stuck
+from solrules import Budget, solve, solver_scotch
+from solrules.solver_scotch import ScotchEngine, cards_stuck, kings_order_impossible
 
 from .helpers import agree_with_plain_search
 from .oracle import model_of, move_of, plain_search, replays
@@ -74,7 +74,7 @@ def test_stuck_cards_hand_made(fans: dict[str, str], stuck: bool, winnable: bool
 
 
 def test_stuck_cards_never_fire_on_a_won_deal() -> None:
-    """Every deal the catalogue records won: neither loss proof fires at its root, nor at the
+    """Every deal the catalogue records won: no loss proof fires at its root, nor at the
     positions of its winning line (a sample of lines here; all of them with ``-m slow``)."""
     won = [e for e in _catalogue() if e["verdict"] == "won"]
     assert len(won) > 1000
@@ -94,13 +94,15 @@ def test_stuck_cards_never_fire_along_any_won_line() -> None:
 
 def _never_stuck_along(entry: dict[str, object]) -> None:
     """Along a winning line, played on one engine built at the deal (as the search plays it),
-    neither loss proof fires and the engine has moves at every position but the last."""
+    no loss proof fires (the Kings, the stuck cards, the Kings' order) and the engine has moves
+    at every position but the last."""
     game = solrules.new_game("scotch", int(str(entry["seed"])))
     engine = ScotchEngine(game)
     move_of_text = {text: move for move, text in engine._text.items()}
     line = str(entry["line"]).split()
     for k, text in enumerate(line):
         assert not cards_stuck(engine.fans, engine.h, engine.ac), (entry["seed"], k)
+        assert not kings_order_impossible(engine.fans, engine.h, engine.ac), (entry["seed"], k)
         assert not engine._kings or not engine._kings_deadlocked(), (entry["seed"], k)
         assert engine.moves(), (entry["seed"], k)
         engine.apply(move_of_text[text])
@@ -152,3 +154,132 @@ def test_end_positions_agree_with_the_plain_search() -> None:
 def test_end_positions_agree_with_the_plain_search_many() -> None:
     tally = agree_with_plain_search(_end_positions(4040, 400, 4, 12), 5_000)
     assert tally["won"] >= 50 and tally["lost"] >= 20, tally
+
+
+#: Foundations for the Kings' order positions: f1 and f2 from a black Ace to a black Jack
+#: (want a red Queen, then a black King), f3 complete from a red Ace, f4 from a red Ace to 10
+#: (wants JD, then QS, then KD). Out: QH, QD, KC, KS, JD, QS, KD.
+ORDER_FOUNDATIONS = ("f1:AC2H3C4H5C6H7C8H9CTHJC f2:AS2D3S4D5S6D7S8D9STDJS "
+                     "f3:AH2C3H4C5H6C7H8C9HTCJHQCKH f4:AD2S3D4S5D6S7D8S9DTS")
+
+
+def order_position(**fans: str) -> str:
+    return "scotch " + ORDER_FOUNDATIONS + " " + " ".join(
+        f"t{i}:{fans.get(f't{i}', '')}" for i in range(1, 19))
+
+
+#: KS lies over QD, so KS completes a black foundation first and KC the other one last; JD
+#: lies under KC, so f4 stays at 10 until then and QS, KD cannot go home. QS lies over QH,
+#: which must be home when KC lands: QS must then lie on a King on a fan, and the only one
+#: left, KD, lies under JD. (KC first fails too: QD would still be under KS when the second
+#: black foundation is complete.)
+ORDER_LOST = dict(t1="KDJDKC", t2="QHQS", t3="QDKS")
+#: Near misses, each winnable: KD on a fan of its own (QS waits on it); QD over KS (KC may go
+#: first, and JD, QS follow it home).
+ORDER_NEAR = [dict(t1="JDKC", t2="QHQS", t3="QDKS", t4="KD"),
+              dict(t1="KDJDKC", t2="QHQS", t3="KSQD")]
+
+
+def test_kings_order_hand_made_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Kings' order proof decides ORDER_LOST at the root, where neither the Kings rule nor
+    the stuck cards see it. The plain search of oracle.py does not decide it within 200,000
+    positions (the foundations give cards back in long chains), so the loss is checked by the
+    solver's own search with this proof switched off (its other proofs and pruning are checked
+    against the plain search elsewhere)."""
+    text = order_position(**ORDER_LOST)
+    engine = ScotchEngine(solrules.parse_position(text))
+    assert not cards_stuck(engine.fans, engine.h, engine.ac)
+    assert not engine._kings_deadlocked()
+    assert kings_order_impossible(engine.fans, engine.h, engine.ac)
+    result = solve(solrules.parse_position(text), Budget(nodes=1_000))
+    assert (result.verdict, result.nodes) == ("lost", 1)
+    monkeypatch.setattr(solver_scotch, "kings_order_impossible", lambda *_: False)
+    result = solve(solrules.parse_position(text), Budget(nodes=100_000))
+    assert result.verdict == "lost" and result.nodes > 1
+
+
+@pytest.mark.parametrize("fans", ORDER_NEAR)
+def test_kings_order_hand_made_near_misses(fans: dict[str, str]) -> None:
+    text = order_position(**fans)
+    engine = ScotchEngine(solrules.parse_position(text))
+    assert not kings_order_impossible(engine.fans, engine.h, engine.ac)
+    plain = plain_search(model_of(text), 5_000)
+    assert plain.verdict == "won", plain
+    result = solve(solrules.parse_position(text), Budget(nodes=20_000))
+    assert result.verdict == "won"
+    assert replays(model_of(text), [move_of(t) for t in result.line])
+
+
+def test_kings_order_contains_the_kings_rule() -> None:
+    """On random end positions the Kings' order proof fires wherever the Kings rule does (it
+    is the special case of a card that must be home before the King over it lands), and where
+    it alone fires the plain search finds no win."""
+    fired = 0
+    for g in _end_positions(4040, 200, 4, 12):
+        engine = ScotchEngine(g)
+        order = kings_order_impossible(engine.fans, engine.h, engine.ac)
+        if engine._kings and engine._kings_deadlocked():
+            assert order, g.position()
+            fired += 1
+        elif order:
+            assert plain_search(model_of(g.position()), 2_000).verdict != "won", g.position()
+    assert fired >= 20
+
+
+#: Benchmark deals (bench/solver_bench.py) that only the Kings' order proof decides.
+ORDER_DEALS = [2566749579789755390, 12459614075184981014, 1210483421612547756, 9799073536577316001,
+               15584168282584651508]
+
+
+@pytest.mark.parametrize("seed", ORDER_DEALS)
+def test_kings_order_decides_benchmark_deals_at_the_root(seed: int) -> None:
+    engine = ScotchEngine(solrules.new_game("scotch", seed))
+    assert not engine._kings_deadlocked()
+    assert not cards_stuck(engine.fans, engine.h, engine.ac)
+    result = solve(solrules.new_game("scotch", seed), Budget(nodes=10))
+    assert (result.verdict, result.nodes) == ("lost", 1)
+
+
+def test_kings_order_inside_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The proof also runs after foundation moves (once per state of the foundations where it
+    passes): cutting the lost branches early, the search wins this benchmark deal in a few
+    hundred nodes, which without it stays unknown (150,000 nodes in the benchmark)."""
+    seed = 15267255661426081367
+    result = solve(solrules.new_game("scotch", seed), Budget(nodes=5_000))
+    assert result.verdict == "won"
+    game = solrules.new_game("scotch", seed)
+    for text in result.line:
+        game.push_text(text)
+    assert game.is_won()
+    monkeypatch.setattr(solver_scotch, "kings_order_impossible", lambda *_: False)
+    assert solve(solrules.new_game("scotch", seed), Budget(nodes=5_000)).verdict == "unknown"
+
+
+#: A position the search of benchmark deal 3537296620999722002 meets on its plateau (21 cards
+#: home, the rest rearranged on 8 fans), lost for want of room: when KC, the last black King,
+#: lands, f3 is still at 4 cards (5D lies under KC), 7D lay over 8H (home by then) and needs an
+#: 8 on a fan, and the only 8 out, 8S, lies under TS, which has no Jack to lie on.
+PLATEAU = ("scotch f1:AC2H3C f2:AH2C3H4C5H6C7H8C9HTCJHQCKH f3:AD2S3D f4:AS2D t1: t2: t3: t4: "
+           "t5:4H t6:JD5DKCQHJCTH t7: t8:8STS9D8H7D6H5C4D t9:6D5S4S t10: t11:6S7C t12: t13:QD "
+           "t14: t15:KDQSJSTD9C8D7S t16: t17:9S3SKS t18:")
+
+
+def test_kings_order_on_a_plateau_position() -> None:
+    engine = ScotchEngine(solrules.parse_position(PLATEAU))
+    assert not engine._kings_deadlocked()
+    assert not cards_stuck(engine.fans, engine.h, engine.ac)
+    assert kings_order_impossible(engine.fans, engine.h, engine.ac)
+    result = solve(solrules.parse_position(PLATEAU), Budget(nodes=10))
+    assert (result.verdict, result.nodes) == ("lost", 1)
+
+
+@pytest.mark.slow
+def test_kings_order_plateau_position_is_lost_without_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The prover alone, with this proof switched off, exhausts the plateau position (54,365
+    nodes when written)."""
+    from solrules.solver import _engine, _search
+
+    monkeypatch.setattr(solver_scotch, "kings_order_impossible", lambda *_: False)
+    result = _search(_engine(solrules.parse_position(PLATEAU)), Budget(nodes=300_000), None,
+                     None, best_first=False, probes=False)
+    assert result.verdict == "lost"
