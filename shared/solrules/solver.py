@@ -520,6 +520,9 @@ class _DepthFirst:
         children may still wait in its queue) is unknown: it keeps every position above it
         open for good (a low link of -1). Positions in ``dead`` are skipped by every searcher,
         and never counted again: when one searcher has exhausted a region, the others need not.
+
+        A loop of its own beside :meth:`run`'s, not a flag in it: the numbers and low links cost
+        every node, and only engines that share dead positions (Yukon) pay for them.
         """
         apply, take_back, moves_of, key_of = engine.apply, engine.undo, engine.moves, engine.key
         won = engine.won
