@@ -120,6 +120,9 @@ CONNECTIONS_PER_ADDRESS = 100
 FD_RESERVE = 64
 #: Seconds a closing handshake may take (at shutdown, or when a client is dropped).
 CLOSE_TIMEOUT = 1.0
+#: Seconds into a shutdown after which every thread's stack is printed to stderr (a SIGTERMed
+#: process normally goes in one or two; the rolling-restart test waits ten).
+SHUTDOWN_STACKS_AFTER = 5.0
 #: Seconds from a connection's opening to its handshake done or its HTTP answer worked out.
 OPEN_TIMEOUT = 30.0
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import faulthandler
 import logging
 import os
 import resource
@@ -36,6 +37,7 @@ from solrace.settings import (
     POOL_SIZE,
     RACES_PER_ADDRESS,
     RATE_LIMIT,
+    SHUTDOWN_STACKS_AFTER,
     TOURNAMENTS_PER_ADDRESS,
 )
 
@@ -129,8 +131,16 @@ def _serve(args: argparse.Namespace) -> int:
         task = asyncio.current_task()
         assert task is not None
         loop = asyncio.get_running_loop()
+
+        def stop() -> None:
+            # A shutdown that takes this long prints every thread's stack (once; nothing if
+            # the process is gone by then): a process slow to go holds a rolling restart up,
+            # and the steps the app logs as slow do not say where one that never ends is stuck.
+            faulthandler.dump_traceback_later(SHUTDOWN_STACKS_AFTER, exit=False)
+            task.cancel()
+
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, task.cancel)
+            loop.add_signal_handler(sig, stop)
         with contextlib.suppress(asyncio.CancelledError):
             await run_server(app, args.host, args.port, ready)
 
