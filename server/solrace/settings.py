@@ -120,6 +120,10 @@ CONNECTIONS_PER_ADDRESS = 100
 FD_RESERVE = 64
 #: Seconds a closing handshake may take (at shutdown, or when a client is dropped).
 CLOSE_TIMEOUT = 1.0
+#: Seconds a shutdown waits for the connections' handlers to end after their closing
+#: handshakes; then those left are cancelled and logged with their stacks. Without it, a
+#: TCP connection that never sends its request holds a shutdown for ``OPEN_TIMEOUT``.
+SHUTDOWN_GRACE = CLOSE_TIMEOUT + 1.0
 #: Seconds into a shutdown after which every thread's stack is printed to stderr (a SIGTERMed
 #: process normally goes in one or two; the rolling-restart test waits ten).
 SHUTDOWN_STACKS_AFTER = 5.0

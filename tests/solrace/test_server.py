@@ -678,3 +678,36 @@ async def test_a_ping_is_answered_while_a_command_waits(server: Server) -> None:
     assert snap["type"] == "snapshot" and snap["race"] == race
     left = await asyncio.wait_for(second, T)  # after the watch, as it was sent
     assert left["type"] == "ok"
+
+
+async def test_a_shutdown_does_not_wait_on_a_silent_or_stuck_connection(
+        caplog: pytest.LogCaptureFixture) -> None:
+    # A TCP connection that never sends its request, and a handler awaiting something that
+    # never comes: without a grace, closing waits open_timeout (here a minute) for the first.
+    from solrace.net import raw_frames
+    from solrace.net.app import close_server
+    from websockets.asyncio.server import ServerConnection, serve
+
+    entered = asyncio.Event()
+    cancelled = asyncio.Event()
+
+    async def handler(ws: ServerConnection) -> None:
+        entered.set()
+        try:
+            await asyncio.Event().wait()  # never set: deaf to the connection's close
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    server = await serve(handler, "127.0.0.1", 0, open_timeout=60, close_timeout=0.2)
+    port = next(iter(server.sockets)).getsockname()[1]
+    silent = await asyncio.open_connection("127.0.0.1", port)
+    ws = await connect(f"ws://127.0.0.1:{port}")
+    await asyncio.wait_for(entered.wait(), T)
+    assert len(raw_frames.handler_tasks(server)) == 2
+    async with asyncio.timeout(T):  # not a minute
+        await close_server(server, 0.5)
+    assert cancelled.is_set() and not raw_frames.handler_tasks(server)
+    assert "a connection handler still running after 0.5 s, cancelled" in caplog.text
+    silent[1].close()
+    await ws.close()

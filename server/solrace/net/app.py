@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -24,6 +25,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from solrace.bus.base import Bus
 from solrace.bus.memory_bus import MemoryBus
 from solrace.core.quotas import Caps
+from solrace.net import raw_frames
 from solrace.net.connection import Connection, Output
 from solrace.net.web import Routes, SecureConnection, client_dir, player_cookie
 from solrace.protocol import codec, internal, messages
@@ -46,6 +48,7 @@ from solrace.settings import (
     MAX_RACES,
     OPEN_TIMEOUT,
     RATE_LIMIT,
+    SHUTDOWN_GRACE,
     WRITE_LIMIT,
 )
 from solrace.solver.assist import Assist
@@ -324,10 +327,31 @@ async def run_server(
             await server.serve_forever()
         finally:
             async with slow_step("closing the connections"):
-                server.close()
-                await server.wait_closed()
+                await close_server(server, SHUTDOWN_GRACE)
     finally:
         await app.stop()
+
+
+async def close_server(server: Server, grace: float) -> None:
+    """Close ``server`` (its connections get 1001), waiting ``grace`` seconds at most for the
+    connection handlers to end; those still running then are logged with their stacks and
+    cancelled. A client that opened a TCP connection and sent nothing, or a handler waiting
+    on something that never comes, must not hold a rolling restart up."""
+    server.close()
+    try:
+        await asyncio.wait_for(asyncio.shield(server.wait_closed()), grace)
+        return
+    except TimeoutError:
+        pass
+    stuck = raw_frames.handler_tasks(server)
+    for task in stuck:
+        where = io.StringIO()
+        task.print_stack(limit=12, file=where)
+        log.warning("shutdown: a connection handler still running after %.1f s, cancelled:\n%s",
+                    grace, where.getvalue().rstrip())
+        task.cancel()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.shield(server.wait_closed()), grace)
 
 
 @contextlib.asynccontextmanager

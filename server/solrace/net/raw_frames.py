@@ -5,8 +5,10 @@ writing those bytes to each socket in one ``write`` costs a fraction of ``await 
 per connection (the connection's send path, its lock, a task switch), and corked writes
 (many frames in one system call) need it too. This module is the only place that leans on
 the internals of ``websockets``' asyncio connection to do so: its ``transport`` (the asyncio
-transport under it) and ``protocol.state`` (whether the connection is open). If a release of
-``websockets`` changes them, tests/solrace/test_raw_frames.py fails.
+transport under it) and ``protocol.state`` (whether the connection is open). It also holds the
+one reach into the server's internals, :func:`handler_tasks` (a shutdown that must not wait on a
+stuck connection). If a release of ``websockets`` changes them,
+tests/solrace/test_raw_frames.py fails.
 
 Frames written here bypass the library's own bookkeeping, which is safe for what the server
 sends this way: complete, unmasked, unfragmented data frames, never while the library itself
@@ -17,9 +19,10 @@ and then everything goes through the queue until it is empty; see
 
 from __future__ import annotations
 
+import asyncio
 import struct
 
-from websockets.asyncio.server import ServerConnection
+from websockets.asyncio.server import Server, ServerConnection
 from websockets.protocol import State
 
 
@@ -54,3 +57,9 @@ def write(ws: ServerConnection, data: bytes) -> bool:
     except Exception:  # a socket closing under us: the same as closed
         return False
     return True
+
+
+def handler_tasks(server: Server) -> set[asyncio.Task[None]]:
+    """The server's tasks still handling a connection: a WebSocket session, an HTTP request,
+    or a TCP connection that has not sent its request yet (``open_timeout`` ends those)."""
+    return set(server.handler_tasks)
