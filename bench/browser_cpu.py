@@ -9,8 +9,9 @@ For each client (this checkout's ``client/``, and ``--against``'s ``client/`` se
 server code through ``--client-dir``), a race of three (the page's racer, a bot, a third racer)
 is started and two pages are opened on it: the racer's race page and a spectator page, in rounds
 that alternate between the clients (a noisy machine weighs on both alike), one race open at a
-time. Measured: the CPU time of the Chromium processes of this run (from ``/proc``) over
-``--idle`` seconds of nothing, then over ``--moves`` moves of the bot, 0.1 s apart. Reported:
+time. Measured: the CPU time of the Chromium processes of this run (from ``/proc``) to open the
+two pages (contexts, loads, joining, the start), over ``--idle`` seconds of nothing, then over
+``--moves`` moves of the bot, 0.1 s apart. Reported:
 per client, the median over the rounds of the idle share of a core and of the milliseconds per
 move (both pages together); with ``--against``, this client's figures over the other's.
 """
@@ -116,6 +117,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--idle", type=float, default=5.0, help="seconds of nothing per round")
     parser.add_argument("--moves", type=int, default=20, help="bot moves per round")
+    parser.add_argument("--nodes", action="store_true", help="print the pages' element counts")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -124,6 +126,7 @@ def main() -> int:
         clients["against"] = str(args.against.resolve() / "client")
     bases: dict[str, str] = {}
     servers = []
+    opening: dict[str, list[float]] = {n: [] for n in clients}
     idle: dict[str, list[float]] = {n: [] for n in clients}
     per_move: dict[str, list[float]] = {n: [] for n in clients}
     with sync_playwright() as p:
@@ -137,7 +140,13 @@ def main() -> int:
         # One scene open at a time: every page of the browser counts in its CPU time.
         for _ in range(args.rounds):
             for name, base in bases.items():
+                c0 = chromium_cpu()
                 scene = Scene(browser, base, args.game)
+                opening[name].append(chromium_cpu() - c0)
+                if args.nodes:
+                    for page in scene.pages.contexts:
+                        print(name, "DOM elements:", page.pages[0].evaluate(
+                            "document.getElementsByTagName('*').length"))
                 idle[name].append(scene.idle(args.idle))
                 per_move[name].append(scene.moves(args.moves))
                 scene.close()
@@ -146,12 +155,13 @@ def main() -> int:
         gen.close()
     scenes = clients
     for name in scenes:
-        print(f"{name:8} idle {statistics.median(idle[name]) * 100:5.1f} % of a core, "
+        print(f"{name:8} opening {statistics.median(opening[name]):5.2f} CPU-s, "
+              f"idle {statistics.median(idle[name]) * 100:5.1f} % of a core, "
               f"{statistics.median(per_move[name]):5.1f} ms of Chromium CPU per move "
               f"(two pages; {args.game})")
     if "against" in scenes:
         ratio = {name: statistics.median(v["this"]) / statistics.median(v["against"])
-                 for name, v in (("idle", idle), ("per move", per_move))}
+                 for name, v in (("opening", opening), ("idle", idle), ("per move", per_move))}
         print("this/against: " + ", ".join(f"{k} {r:.2f}x" for k, r in ratio.items()))
     return 0
 

@@ -548,25 +548,51 @@ export class BoardView {
     let spread = n;
     if (kind === "w") spread = Math.min(n, 3);
 
-    const frag = document.createDocumentFragment();
+    // Cards still in place keep their elements, where they are in the page: a card taken out
+    // of the page between the press and the release of a click (even to be put back at once)
+    // loses the click, and a double-click with it.
+    const old = [...el.querySelectorAll(":scope > .card")];
+    for (const child of [...el.children]) if (!child.classList.contains("card")) child.remove();
+    const keeps = (slot, text, bare) => old[slot]?.cardText === text && old[slot].bare === bare;
+    const bareAt = (i) => kind === "f" && n - i > 3;
+    old.forEach((card, slot) => {
+      const i = slot + first;
+      if (i >= n || !keeps(slot, cards[i], bareAt(i))) card.remove();
+    });
+    let cursor = null; // the card element drawn last: the next one goes after it
     let down = 0;
     let up = 0;
     for (let i = first; i < n; i++) {
       const text = cards[i];
       const depth = n - i;
-      const card = document.createElement("div");
       const face = cardFace(text);
-      card.className = face ? `card ${face.red ? "red" : "black"} suit-${text[1]}` : "card down";
-      card.setAttribute("role", "img");
-      card.setAttribute("aria-label", cardLabel(text));
-      if (face) {
-        card.dataset.card = text;
-        const idx = `<b${face.rank === "10" ? ' class="ten"' : ""}>${face.rank}</b><i>${face.suit}</i>`;
-        card.innerHTML =
-          `<span class="idx" aria-hidden="true">${idx}</span>` +
-          `<span class="pip" aria-hidden="true">${face.suit}</span>` +
-          `<span class="idx idx-br" aria-hidden="true">${idx}</span>`;
+      // A foundation shows its top card only: those under the top three are bare elements
+      // (a Quadruple Canfield board holds up to 208 foundation cards, eight elements each
+      // when drawn in full, and every board of the page pays for each one's style and layout).
+      const bare = bareAt(i);
+      let card;
+      if (keeps(i - first, text, bare)) {
+        card = old[i - first];
+        card.className = card.classList.contains("flying") ? "flying" : "";
+        card.classList.add(...(face ? ["card", face.red ? "red" : "black", `suit-${text[1]}`] : ["card", "down"]));
+      } else {
+        card = document.createElement("div");
+        card.cardText = text;
+        card.bare = bare;
+        card.className = face ? `card ${face.red ? "red" : "black"} suit-${text[1]}` : "card down";
+        card.setAttribute("role", "img");
+        card.setAttribute("aria-label", cardLabel(text));
+        if (face) card.dataset.card = text;
+        if (face && !bare) {
+          const idx = `<b${face.rank === "10" ? ' class="ten"' : ""}>${face.rank}</b><i>${face.suit}</i>`;
+          card.innerHTML =
+            `<span class="idx" aria-hidden="true">${idx}</span>` +
+            `<span class="pip" aria-hidden="true">${face.suit}</span>` +
+            `<span class="idx idx-br" aria-hidden="true">${idx}</span>`;
+        }
+        el.insertBefore(card, cursor ? cursor.nextSibling : el.firstChild);
       }
+      cursor = card;
       card.dataset.depth = depth;
       if (kind === "w") {
         // Waste: cards under the top three lie square beneath them.
@@ -583,8 +609,8 @@ export class BoardView {
       if (depth <= pendingCount) card.classList.add("pending");
       if (depth <= queuedCount) card.classList.add("premove");
       if (depth <= hintCount) card.classList.add("hinted");
-      frag.append(card);
     }
+    const frag = document.createDocumentFragment();
     if (kind === "s" || kind === "r" || (kind === "f" && n > 1)) {
       const badge = document.createElement("span");
       badge.className = "count";
@@ -612,7 +638,7 @@ export class BoardView {
       tag.textContent = suit ? `${pile} ${SUIT_GLYPH[suit]}` : pile;
       frag.append(tag);
     }
-    el.replaceChildren(frag);
+    el.append(frag);
     el.style.setProperty("--n", Math.max(1, (kind === "w" ? spread : n - first)));
     el.style.setProperty("--gaps", Math.max(1, (kind === "w" ? spread : n - first) - 1));
     el.style.setProperty("--dn-total", down);
