@@ -352,8 +352,12 @@ class Cluster:
             await self.store.release(unit)
             self.owners.pop(unit, None)
             return None
-        self.hub.catch_up(race)  # transitions due while nobody owned it happen now
-        self.hub.adopt(race)
+        if self.hub.get(race.race) is None:
+            # Not if a load (an HTTP request, a command) adopted it while this one read it:
+            # owned since the acquire, the race was rebuilt there too, and a second copy's
+            # catch-up would write the same entries again (a CONFLICT, then a rebuild).
+            self.hub.catch_up(race)  # transitions due while nobody owned it happen now
+            self.hub.adopt(race)
         log.warning("took over %s", unit)
         self.bus.publish_control(unit, internal.Owner(unit, self.pid))
         return None
