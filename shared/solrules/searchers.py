@@ -324,9 +324,13 @@ class _BestFirst:
     counts as met only once expanded (so that it never blocks a depth-first searcher)."""
 
     def __init__(self, engine: Any, root: list[int], alone: bool = False,
-                 dead: set[bytes] | None = None) -> None:
+                 dead: set[bytes] | None = None, score: str = "score", weight: int = 1) -> None:
         # alone: a set of expanded positions of its own (complete by itself: dry means lost).
         self.own: set[bytes] | None = {engine.key()} if alone else None
+        # score: the name of the engine's method that scores a position (higher is expanded
+        # first); weight: this searcher's turns, in turns of the prover.
+        self.score_name = score
+        self.weight = weight
         # dead: positions the depth-first searchers proved lost, skipped (see run_marking).
         self.dead: set[bytes] = dead if dead is not None else set()
         self.root = engine.snapshot()
@@ -337,7 +341,7 @@ class _BestFirst:
         self._queue(engine, 0, self.root, root)
 
     def _queue(self, engine: Any, node: int, snap: Any, moves: list[int]) -> None:
-        apply, undo, score = engine.apply, engine.undo, engine.score
+        apply, undo, score = engine.apply, engine.undo, getattr(engine, self.score_name)
         d = self.depth[node] + 1
         for move in moves:
             record = apply(move)

@@ -40,7 +40,8 @@ engine's order (best move first); for Scotch, Yukon and Quadruple Canfield a *be
 searcher (the waiting position with the best score — cards home, cards in order, the cards the
 foundations want next uncovered, the reserve emptied — is expanded next), sharing the prover's
 set of expanded positions in Yukon, with a set of its own and three quarters of the nodes in
-Scotch and Quadruple Canfield (there only once the prover has spent 2,048 nodes); for Yukon a
+Quadruple Canfield (there only once the prover has spent 2,048 nodes); in Scotch two of them,
+each with a score and a set of its own, three fifths and a fifth of the nodes; for Yukon a
 *mirror*, depth-first in the order of the tests' plain search (by decreasing source,
 destination, count), and *probes*, depth-first searches in shuffled orders
 (``random.Random(i)``) with node limits that follow the Luby sequence, each with a set of its
@@ -284,8 +285,10 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
 
     An engine may share the nodes out otherwise (Scotch and Quadruple Canfield do):
     ``best_first_alone`` gives the best-first searcher a set of its own (then it is complete by
-    itself, like a probe), ``best_first_weight`` multiplies its turns, the searchers with sets
-    of their own may spend up to ``alone_ratio`` times the prover's nodes, and they wait until
+    itself, like a probe), ``best_first_weight`` multiplies its turns, ``best_first_scores``
+    (Scotch) asks for several such searchers, as (name of the engine's score method, weight of
+    its turns), the searchers with sets of their own may spend up to ``alone_ratio`` times the
+    prover's nodes in all, and they wait until
     the prover has spent ``alone_after`` nodes (Quadruple Canfield: its first dive wins most
     deals, and their turns would only delay it).
 
@@ -359,9 +362,14 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
     try:
         if best_first:
             if best_alone:
-                alone.append(_BestFirst(engine, root, alone=True, dead=dead))
+                # Scotch: more than one best-first searcher, each with a score of its own.
+                scores: tuple[tuple[str, int], ...] = getattr(
+                    engine, "best_first_scores", (("score", weight),))
+                for name, w in scores:
+                    alone.append(_BestFirst(engine, root, alone=True, dead=dead, score=name,
+                                            weight=w))
             else:
-                shared.append(_BestFirst(engine, root, dead=dead))
+                shared.append(_BestFirst(engine, root, dead=dead, weight=weight))
         if mirror:
             alone.append(_Alone(root, _reversed, at_root, dead, root_key))
         if probes:
@@ -383,7 +391,8 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
                     here = searcher
                 before = nodes
                 dry = searcher.run(engine, seen,
-                                   turn * weight if isinstance(searcher, _BestFirst) else turn,
+                                   turn * searcher.weight if isinstance(searcher, _BestFirst)
+                                   else turn,
                                    expanded)
                 if is_alone:
                     spent_alone += nodes - before

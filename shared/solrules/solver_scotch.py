@@ -63,14 +63,21 @@ class ScotchEngine:
 
     #: How ``solrules.solver._search`` shares the nodes out here: best-first with a set of its
     #: own (shared with the prover, it cuts the prover's quick lines: a deal the prover wins in
-    #: 1,257 nodes took 261,562) and three quarters of the nodes, the prover a quarter (close to
-    #: the earlier 30 % depth-first, then best-first). No probes: on the 55 Scotch deals of the
-    #: benchmark that take over 1,000 nodes, they win none more within 100,000 nodes (43 either
-    #: way) and their turns replay long lines.
+    #: 1,257 nodes took 261,562), the prover a fifth of the nodes. Two best-first searchers
+    #: (issue 20, fourth part), each with a set of its own: :meth:`score_loose` with three fifths
+    #: of the nodes and :meth:`score_ahead` with a fifth (until then :meth:`score` alone, with
+    #: three quarters). Each score wins deals the others do not: alone, within 150,000 nodes, on
+    #: the 35 benchmark deals that took over 1,000 nodes, :meth:`score` wins 27 of them,
+    #: :meth:`score_loose` 28 (16947333863419639029 in 52,785 nodes, 109,001 with
+    #: :meth:`score`), :meth:`score_ahead` 27 (11974267003653440217 in 1,668, 96,980 with
+    #: :meth:`score_loose`); both win 15476970870814115376 (in 3,992 and 4,009 nodes), which
+    #: :meth:`score` and the prover do not (the prover alone wins it in 673,021). No probes:
+    #: on the 55 Scotch deals of the benchmark that take over 1,000 nodes, they win none more
+    #: within 100,000 nodes (43 either way) and their turns replay long lines.
     probes = False
     best_first_alone = True
-    best_first_weight = 3
-    alone_ratio = 3
+    best_first_scores = (("score_loose", 3), ("score_ahead", 1))
+    alone_ratio = 4
 
     def __init__(self, game: Game) -> None:
         self.nf = nf = game.foundations.count
@@ -119,15 +126,29 @@ class ScotchEngine:
     def score(self) -> int:
         """Higher is closer to a win: cards home, few cards out of order on the fans, and the
         cards the foundations want next near the top of their fans."""
+        return 4 * self.home - 3 * self.loose - 6 * self._buried(False)
+
+    def score_loose(self) -> int:
+        """:meth:`score` with a third of its weight on the cards out of order (issue 20, fourth
+        part): it lets a fan hold more such cards for a while."""
+        return 4 * self.home - self.loose - 6 * self._buried(False)
+
+    def score_ahead(self) -> int:
+        """:meth:`score` that also looks at the card each foundation wants after the next one."""
+        return 4 * self.home - 3 * self.loose - 6 * self._buried(False) - 3 * self._buried(True)
+
+    def _buried(self, after: bool) -> int:
+        """Cards above the card each foundation wants next (``after``: the one after it, for the
+        foundations that want two more at least), 0 for a card not on the fans."""
         buried = 0
         h, ac = self.h, self.ac
         for f in range(self.nf):
-            hf = h[f]
+            hf = h[f] + after
             if hf == 0:
                 buried += min(self._depth(0), self._depth(1)) % 99
-            elif hf < 13:
+            elif hf < 13 and (hf > 1 or not after):
                 buried += self._depth(hf * 2 + (ac[f] ^ (hf & 1))) % 99
-        return 4 * self.home - 3 * self.loose - 6 * buried
+        return buried
 
     def _depth(self, t: int) -> int:
         """Cards above the least buried card of type ``t`` on the fans (99: none there)."""

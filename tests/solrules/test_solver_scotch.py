@@ -283,3 +283,25 @@ def test_kings_order_plateau_position_is_lost_without_it(monkeypatch: pytest.Mon
     result = _search(_engine(solrules.parse_position(PLATEAU)), Budget(nodes=300_000), None,
                      None, best_first=False, probes=False)
     assert result.verdict == "lost"
+
+
+def test_every_best_first_score_exists() -> None:
+    engine = ScotchEngine(solrules.new_game("scotch", 12))
+    for name, weight in ScotchEngine.best_first_scores:
+        assert isinstance(getattr(engine, name)(), int) and weight >= 1
+
+
+def test_two_best_first_scores_win_a_deal_the_first_did_not(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Benchmark deal 15476970870814115376 (issue 20, fourth part): the two best-first searchers
+    win it in a few thousand nodes; with :meth:`ScotchEngine.score` alone (the search until
+    then) it stayed unknown after 150,000 nodes (the winning line gives cards back from a
+    foundation, and takes them home again, several times over)."""
+    seed = 15476970870814115376
+    result = solve(solrules.new_game("scotch", seed), Budget(nodes=20_000))
+    assert result.verdict == "won"
+    text = solrules.new_game("scotch", seed).position()
+    assert replays(model_of(text), [move_of(t) for t in result.line])
+    monkeypatch.setattr(ScotchEngine, "best_first_scores", (("score", 3),))
+    monkeypatch.setattr(ScotchEngine, "alone_ratio", 3)
+    assert solve(solrules.new_game("scotch", seed), Budget(nodes=20_000)).verdict == "unknown"
