@@ -565,9 +565,7 @@ def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: in
                     can = empty and not bottom[c]
                 else:
                     ok = 0
-                    mask = 0  # the places that qualify (bit 0: the first, bit 1: the other)
-                    whole = both[c] or c == second  # look at both places
-                    for k, p in enumerate(_PARENTS[c]):
+                    for p in _PARENTS[c]:
                         if home[p]:
                             continue
                         q = above[p]
@@ -586,16 +584,18 @@ def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: in
                                 # column first (with c on it).
                                 continue
                         ok += 1
-                        mask |= 1 << k
-                        if not whole:
+                        if not both[c]:
                             break
                     can = ok == 2 or (ok == 1 and not both[c])
                     if can and c == second and not h[first]:
                         # Twins, the first on a place (yukon_twins_blocked): the second goes
                         # onto a place that qualifies while the first holds the other.
                         p1, p2 = _PARENTS[c]
-                        can = bool((mask & 1 and _holds(p2, first, above, home, gone))
-                                   or (mask & 2 and _holds(p1, first, above, home, gone)))
+                        can = ((_qualifies(c, p1, cols, above, home, gone, moved, where, height)
+                                and _holds(p2, first, above, home, gone))
+                               or (_qualifies(c, p2, cols, above, home, gone, moved, where,
+                                              height)
+                                   and _holds(p1, first, above, home, gone)))
                 if can:
                     moved[c] = gone[c] = progress = True
             if not h[c] or (needm[c] and not moved[c]):
@@ -604,6 +604,25 @@ def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: in
             return True
         pending = rest
     return False
+
+
+def _qualifies(c: int, p: int, cols: list[list[int]], above: list[int], home: list[bool],
+               gone: list[bool], moved: list[bool], where: list[int], height: list[int]) -> bool:
+    """Whether place ``p`` lets card ``c`` move onto a column (the loop of :func:`_waiting`
+    inlines it for speed)."""
+    if home[p]:
+        return False
+    q = above[p]
+    if q == c or (q >= 0 and not gone[q]):
+        return False
+    if where[p] == where[c]:
+        col = cols[where[c]]
+        if height[p] > height[c]:
+            # p lies over c: p or a card between them must move onto a column first.
+            return any(moved[b] for b in col[height[c] + 1:height[p] + 1])
+        # p lies under c: a card between them must move onto a column first (with c on it).
+        return any(moved[b] for b in col[height[p] + 1:height[c]])
+    return True
 
 
 def _holds(p: int, card: int, above: list[int], home: list[bool], gone: list[bool]) -> bool:
