@@ -48,7 +48,10 @@ only once turned up), and Kings over other cards when no column can be emptied b
 home. It costs one pass over the cards per round, a few rounds per position. Issue 20's third
 part made it know that a place that goes home is gone, and that twins lying one over the other
 may need both their places at once (see :func:`yukon_blocked`); and the search now shares the
-positions its depth-first searchers prove lost (``share_dead``).
+positions its depth-first searchers prove lost (``share_dead``). Its fourth part adds *twins'
+places* (:func:`yukon_twins_blocked`, at the root only): a card lies on one of its two places
+from its first move onto a column until it goes home, so whichever of two twins does so first,
+the other then needs the other place.
 """
 
 from __future__ import annotations
