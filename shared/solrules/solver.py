@@ -49,12 +49,13 @@ own. Other games get the prover alone. The searchers sharing a set together, or 
 with a set of its own, expand
 every reachable position before saying "lost". A position proved lost by a game's own deadlock
 rule (Scotch Kings waiting for each other or cards that can never leave their fan, Yukon cards
-that can never go home whatever the order of play: ``solver_yukon.yukon_blocked``) has no
-moves. In Yukon the depth-first searchers also record every position they have proved lost
-(every position reachable from it expanded, no win: Tarjan's components, see
-``searchers._DepthFirst.run_marking``) in a set that every searcher skips: a region one has
-exhausted, the others do not search again. The searchers themselves are in
-:mod:`solrules.searchers`; how the nodes are shared among them is :func:`_search`, here.
+that can never go home whatever the order of play: ``solver_yukon.yukon_blocked``; at the
+root, also ``solver_yukon.yukon_twins_blocked``) has no moves. In Yukon the depth-first
+searchers also record every position they have proved lost (every position reachable from
+it expanded, no win: Tarjan's components, see ``searchers._DepthFirst.run_marking``) in a
+set that every searcher skips: a region one has exhausted, the others do not search again.
+The searchers themselves are in :mod:`solrules.searchers`; how the nodes are shared among
+them is :func:`_search`, here.
 
 Moves are pruned only by *proven dominance*: a position reached by a safe foundation move is at
 least as good as the one before it (every win from before can be replayed from after, shorter by

@@ -48,7 +48,10 @@ only once turned up), and Kings over other cards when no column can be emptied b
 home. It costs one pass over the cards per round, a few rounds per position. Issue 20's third
 part made it know that a place that goes home is gone, and that twins lying one over the other
 may need both their places at once (see :func:`yukon_blocked`); and the search now shares the
-positions its depth-first searchers prove lost (``share_dead``).
+positions its depth-first searchers prove lost (``share_dead``). Its fourth part adds *twins'
+places* (:func:`yukon_twins_blocked`, at the root only): a card lies on one of its two places
+from its first move onto a column until it goes home, so whichever of two twins does so first,
+the other then needs the other place.
 """
 
 from __future__ import annotations
@@ -126,6 +129,9 @@ class YukonEngine:
                          for i in range(self.down[c] + 1, len(col))
                          if _PARENT_KEY[col[i - 1]] != _CARD_KEY[col[i]])
         self.hidden = sum(self.down)
+        # Twins' places (yukon_twins_blocked) are looked at in the first position expanded,
+        # the root, only: elsewhere they cost too much (see the function).
+        self.twins_pending = True
 
     def won(self) -> bool:
         return self.home == self.total
@@ -219,10 +225,15 @@ class YukonEngine:
 
     def moves(self) -> list[int]:
         """Moves best first; a safe move alone (see the module docstring); none when the
-        position is proved lost (:func:`yukon_blocked`)."""
+        position is proved lost (:func:`yukon_blocked`; at the root, also
+        :func:`yukon_twins_blocked`)."""
         cols, down, found, t0 = self.cols, self.down, self.found, self.t0
         if yukon_blocked(cols, down, found):
             return []
+        if self.twins_pending:
+            self.twins_pending = False
+            if yukon_twins_blocked(cols, down, found):
+                return []
         top_of = [-1] * 52  # column whose top is this card
         empty = -1
         for c, col in enumerate(cols):
@@ -478,6 +489,13 @@ def yukon_blocked(cols: list[list[int]], down: list[int], found: list[int]) -> b
     catalogue's unknown deals lost (and one of the benchmark's), and never fire on the 114,188
     positions along its won lines.
     """
+    return _waiting(cols, down, found, -1, -1)
+
+
+def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: int,
+             second: int) -> bool:
+    """:func:`yukon_blocked`'s rules; with twins ``first`` and ``second`` (else -1), also the
+    requirement of :func:`yukon_twins_blocked`'s case where ``first`` lies on a place first."""
     above = [-1] * 52  # the card lying directly on each card
     home = [False] * 52
     for s in range(4):
@@ -572,6 +590,15 @@ def yukon_blocked(cols: list[list[int]], down: list[int], found: list[int]) -> b
                         if not both[c]:
                             break
                     can = ok == 2 or (ok == 1 and not both[c])
+                    if can and c == second and not h[first]:
+                        # Twins, the first on a place (yukon_twins_blocked): the second goes
+                        # onto a place that qualifies while the first holds the other.
+                        p1, p2 = _PARENTS[c]
+                        can = ((_qualifies(c, p1, cols, above, home, gone, moved, where, height)
+                                and _holds(p2, first, above, home, gone))
+                               or (_qualifies(c, p2, cols, above, home, gone, moved, where,
+                                              height)
+                                   and _holds(p1, first, above, home, gone)))
                 if can:
                     moved[c] = gone[c] = progress = True
             if not h[c] or (needm[c] and not moved[c]):
@@ -579,4 +606,72 @@ def yukon_blocked(cols: list[list[int]], down: list[int], found: list[int]) -> b
         if not progress:
             return True
         pending = rest
+    return False
+
+
+def _qualifies(c: int, p: int, cols: list[list[int]], above: list[int], home: list[bool],
+               gone: list[bool], moved: list[bool], where: list[int], height: list[int]) -> bool:
+    """Whether place ``p`` lets card ``c`` move onto a column (the loop of :func:`_waiting`
+    inlines it for speed)."""
+    if home[p]:
+        return False
+    q = above[p]
+    if q == c or (q >= 0 and not gone[q]):
+        return False
+    if where[p] == where[c]:
+        col = cols[where[c]]
+        if height[p] > height[c]:
+            # p lies over c: p or a card between them must move onto a column first.
+            return any(moved[b] for b in col[height[c] + 1:height[p] + 1])
+        # p lies under c: a card between them must move onto a column first (with c on it).
+        return any(moved[b] for b in col[height[p] + 1:height[c]])
+    return True
+
+
+def _holds(p: int, card: int, above: list[int], home: list[bool], gone: list[bool]) -> bool:
+    """Whether ``card`` may lie on place ``p`` by now: p is not home and was free at some time
+    (no card on it in the position, or ``card`` itself, or that card has moved)."""
+    if home[p]:
+        return False
+    q = above[p]
+    return q < 0 or q == card or gone[q]
+
+
+def yukon_twins_blocked(cols: list[list[int]], down: list[int], found: list[int]) -> bool:
+    """Whether the position is lost by *twins' places* (issue 20, fourth part): for some pair
+    of twins (same rank and colour, so the same two places), the waiting events of
+    :func:`yukon_blocked` leave a card unable to go home whichever twin lies on a place first.
+
+    A card c that is not a King lies on one of its two places from its first move onto a
+    column, M(c), until it goes home, H(c): it moves only onto one of them or home, and a move
+    of cards under it carries the card it lies on along. So does a card that lies on one of
+    them in the position, from now on. Call the time c begins to lie on a place its *start*
+    (now, or M(c)). In any won line, for twins c and t, either (A) c starts no later than t, or
+    t never starts; or (B) t starts before c, or c never starts. In case (A), when t first
+    moves onto a column, M(t), before H(c), c lies on one of the two places, pa, and t goes
+    onto the other, pb: pb qualifies for t as in :func:`yukon_blocked`, and pa is not home and
+    was free when c went onto it, so the card lying on pa in the position has moved by then
+    (or pa had none, or it is c, which lies on it now). So in case (A), M(t) needs H(c), or, for
+    one of the two ways of naming the places, pb qualifies for t and pa is held that way
+    (:func:`_holds`). These requirements come before M(t) in the line, so the rules with this
+    one added still reach every event of any line of case (A), and symmetrically for (B). When
+    both sets of rules leave some card unable to go home, no line of either case wins: the
+    position is lost.
+
+    The rules of :func:`yukon_blocked` alone let both twins use one place at once (at the root
+    of benchmark deal 7836837574459283361, JS and JC both onto QD, 9S and 9C onto TH, 8S and 8C
+    onto 9D): twice the rounds per pair, up to 24 pairs, so the search runs it only at the root
+    (``YukonEngine.moves``).
+    """
+    present = [False] * 52
+    for col in cols:
+        for c in col:
+            present[c] = True
+    for s in (0, 2):  # clubs and hearts; the twin is the spade or the diamond
+        for r in range(KING):
+            c = s * 13 + r
+            t = _TWIN[c]
+            if (present[c] and present[t] and _waiting(cols, down, found, c, t)
+                    and _waiting(cols, down, found, t, c)):
+                return True
     return False

@@ -131,13 +131,15 @@ def move_of(text: str) -> MoveT:
 def main(argv: list[str] | None = None) -> int:
     """``python -m tests.solrules.oracle GAME FILE [--verdicts unknown] [--count N] [--budget B]``:
     the plain search on the deals of a catalogue file (the first N with those verdicts), one
-    line each and a tally, to set beside the catalogue's verdicts."""
+    line each and a tally, to set beside the catalogue's verdicts. ``--seeds S1,S2,…`` instead
+    of FILE: those deals (e.g. the benchmark's, which no catalogue holds), verdict "unknown"."""
     import argparse
     import json
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("game")
-    parser.add_argument("file")
+    parser.add_argument("file", nargs="?")
+    parser.add_argument("--seeds", default="", help="comma-separated deals instead of FILE")
     parser.add_argument("--verdicts", default="unknown")
     parser.add_argument("--count", type=int, default=30)
     parser.add_argument("--budget", type=int, default=20_000)
@@ -145,8 +147,13 @@ def main(argv: list[str] | None = None) -> int:
     from .model import deal
 
     wanted = args.verdicts.split(",")
-    with open(args.file, encoding="utf-8") as f:
-        entries = [json.loads(line) for line in f if line.strip()]
+    if args.seeds:
+        entries = [{"seed": s.strip(), "verdict": "unknown"} for s in args.seeds.split(",")]
+    elif args.file:
+        with open(args.file, encoding="utf-8") as f:
+            entries = [json.loads(line) for line in f if line.strip()]
+    else:
+        parser.error("FILE or --seeds is required")
     chosen = [e for e in entries if e["verdict"] in wanted][:args.count]
     tally: dict[str, int] = {}
     for e in chosen:

@@ -17,7 +17,12 @@ from pathlib import Path
 import pytest
 import solrules
 from solrules import Budget, solve
-from solrules.solver_yukon import YukonEngine, yukon_blocked, yukon_deadlocked
+from solrules.solver_yukon import (
+    YukonEngine,
+    yukon_blocked,
+    yukon_deadlocked,
+    yukon_twins_blocked,
+)
 
 from .oracle import model_of, move_of, plain_search, replays
 from .test_solver import card, yukon_endgame
@@ -37,6 +42,11 @@ def _down(suit: str, high: int, low: int) -> str:
 def _blocked(g: solrules.Game) -> bool:
     engine = YukonEngine(g)
     return yukon_blocked(engine.cols, engine.down, engine.found)
+
+
+def _twins(g: solrules.Game) -> bool:
+    engine = YukonEngine(g)
+    return yukon_twins_blocked(engine.cols, engine.down, engine.found)
 
 
 #: (name, position, lost). Foundations hold the low cards; the rest of each suit waits in a
@@ -207,6 +217,8 @@ def _random_check(seed: int, count: int, budget: int) -> dict[str, int]:
         if _blocked(g):
             assert plain.verdict == "lost", g.position()
             tally["fired"] += 1
+        if _twins(g):
+            assert plain.verdict == "lost", g.position()
         result = solve(g, Budget(nodes=max(plain.nodes, 3 * 256)))
         assert result.verdict == plain.verdict, g.position()
     return tally
@@ -224,3 +236,68 @@ def test_random_end_positions() -> None:
 def test_random_end_positions_many() -> None:
     tally = _random_check(2026, 600, 6000)
     assert tally["won"] >= 200 and tally["lost"] >= 50
+
+
+#: Twins' places (issue 20, fourth part; found among random end positions, checked by the
+#: plain search): JC lies on 8S (face down), JS on 9S over TC. JC cannot go home before TC,
+#: so before JS has moved; JS cannot go home before 8S and 9S, so before JC has moved: each
+#: must first move onto a column, and their only place is QD (QH is home), under KC and KH,
+#: which can go into the empty columns. Whichever goes onto QD first lies there until it goes
+#: home, which waits for the other to move: neither order wins. yukon_blocked lets both use QD.
+TWINS_PLACES = ("yukon f1:AC2C3C4C5C6C7C8C9C f2:AS2S3S4S5S6S7S f3:AH2H3H4H5H6H7H8H9HTHJHQH "
+                "f4:AD2D3D4D5D6D7D8D9DTDJD t1: t2: t3: t4: t5: t6:KD8S|JCQCKS "
+                "t7:QSTS|TC9SJSQDKCKH")
+#: Near miss: QH is out, alone in a column: the twins take one place each.
+TWINS_PLACES_QH_OUT = ("yukon f1:AC2C3C4C5C6C7C8C9C f2:AS2S3S4S5S6S7S "
+                       "f3:AH2H3H4H5H6H7H8H9HTHJH f4:AD2D3D4D5D6D7D8D9DTDJD t1:QH t2: t3: t4: "
+                       "t5: t6:KD8S|JCQCKS t7:QSTS|TC9SJSQDKCKH")
+
+
+@pytest.mark.parametrize(("text", "lost"), [(TWINS_PLACES, True), (TWINS_PLACES_QH_OUT, False)],
+                         ids=["twins' places", "twins' places, QH out"])
+def test_twins_places(text: str, lost: bool) -> None:
+    g = solrules.parse_position(text)
+    plain = plain_search(model_of(text), 20_000)
+    assert plain.verdict == ("lost" if lost else "won")
+    assert not _blocked(g)  # the rule alone does not see it
+    assert _twins(g) is lost
+    result = solve(g, Budget(nodes=20_000))
+    assert result.verdict == plain.verdict
+    if lost:
+        assert result.nodes == 1  # at the root
+    else:
+        assert replays(model_of(text), [move_of(t) for t in result.line])
+
+
+def test_twins_places_benchmark_deal() -> None:
+    """Benchmark deal 7836837574459283361 (unknown at 1,000,000 nodes before) is proved lost
+    at the root."""
+    g = solrules.new_game("yukon", 7836837574459283361)
+    assert not _blocked(g) and _twins(g)
+    assert solve(g, Budget(nodes=1_000)).verdict == "lost"
+
+
+def test_twins_never_fire_on_a_catalogue_win_first_moves() -> None:
+    """The first 10 positions of every won line of the catalogue (all of them: the slow test
+    below), and no won deal's root."""
+    proved = 0
+    for e in _catalogue():
+        g = solrules.new_game("yukon", int(str(e["seed"])))
+        if e["verdict"] != "won":
+            proved += _twins(g)
+            continue
+        for text in str(e["line"]).split()[:10]:
+            assert not _twins(g), (e["seed"], g.position())
+            g.push_text(text)
+    assert proved >= 70  # lost or unknown deals proved at the root (73 and 10 when written)
+
+
+@pytest.mark.slow
+def test_twins_never_fire_on_a_catalogue_win() -> None:
+    for e in _catalogue():
+        if e["verdict"] != "won":
+            continue
+        g = solrules.new_game("yukon", int(str(e["seed"])))
+        for text in str(e["line"]).split():
+            assert not _twins(g), (e["seed"], g.position())
+            g.push_text(text)
