@@ -124,9 +124,10 @@ CLOSE_TIMEOUT = 1.0
 #: handshakes; then those left are cancelled and logged with their stacks. Without it, a
 #: TCP connection that never sends its request holds a shutdown for ``OPEN_TIMEOUT``.
 SHUTDOWN_GRACE = CLOSE_TIMEOUT + 1.0
-#: Seconds into a shutdown after which every thread's stack is printed to stderr (a SIGTERMed
-#: process normally goes in one or two; the rolling-restart test waits ten).
-SHUTDOWN_STACKS_AFTER = 5.0
+#: Seconds into a shutdown after which every thread's stack is printed to stderr and the
+#: process exits at once, with status 1 (a SIGTERMed process normally goes in one or two; one
+#: still there holds a rolling restart up, and what it has acknowledged is durable already).
+SHUTDOWN_DEADLINE = 6.0
 #: Seconds from a connection's opening to its handshake done or its HTTP answer worked out.
 OPEN_TIMEOUT = 30.0
 

@@ -37,7 +37,7 @@ from solrace.settings import (
     POOL_SIZE,
     RACES_PER_ADDRESS,
     RATE_LIMIT,
-    SHUTDOWN_STACKS_AFTER,
+    SHUTDOWN_DEADLINE,
     TOURNAMENTS_PER_ADDRESS,
 )
 
@@ -133,10 +133,12 @@ def _serve(args: argparse.Namespace) -> int:
         loop = asyncio.get_running_loop()
 
         def stop() -> None:
-            # A shutdown that takes this long prints every thread's stack (once; nothing if
-            # the process is gone by then): a process slow to go holds a rolling restart up,
-            # and the steps the app logs as slow do not say where one that never ends is stuck.
-            faulthandler.dump_traceback_later(SHUTDOWN_STACKS_AFTER, exit=False)
+            # A shutdown still running this long prints every thread's stack and exits at once
+            # (once; nothing if the process is gone by then). It was seen, rarely, with the
+            # event loop stuck and no step of the shutdown logging itself: whatever that is, a
+            # process slow to go holds a rolling restart up, and every write it acknowledged
+            # is durable (what it had not is sent again by its clients, to the next owner).
+            faulthandler.dump_traceback_later(SHUTDOWN_DEADLINE, exit=True)
             task.cancel()
 
         for sig in (signal.SIGINT, signal.SIGTERM):
