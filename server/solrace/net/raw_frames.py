@@ -8,7 +8,7 @@ the internals of ``websockets``' asyncio connection to do so: its ``transport`` 
 transport under it) and ``protocol.state`` (whether the connection is open). It also holds the
 one reach into the server's internals, :func:`handler_tasks` (a shutdown that must not wait on a
 stuck connection). If a release of ``websockets`` changes them,
-tests/solrace/test_raw_frames.py fails.
+tests/solrace/test_raw_frames.py fails (``handler_tasks``: test_server.py's shutdown test).
 
 Frames written here bypass the library's own bookkeeping, which is safe for what the server
 sends this way: complete, unmasked, unfragmented data frames, never while the library itself
