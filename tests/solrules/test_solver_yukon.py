@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -162,28 +163,30 @@ def _catalogue() -> list[dict[str, object]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def test_never_fires_on_a_catalogue_win_first_moves() -> None:
-    """The first 10 positions of every won line of the catalogue are not proved lost (the
-    whole lines: ``test_never_fires_on_a_catalogue_win``, slow)."""
+def _won_positions(first: int | None = None) -> Iterator[tuple[object, solrules.Game]]:
+    """(seed, game) at each position along every won line of the catalogue: the root and the
+    positions before each move, the first ``first`` of each line only if given."""
     for e in _catalogue():
         if e["verdict"] != "won":
             continue
         g = solrules.new_game("yukon", int(str(e["seed"])))
-        for text in str(e["line"]).split()[:10]:
-            assert not _blocked(g), (e["seed"], g.position())
+        for text in str(e["line"]).split()[:first]:
+            yield e["seed"], g
             g.push_text(text)
+
+
+def test_never_fires_on_a_catalogue_win_first_moves() -> None:
+    """The first 10 positions of every won line of the catalogue are not proved lost (the
+    whole lines: ``test_never_fires_on_a_catalogue_win``, slow)."""
+    for seed, g in _won_positions(10):
+        assert not _blocked(g), (seed, g.position())
 
 
 @pytest.mark.slow
 def test_never_fires_on_a_catalogue_win() -> None:
     """No position of any won line of the catalogue (about 110,000) is proved lost."""
-    for e in _catalogue():
-        if e["verdict"] != "won":
-            continue
-        g = solrules.new_game("yukon", int(str(e["seed"])))
-        for text in str(e["line"]).split():
-            assert not _blocked(g), (e["seed"], g.position())
-            g.push_text(text)
+    for seed, g in _won_positions():
+        assert not _blocked(g), (seed, g.position())
 
 
 def test_catalogue_deals_proved_at_the_root() -> None:
@@ -281,24 +284,14 @@ def test_twins_never_fire_on_a_catalogue_win_first_moves() -> None:
     """No won deal's root (where the search runs the rule) and the next two positions of its
     line, for every won deal of the catalogue (every position of every line: the slow test
     below)."""
-    proved = 0
-    for e in _catalogue():
-        g = solrules.new_game("yukon", int(str(e["seed"])))
-        if e["verdict"] != "won":
-            proved += _twins(g)
-            continue
-        for text in str(e["line"]).split()[:3]:
-            assert not _twins(g), (e["seed"], g.position())
-            g.push_text(text)
+    for seed, g in _won_positions(3):
+        assert not _twins(g), (seed, g.position())
+    proved = sum(_twins(solrules.new_game("yukon", int(str(e["seed"]))))
+                 for e in _catalogue() if e["verdict"] != "won")
     assert proved >= 70  # lost or unknown deals proved at the root (73 and 10 when written)
 
 
 @pytest.mark.slow
 def test_twins_never_fire_on_a_catalogue_win() -> None:
-    for e in _catalogue():
-        if e["verdict"] != "won":
-            continue
-        g = solrules.new_game("yukon", int(str(e["seed"])))
-        for text in str(e["line"]).split():
-            assert not _twins(g), (e["seed"], g.position())
-            g.push_text(text)
+    for seed, g in _won_positions():
+        assert not _twins(g), (seed, g.position())
