@@ -128,6 +128,10 @@ SHUTDOWN_GRACE = CLOSE_TIMEOUT + 1.0
 #: process exits at once, with status 1 (a SIGTERMed process normally goes in one or two; one
 #: still there holds a rolling restart up, and what it has acknowledged is durable already).
 SHUTDOWN_DEADLINE = 6.0
+#: Seconds into a shutdown after which the stack of every asyncio task still pending is logged
+#: (before ``SHUTDOWN_DEADLINE``): a shutdown stuck on an await that never completes leaves the
+#: event loop idle, and the threads' stacks then show only the loop, not what it waits for.
+SHUTDOWN_TASKS_AFTER = 4.0
 #: Seconds from a connection's opening to its handshake done or its HTTP answer worked out.
 OPEN_TIMEOUT = 30.0
 

@@ -1,4 +1,5 @@
-"""``kill -9`` during a race, then restart on the same database: no acknowledged move is lost."""
+"""``kill -9`` during a race, then restart on the same database: no acknowledged move is lost;
+and a shutdown that cannot finish still ends, saying what it waited on."""
 
 from __future__ import annotations
 
@@ -91,3 +92,33 @@ async def test_kill_9_loses_no_acknowledged_move(tmp_path: Path) -> None:
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(T) == 0, "SIGTERM shuts down cleanly"
+
+
+async def test_a_stuck_shutdown_names_what_it_waits_on_then_exits(tmp_path: Path) -> None:
+    """A shutdown step that never ends (here: cancelling the background tasks) does not keep
+    the process: the stacks of the tasks still pending are logged (naming the stuck await),
+    then every thread's stack, and the process exits with status 1."""
+    prelude = (
+        "import asyncio, solrace.tools.cli as cli, solrace.service.supervisor as s; "
+        "cli.SHUTDOWN_TASKS_AFTER = 2.0; cli.SHUTDOWN_DEADLINE = 3.0\n"
+        "async def never_done(self): await asyncio.Event().wait()\n"
+        "s.Supervisor.close = never_done"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", f"{prelude}\nimport sys; sys.exit(cli.main())", "serve",
+         "--port", "0", "--db", str(tmp_path / "races.db")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), T * 2)
+        assert line.startswith("solrace serving http://"), line
+        proc.send_signal(signal.SIGTERM)
+        _, err = await asyncio.to_thread(proc.communicate, None, T * 2)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+    assert proc.returncode == 1, err
+    still = err.index("shutdown: still running after")
+    assert "in never_done" in err[still:], err
+    assert err.index("(most recent call first)", still) > still, err  # faulthandler

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import io
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -37,7 +36,7 @@ from solrace.service.house_bots import HouseBots
 from solrace.service.hub import Hub
 from solrace.service.matchmaker import LocalQueues, Matchmaker
 from solrace.service.scoring import Scorer
-from solrace.service.supervisor import Supervisor
+from solrace.service.supervisor import Supervisor, awaiting
 from solrace.settings import (
     CLOSE_TIMEOUT,
     COUNTDOWN_S,
@@ -345,10 +344,8 @@ async def close_server(server: Server, grace: float) -> None:
         pass
     stuck = raw_frames.handler_tasks(server)
     for task in stuck:
-        where = io.StringIO()
-        task.print_stack(limit=12, file=where)
-        log.warning("shutdown: a connection handler still running after %.1f s, cancelled:\n%s",
-                    grace, where.getvalue().rstrip())
+        log.warning("shutdown: a connection handler still running after %.1f s, cancelled: %s",
+                    grace, awaiting(task))
         task.cancel()
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(asyncio.shield(server.wait_closed()), grace)

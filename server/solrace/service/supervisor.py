@@ -22,6 +22,23 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
+def awaiting(task: asyncio.Task[Any]) -> str:
+    """Where ``task`` waits, as a traceback: its coroutine and every coroutine it awaits down to
+    the future at the bottom (``Task.print_stack`` shows only the outermost coroutine of a
+    suspended task, which does not say what it waits on)."""
+    lines = [f"{task.get_name()} (most recent call last):"]
+    step: Any = task.get_coro()
+    while step is not None:
+        frame = getattr(step, "cr_frame", None) or getattr(step, "gi_frame", None)
+        if frame is None:  # a future, or a coroutine already done
+            lines.append(f"  waiting on {step!r}")
+            break
+        lines.append(f'  File "{frame.f_code.co_filename}", line {frame.f_lineno}, '
+                     f"in {frame.f_code.co_name}")
+        step = getattr(step, "cr_await", None) or getattr(step, "gi_yieldfrom", None)
+    return "\n".join(lines)
+
+
 class Supervisor:
     """See the module docstring."""
 

@@ -38,6 +38,7 @@ from solrace.settings import (
     RACES_PER_ADDRESS,
     RATE_LIMIT,
     SHUTDOWN_DEADLINE,
+    SHUTDOWN_TASKS_AFTER,
     TOURNAMENTS_PER_ADDRESS,
 )
 
@@ -48,7 +49,7 @@ def _serve(args: argparse.Namespace) -> int:
     from solrace.core.quotas import Caps
     from solrace.net.app import App, run_server
     from solrace.net.web import client_dir
-    from solrace.service.supervisor import Supervisor
+    from solrace.service.supervisor import Supervisor, awaiting
     from solrace.store.sqlite_store import SQLiteStore
 
     nofile = raise_fd_limit()
@@ -139,7 +140,16 @@ def _serve(args: argparse.Namespace) -> int:
             # process slow to go holds a rolling restart up, and every write it acknowledged
             # is durable (what it had not is sent again by its clients, to the next owner).
             faulthandler.dump_traceback_later(SHUTDOWN_DEADLINE, exit=True)
+            loop.call_later(SHUTDOWN_TASKS_AFTER, tasks_left)
             task.cancel()
+
+        def tasks_left() -> None:
+            # A shutdown stuck on an await that never completes leaves the loop idle, and the
+            # threads' stacks at the deadline show only the loop: this names the await.
+            for pending in asyncio.all_tasks(loop):
+                logging.getLogger("solrace").warning(
+                    "shutdown: still running after %.1f s: %s", SHUTDOWN_TASKS_AFTER,
+                    awaiting(pending))
 
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop)
