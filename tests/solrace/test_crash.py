@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -122,3 +123,52 @@ async def test_a_stuck_shutdown_names_what_it_waits_on_then_exits(tmp_path: Path
     still = err.index("shutdown: still running after")
     assert "in never_done" in err[still:], err
     assert err.index("(most recent call first)", still) > still, err  # faulthandler
+
+
+BUILDER_HOLDER = """
+import asyncio, multiprocessing, sys
+from solrace.protocol.replays import Builder
+
+async def main():
+    builder = Builder()
+    try:
+        await builder.from_file(sys.argv[1], "no-such-race", "p1", 0, False)
+    except Exception:
+        pass  # the worker is started either way
+    print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
+    await asyncio.sleep(3600)
+
+asyncio.run(main())
+"""
+
+
+def gone(pid: int) -> bool:
+    """No such process, or only its zombie (its new parent has not reaped it yet)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+async def test_the_replay_builder_ends_with_a_killed_server(tmp_path: Path) -> None:
+    """``kill -9`` of a server leaves no replay builder behind (its worker process would
+    otherwise wait on its job queue forever)."""
+    proc = subprocess.Popen([sys.executable, "-c", BUILDER_HOLDER, str(tmp_path / "races.db")],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), T * 2)
+        workers = [int(pid) for pid in line.split()]
+        assert workers, "the builder's worker process started"
+        assert not any(gone(pid) for pid in workers)
+    finally:
+        proc.kill()
+        proc.wait()
+    deadline = time.monotonic() + T
+    while not all(gone(pid) for pid in workers) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    left = [pid for pid in workers if not gone(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert not left, "the builder outlived its server"

@@ -16,8 +16,10 @@ import contextlib
 import gzip
 import json
 import multiprocessing
+import multiprocessing.connection
 import os
 import sqlite3
+import threading
 import urllib.parse
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -86,9 +88,21 @@ def _job(race: Race, player: str) -> tuple[str, int, dict[str, Any], list[str], 
     return race.game, race.seed, meta, list(racer.actions), times
 
 
-def _lower_priority() -> None:
+def _start_builder() -> None:
+    """The builder's process, as it starts: a lower priority, and a thread that ends it when
+    the server's process is gone. A killed server (``kill -9``, the OOM killer) closes no pipe
+    the builder reads from (a spawned worker holds both ends of its job queue), so without it
+    the builder, and multiprocessing's resource tracker with it, would wait forever."""
     with contextlib.suppress(OSError):  # not allowed here: same priority, off the loop
         os.nice(10)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        def exit_with_parent() -> None:
+            multiprocessing.connection.wait([parent.sentinel])
+            os._exit(0)
+
+        threading.Thread(target=exit_with_parent, name="exit with the server",
+                         daemon=True).start()
 
 
 class Builder:
@@ -118,7 +132,7 @@ class Builder:
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(
                     1, mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_lower_priority)
+                    initializer=_start_builder)
             loop = asyncio.get_running_loop()
             fut = asyncio.ensure_future(loop.run_in_executor(self._pool, fn, *args))
             self._building[key] = fut
