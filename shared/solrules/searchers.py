@@ -286,9 +286,12 @@ class _Alone:
 
     def __init__(self, root: list[int], order: Callable[[list[int]], list[int]],
                  start: Any = None, dead: set[bytes] | None = None,
-                 root_key: bytes = b"") -> None:
+                 root_key: bytes = b"", settings: dict[str, Any] | None = None) -> None:
         self.dfs = _DepthFirst(root, order, start, dead, root_key)
         self.seen: set[bytes] = set()
+        # Engine attributes set for this searcher's turns (Scotch: a prover without the rule
+        # that home moves must pay at once; see solver._search).
+        self.settings: dict[str, Any] = settings or {}
 
     def enter(self, engine: Engine) -> None:
         self.dfs.enter(engine)

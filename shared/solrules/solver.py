@@ -41,8 +41,9 @@ searcher (the waiting position with the best score — cards home, cards in orde
 foundations want next uncovered, the reserve emptied — is expanded next), sharing the prover's
 set of expanded positions in Yukon, with a set of its own and three quarters of the nodes in
 Quadruple Canfield (there only once the prover has spent 2,048 nodes); in Scotch two of them,
-each with a score and a set of its own, three fifths and a fifth of the nodes; for Yukon a
-*mirror*, depth-first in the order of the tests' plain search (by decreasing source,
+each with a score and a set of its own, and a second depth-first searcher with a set of its own
+that tries every home move (``ScotchEngine.home_pays`` off), a quarter of the nodes each; for
+Yukon a *mirror*, depth-first in the order of the tests' plain search (by decreasing source,
 destination, count), and *probes*, depth-first searches in shuffled orders
 (``random.Random(i)``) with node limits that follow the Luby sequence, each with a set of its
 own. Other games get the prover alone. The searchers sharing a set together, or any searcher
@@ -76,7 +77,17 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from .core import Game, Move
-from .searchers import _Alone, _BestFirst, _DepthFirst, _Lost, _Probes, _reversed, _Stop, _Won
+from .searchers import (
+    _Alone,
+    _as_given,
+    _BestFirst,
+    _DepthFirst,
+    _Lost,
+    _Probes,
+    _reversed,
+    _Stop,
+    _Won,
+)
 from .solver_canfield import canfield_safe_moves
 from .solver_scotch import scotch_safe_moves
 from .solver_yukon import yukon_safe_moves
@@ -288,7 +299,10 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
     ``best_first_alone`` gives the best-first searcher a set of its own (then it is complete by
     itself, like a probe), ``best_first_weight`` multiplies its turns, ``best_first_scores``
     (Scotch) asks for several such searchers, as (name of the engine's score method, weight of
-    its turns), the searchers with sets of their own may spend up to ``alone_ratio`` times the
+    its turns), ``depth_first_modes`` (Scotch) asks for depth-first searchers in the engine's
+    order with sets of their own, each with engine attributes of its own set for its turns
+    (``{"home_pays": False}``: a prover without one of the engine's cuts, whose dive differs),
+    the searchers with sets of their own may spend up to ``alone_ratio`` times the
     prover's nodes in all, and they wait until
     the prover has spent ``alone_after`` nodes (Quadruple Canfield: its first dive wins most
     deals, and their turns would only delay it).
@@ -371,6 +385,16 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
                                             weight=w))
             else:
                 shared.append(_BestFirst(engine, root, dead=dead, weight=weight))
+        # Scotch: depth-first searchers with sets of their own, each with engine settings of
+        # its own (as attribute: value), set for its turns only.
+        modes: tuple[dict[str, Any], ...] = getattr(engine, "depth_first_modes", ())
+        defaults = {name: getattr(engine, name) for mode in modes for name in mode}
+        for mode in modes:
+            for name, value in mode.items():
+                setattr(engine, name, value)
+            alone.append(_Alone(engine.moves(), _as_given, at_root, dead, root_key, mode))
+            for name, value in defaults.items():
+                setattr(engine, name, value)
         if mirror:
             alone.append(_Alone(root, _reversed, at_root, dead, root_key))
         if probes:
@@ -388,6 +412,10 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
                 if here is not searcher:
                     if here is not None:
                         here.leave(engine)
+                    if defaults:
+                        mode = {**defaults, **getattr(searcher, "settings", {})}
+                        for name, value in mode.items():
+                            setattr(engine, name, value)
                     searcher.enter(engine)
                     here = searcher
                 before = nodes

@@ -12,6 +12,28 @@ Pruning, each a proven dominance (see :func:`solrules.solve`):
   rank lower; all are home, and none is worth taking back (it could only hold a card lower
   still, and all of those are home). Such a move is played alone, and a foundation never gives
   back a card that would be safe.
+- **safe 2s** (issue 20, fifth part): an Ace never needs a place on a fan (while one is out,
+  a foundation is empty for it: four foundations, four Aces; and nothing lies on an Ace), so a
+  2 is never needed as a place either. Once both Aces of a 2's colour pattern are home, the 2
+  goes to a foundation of its pattern at height 1, and the pattern's other foundation either
+  holds the 2's twin already or is at height 1 too (the same state: either will do). So such a
+  2 goes home as a safe move, alone, and is never given back, even while the other pattern's
+  Aces are out (until now 2s waited for all four Aces: with an Ace under a King they stayed
+  out for most of the game).
+- **home moves must pay at once** (issue 20, fifth part): a card c that goes home from fan A
+  to foundation F, not as a safe move, changes only A and F, so like a move between fans it
+  can wait, in a shortest winning line, until just before the first later move m that touches
+  A or F (every move touching neither commutes with it: a move's legality reads only its own
+  source and destination). There is one unless c was alone on A and completes F (a King:
+  nothing can touch A or F again, so it waits to the end, where it is safe). F giving c back
+  onto the card z it uncovered undoes the move, and onto another fan top w is c moved from A to
+  w in one move: shorter lines. So m is one of: F's next card goes home from a fan top; z
+  goes home or onto a fan top (A empty: nothing); a card goes onto z from a fan top or given
+  back by another foundation. The move is only tried when one of those is legal right after it
+  (read in the rules, ignoring the engine's other cuts: more moves pass). On benchmark deal
+  9008752245769540986 the prover alone wins in 27,848 nodes instead of 87,658: its dive sent
+  cards home that only narrowed what was left (a lone King home completes a foundation, which
+  then gives nothing back, and empties a fan for good).
 - **last card of a fan**: moving the only card of a fan onto another fan is never tried. The
   empty fan is never filled again, so the move only covers the card it lands on.
 - **moves between fans** (issue 20; until then for hops only): a card c (rank r) that moves
@@ -63,10 +85,12 @@ class ScotchEngine:
 
     #: How ``solrules.solver._search`` shares the nodes out here: best-first with a set of its
     #: own (shared with the prover, it cuts the prover's quick lines: a deal the prover wins in
-    #: 1,257 nodes took 261,562), the prover a fifth of the nodes. Two best-first searchers
-    #: (issue 20, fourth part), each with a set of its own: :meth:`score_loose` with three fifths
-    #: of the nodes and :meth:`score_ahead` with a fifth (until then :meth:`score` alone, with
-    #: three quarters). Each score wins deals the others do not: alone, within 150,000 nodes, on
+    #: 1,257 nodes took 261,562). Two best-first searchers (issue 20, fourth part), each with a
+    #: set of its own: :meth:`score_loose` and :meth:`score_ahead` (until then :meth:`score`
+    #: alone, with three quarters of the nodes); since the fifth part, with a second
+    #: depth-first searcher (``depth_first_modes``), the four take a quarter of the nodes each
+    #: (in the fourth part three fifths, a fifth, and the prover a fifth). Each score wins
+    #: deals the others do not: alone, within 150,000 nodes, on
     #: the 35 benchmark deals that took over 1,000 nodes, :meth:`score` wins 27 of them,
     #: :meth:`score_loose` 28 (16947333863419639029 in 52,785 nodes, 109,001 with
     #: :meth:`score`), :meth:`score_ahead` 27 (11974267003653440217 in 1,668, 96,980 with
@@ -76,8 +100,20 @@ class ScotchEngine:
     #: within 100,000 nodes (43 either way) and their turns replay long lines.
     probes = False
     best_first_alone = True
-    best_first_scores = (("score_loose", 3), ("score_ahead", 1))
+    best_first_scores = (("score_loose", 1), ("score_ahead", 1))
     alone_ratio = 4
+    #: Whether a home move that is not safe is tried only when it can pay at once (issue 20,
+    #: fifth part; see the module docstring). The prover and both best-first searchers do;
+    #: a second depth-first searcher, with a set of its own, does not (``depth_first_modes``):
+    #: the rule reorders the prover's dive, and benchmark deal 14270399781586851470, which the
+    #: prover won alone in 17,282 nodes, then takes it 310,674 (13,098 without the rule). The
+    #: four searchers take equal turns (each wins deals the others do not; see
+    #: docs/performance.md, "Scotch (issue 20, fifth part)").
+    home_pays = True
+    #: Whether a 2 goes home as a safe move once both Aces of its colour pattern are home
+    #: (issue 20, fifth part; see the module docstring).
+    safe_twos = True
+    depth_first_modes: tuple[dict[str, object], ...] = ({"home_pays": False},)
 
     def __init__(self, game: Game) -> None:
         self.nf = nf = game.foundations.count
@@ -220,6 +256,12 @@ class ScotchEngine:
     def _moves(self) -> list[int]:
         fans, h, ac, nf, t0 = self.fans, self.h, self.ac, self.nf, self.t0
         hmin = min(h)
+        # Per colour pattern (the colour of its Aces), the foundations started: once both are,
+        # its 2s are safe too (see "safe 2s" in the module docstring).
+        started = [0, 0]
+        for f in range(nf):
+            if h[f]:
+                started[ac[f]] += 1
         # Foundation wanting each card type (the first of equal foundations).
         want: dict[int, int] = {}
         for f in range(nf):
@@ -250,9 +292,10 @@ class ScotchEngine:
             src = (i + t0) << 8
             home = want.get(t)
             if home is not None:
-                if r <= hmin:
+                if r <= hmin or (r == 1 and self.safe_twos and started[(t & 1) ^ 1] == 2):
                     return [src | home]
-                home_moves.append(src | home)
+                if not self.home_pays or self._home_pays(i, home, tops):
+                    home_moves.append(src | home)
             if len(fan) > 1 and r < KING:
                 below = fan[-2]
                 rz = below >> 1
@@ -281,7 +324,8 @@ class ScotchEngine:
         done: list[int] = []
         for f in range(nf):
             hf = h[f]
-            if hf == 0 or hf - 1 <= hmin or hf - 1 >= KING:
+            if hf == 0 or hf - 1 <= hmin or hf - 1 >= KING or (
+                    hf == 2 and self.safe_twos and started[ac[f]] == 2):
                 continue
             state = hf * 2 + ac[f]
             if state in done:
@@ -291,6 +335,45 @@ class ScotchEngine:
                 scored.append((10, f << 8 | (j + t0)))
         scored.sort()
         return home_moves + [m for _, m in scored]
+
+    def _home_pays(self, i: int, f: int, tops: list[list[int]]) -> bool:
+        """Whether sending the top card c of fan ``i`` home to foundation ``f`` can pay at once
+        (see "home moves must pay at once" in the module docstring): right after it, foundation
+        f's next card is another fan's top, or the card z it uncovers goes home or onto another
+        fan's top, or a card goes onto z from another fan's top or from another foundation.
+        Read in the rules, not in this engine's pruning (more moves pass: sound either way)."""
+        fans, h, ac, nf = self.fans, self.h, self.ac, self.nf
+        fan = fans[i]
+        t = fan[-1]
+        r = t >> 1
+        hf = h[f] + 1
+        af = ac[f] if h[f] else t & 1
+        if hf < 13:
+            tn = hf * 2 + (af ^ (hf & 1))
+            for j in tops[tn >> 1]:
+                if j != i and fans[j][-1] == tn:
+                    return True
+        if len(fan) == 1:
+            return False  # the fan is empty for good: only f could take a card next
+        z = fan[-2]
+        rz = z >> 1
+        for g in range(nf):
+            hg, ag = (hf, af) if g == f else (h[g], ac[g])
+            if hg == 0:
+                if rz == 0:
+                    return True
+            elif hg == rz and hg < 13 and (ag ^ (hg & 1)) == (z & 1):
+                return True
+        # tops[] still counts c as fan i's top: never as a place for z or a card for it.
+        if rz < KING and len(tops[rz + 1]) - (r == rz + 1) > 0:
+            return True
+        if rz:
+            if len(tops[rz - 1]) - (r == rz - 1) > 0:
+                return True
+            for g in range(nf):
+                if g != f and h[g] == rz:
+                    return True
+        return False
 
     def _kings_deadlocked(self) -> bool:
         fans = self.fans
