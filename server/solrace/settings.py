@@ -147,6 +147,11 @@ QUOTA_SMALL = 1
 QUOTA_RESERVE_FROM = 10
 
 # ----------------------------------------------------------------------------- solver
+#: The niceness of the solver's process for hints, par and analyses (``--solver-nice``): the
+#: races' own process comes first. Its answers have time budgets, so a machine kept busy at a
+#: higher priority gets "unknown" for positions it would decide idle (the browser tests run it
+#: at 0 beside a CPU burner for that reason). The pool's refill runs at 19 whatever this is.
+SOLVER_NICE = 10
 #: The solver's time for one hint (s, ``--hint-seconds``): a racer waits for it.
 HINT_SECONDS = 3.0
 #: ... and its node budget, which keeps a hint the same on any machine when it ends in time.

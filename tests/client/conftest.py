@@ -51,8 +51,12 @@ def start_server(db: Path, *extra: str, prelude: str | None = None) -> Iterator[
     (to shorten a server constant for a test)."""
     # --http-rate: the HTTP rate is per client address, and every browser of a test comes from
     # 127.0.0.1; a page load of the client alone is about 30 requests (its modules).
+    # --solver-nice 0: the solver's answers have time budgets, and beside a CPU burner at the
+    # normal priority (make test-under-load) a niced solver would leave a post-race analysis's
+    # positions unknown that it decides in a fraction of its budget on an idle machine.
     args = ["serve", "--port", "0", "--db", str(db), "--countdown", "1", "--rate-limit", "0",
-            "--http-rate", "200", "--client-dir", str(REPO / "client"), *extra]  # fmt: skip
+            "--http-rate", "200", "--solver-nice", "0", "--client-dir", str(REPO / "client"),
+            *extra]  # fmt: skip
     if prelude:
         command = [sys.executable, "-c", f"import sys; {prelude}; from solrace.tools.cli "
                    "import main; sys.exit(main())", *args]

@@ -41,6 +41,7 @@ from solrace.settings import (
     PAR_NODES,
     PAR_SECONDS,
     SOLVER_GRACE,
+    SOLVER_NICE,
 )
 
 log = logging.getLogger(__name__)
@@ -121,7 +122,7 @@ class Solver:
         par_seconds: float = PAR_SECONDS,
         hint_nodes: int = HINT_NODES,
         par_nodes: int = PAR_NODES,
-        nice: int = 10,
+        nice: int = SOLVER_NICE,
         supervisor: Supervisor | None = None,
     ) -> None:
         self.supervisor = supervisor if supervisor is not None else Supervisor()

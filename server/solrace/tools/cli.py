@@ -39,6 +39,7 @@ from solrace.settings import (
     RATE_LIMIT,
     SHUTDOWN_DEADLINE,
     SHUTDOWN_TASKS_AFTER,
+    SOLVER_NICE,
     TOURNAMENTS_PER_ADDRESS,
 )
 
@@ -81,7 +82,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     if args.hint_seconds > 0 or args.par_seconds > 0:
         solver = Solver(hint_seconds=args.hint_seconds, par_seconds=args.par_seconds,
-                        supervisor=supervisor)
+                        nice=args.solver_nice, supervisor=supervisor)
     from solrace.solver.pool import Pool
 
     refill = None
@@ -328,6 +329,10 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--par-seconds", type=float, default=PAR_SECONDS, metavar="SECONDS",
                    help="the solver's time for the par of a revealed deal not in the "
                         "catalogue; 0: par of catalogued deals only")
+    s.add_argument("--solver-nice", type=int, default=SOLVER_NICE, metavar="N",
+                   help="niceness of the solver's process for hints, par and post-race "
+                        "analyses (its answers have time budgets: a machine busy at a higher "
+                        "priority leaves more positions unknown)")
     s.add_argument("--pool", type=int, default=POOL_SIZE, metavar="DEALS",
                    help="winnable deals kept solved and ready per game, in the store (shared "
                         "by every process on Redis), refilled in the background when below "
