@@ -77,25 +77,34 @@ def card(rank: int, suit: str) -> str:
 
 def scotch_endgame(rng: random.Random, out: int) -> solrules.Game:
     """Scotch with about ``out`` cards left on the fans, in random order."""
-    # Black-Ace foundations f1 (clubs, hearts) and f2 (spades, diamonds); red-Ace ones f3
-    # (hearts, clubs) and f4 (diamonds, spades): every card belongs to exactly one.
-    chains = [("C", "H"), ("S", "D"), ("H", "C"), ("D", "S")]
     rest = 52 - out
     heights = [13, 13, 13, 13]
     while sum(heights) > rest:
         heights[rng.randrange(4)] -= 1 if min(heights) > 0 else 0
         heights = [max(h, 0) for h in heights]
+    # Few fans, so that cards block each other.
+    return scotch_layout(rng, heights, (2, 4))
+
+
+#: Black-Ace foundations f1 (clubs, hearts) and f2 (spades, diamonds); red-Ace ones f3 (hearts,
+#: clubs) and f4 (diamonds, spades): every card belongs to exactly one.
+SCOTCH_CHAINS = (("C", "H"), ("S", "D"), ("H", "C"), ("D", "S"))
+
+
+def scotch_layout(rng: random.Random, heights: list[int], fans: tuple[int, int]
+                  ) -> solrules.Game:
+    """Scotch with ``heights[i]`` cards on foundation f(i+1) and every other card in random
+    order on ``fans[0]`` to ``fans[1]`` fans picked at random."""
     piles: dict[str, str] = {}
     loose: list[str] = []
-    for f, (even, odd) in enumerate(chains):
+    for f, (even, odd) in enumerate(SCOTCH_CHAINS):
         cards = [card(r, even if r % 2 == 0 else odd) for r in range(13)]
         piles[f"f{f + 1}"] = "".join(cards[:heights[f]])
         loose += cards[heights[f]:]
     rng.shuffle(loose)
-    # Few fans, so that cards block each other.
-    fans = rng.sample(range(1, 19), k=rng.randint(2, 4))
+    picked = rng.sample(range(1, 19), k=rng.randint(*fans))
     for c in loose:
-        fan = f"t{rng.choice(fans)}"
+        fan = f"t{rng.choice(picked)}"
         piles[fan] = piles.get(fan, "") + c
     text = "scotch " + " ".join(f"{p}:{piles.get(p, '')}" for p in
                                 [f"f{i}" for i in range(1, 5)] + [f"t{i}" for i in range(1, 19)])

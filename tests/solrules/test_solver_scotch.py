@@ -20,7 +20,7 @@ from solrules.solver_scotch import ScotchEngine, cards_stuck, kings_order_imposs
 
 from .helpers import agree_with_plain_search
 from .oracle import model_of, move_of, plain_search, replays
-from .test_solver import scotch_endgame
+from .test_solver import scotch_endgame, scotch_layout
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = ROOT / "seeds" / "catalogue" / "scotch.jsonl"
@@ -326,7 +326,6 @@ def _low_end_positions(seed: int, count: int, most: int = 14) -> list[solrules.G
     its pattern's cards), the others high: where 2s go home before every Ace is, and where
     most home moves are not safe."""
     rng = random.Random(seed)
-    chains = [("C", "H"), ("S", "D"), ("H", "C"), ("D", "S")]
     out = []
     for _ in range(count):
         heights = [13, 13, 13, 13]
@@ -339,20 +338,7 @@ def _low_end_positions(seed: int, count: int, most: int = 14) -> list[solrules.G
         while 52 - sum(heights) > most:
             f = rng.choice([f for f in range(4) if f != low and heights[f] < 13] or [low])
             heights[f] += 1
-        piles: dict[str, str] = {}
-        loose: list[str] = []
-        for f, (even, odd) in enumerate(chains):
-            cards = ["A23456789TJQK"[r] + (even if r % 2 == 0 else odd) for r in range(13)]
-            piles[f"f{f + 1}"] = "".join(cards[:heights[f]])
-            loose += cards[heights[f]:]
-        rng.shuffle(loose)
-        fans = rng.sample(range(1, 19), k=rng.randint(3, 5))
-        for c in loose:
-            fan = f"t{rng.choice(fans)}"
-            piles[fan] = piles.get(fan, "") + c
-        out.append(solrules.parse_position("scotch " + " ".join(
-            f"{p}:{piles.get(p, '')}" for p in [f"f{i}" for i in range(1, 5)]
-            + [f"t{i}" for i in range(1, 19)])))
+        out.append(scotch_layout(rng, heights, (3, 5)))
     return out
 
 
