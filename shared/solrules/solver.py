@@ -389,12 +389,15 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
         # its own (as attribute: value), set for its turns only.
         modes: tuple[dict[str, Any], ...] = getattr(engine, "depth_first_modes", ())
         defaults = {name: getattr(engine, name) for mode in modes for name in mode}
+
+        def configure(settings: dict[str, Any]) -> None:
+            for name, value in {**defaults, **settings}.items():
+                setattr(engine, name, value)
+
         for mode in modes:
-            for name, value in mode.items():
-                setattr(engine, name, value)
+            configure(mode)
             alone.append(_Alone(engine.moves(), _as_given, at_root, dead, root_key, mode))
-            for name, value in defaults.items():
-                setattr(engine, name, value)
+            configure({})
         if mirror:
             alone.append(_Alone(root, _reversed, at_root, dead, root_key))
         if probes:
@@ -413,9 +416,7 @@ def _search(engine: Engine, budget: Budget, clock: Callable[[], float] | None,
                     if here is not None:
                         here.leave(engine)
                     if defaults:
-                        mode = {**defaults, **getattr(searcher, "settings", {})}
-                        for name, value in mode.items():
-                            setattr(engine, name, value)
+                        configure(getattr(searcher, "settings", {}))
                     searcher.enter(engine)
                     here = searcher
                 before = nodes
