@@ -25,7 +25,8 @@ the reserve included: for Yukon and Quadruple Canfield it solves the *thoughtful
 even knowing every card. (Scotch Patience deals every card face up: there it is the game itself.)
 
 **Search.** Each game has an engine with its own compact representation (see
-``solver_scotch.py``, ``solver_yukon.py``, ``solver_canfield.py``); any other :class:`Game`
+``solver_scotch.py`` with its loss proofs in ``scotch_losses.py``, ``solver_yukon.py``,
+``solver_canfield.py``); any other :class:`Game`
 subclass is searched through the public ``Game`` API with its position text as the key. The key
 of a position treats interchangeable piles as a multiset (tableau piles, foundations of a suit
 group) and interchangeable cards as equal (in Scotch the suit never matters, only rank and

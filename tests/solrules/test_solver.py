@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import solrules
 from solrules import Budget, solve
+from solrules.scotch_losses import kings_deadlocked
 from solrules.solver import GenericEngine, _search
-from solrules.solver_scotch import kings_deadlocked
 from solrules.solver_yukon import YukonEngine, yukon_deadlocked
 
 ROOT = Path(__file__).resolve().parents[2]

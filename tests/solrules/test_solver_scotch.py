@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 import solrules
 from solrules import Budget, solve, solver_scotch
-from solrules.solver_scotch import ScotchEngine, cards_stuck, kings_order_impossible
+from solrules.scotch_losses import cards_stuck, kings_order_impossible
+from solrules.solver_scotch import ScotchEngine
 
 from .helpers import agree_with_plain_search
 from .oracle import model_of, move_of, plain_search, replays
