@@ -254,6 +254,8 @@ async def random_race(tmp: Path, game: str, seed: int, rnd: random.Random) -> No
         steps = 90 if game != "quadruple-canfield" else 140
         for step in range(steps):
             active = [p for p in ("p1", "p2", "p3") if p not in ref.done]
+            if not active:  # every racer finished or resigned (no legal move left)
+                break
             player = rnd.choice(active)
             client = racers[int(player[1]) - 1]
             legal = client.states[race]["legal"]
