@@ -39,13 +39,15 @@ class Player:
 
 @dataclass(frozen=True, slots=True)
 class Who:
-    """The player a connection speaks for, as the rooms see him: his id, his name, and his
+    """The player a connection speaks for, as the rooms see him: his id, his name, his
     shown rating per game (and whether it is provisional) when he connected or last joined
-    (for the pages)."""
+    (for the pages), and whether he is an **account** (a player with a password: only
+    accounts play rated races; a player without one is a *guest*)."""
 
     id: str
     name: str
     ratings: tuple[tuple[str, int, bool], ...] = ()
+    account: bool = False
 
     def rating(self, game: str) -> int:
         """His shown rating in ``game`` (a new player's, 1500, if he has none yet)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -23,6 +24,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 from solrace.bus.base import Bus
 from solrace.bus.memory_bus import MemoryBus
+from solrace.core.keys import KEY_BYTES, MasterKey
 from solrace.core.quotas import Caps
 from solrace.net import raw_frames
 from solrace.net.connection import Connection, Output
@@ -95,8 +97,13 @@ class App:
         supervisor: Supervisor | None = None,
         players: PlayerStore | None = None,
         tend_gc: bool = False,
+        master_key: MasterKey | None = None,
     ) -> None:
         self.store = store
+        #: The deployment's secret (solrace.core.keys); a server given none makes one that
+        #: lasts as long as the process (tests, a demo).
+        self.master_key = master_key if master_key is not None else MasterKey(
+            secrets.token_bytes(KEY_BYTES))
         #: Freeze what the process holds for the garbage collector (solrace.service.collector):
         #: for ``solrace serve``, not for a server inside another program (a test run).
         self.tend_gc = tend_gc

@@ -44,15 +44,17 @@ class Where:
         if self.lean:
             out["ln"] = self.lean
         if self.who is not None:
-            out["w"] = [self.who.id, self.who.name, [list(r) for r in self.who.ratings]]
+            out["w"] = [self.who.id, self.who.name, [list(r) for r in self.who.ratings],
+                        self.who.account]
         return out
 
     @classmethod
     def read(cls, msg: Wire) -> Where:
         who = None
         if msg.get("w") is not None:
-            pid, name, ratings = msg["w"]
-            who = Who(pid, name, tuple((str(g), int(r), bool(p)) for g, r, p in ratings))
+            pid, name, ratings, *rest = msg["w"]
+            who = Who(pid, name, tuple((str(g), int(r), bool(p)) for g, r, p in ratings),
+                      account=bool(rest[0]) if rest else False)
         return cls(msg["u"], msg["c"], msg["a"], dict(msg["pl"]), dict(msg["st"]),
                    dict(msg["fo"]), who, [str(r) for r in msg.get("ln", ())])
 

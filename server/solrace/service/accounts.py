@@ -120,7 +120,8 @@ class Accounts:
         assert self.store is not None
         ratings = await self.store.ratings(player.id)
         return Who(player.id, player.name,
-                   tuple((g, r.shown, r.provisional) for g, r in ratings.items()))
+                   tuple((g, r.shown, r.provisional) for g, r in ratings.items()),
+                   account=player.password is not None)
 
     async def ensure(self, conn: Client, name: str | None = None) -> Who:
         """The player the connection is, created now if it has none yet (named ``name`` if
