@@ -68,10 +68,16 @@ MAX_LOBBIES = 10
 MAX_ACTIONS = 10_000
 #: A running race every racer still racing has left (no connection) this long ends.
 ABANDON_MS = 120_000
-#: What one hint costs a racer in the standings: added to his time (a finisher) or to when
-#: he reached his count of cards home (everyone else). A hint is a move found by the
-#: solver: it must cost more than the seconds a good player takes to find one himself.
+#: What one hint costs a racer in the standings: added to his time (a finisher); a racer who
+#: does not finish counts one card home less per hint, and this is added to when he reached
+#: his count. A hint is a move found by the solver: it must cost more than the seconds a good
+#: player takes to find one himself, finish or not.
 HINT_PENALTY_MS = 30_000
+#: A racer who made fewer moves than this when his race ended did not commit to it: the race
+#: is *aborted* for him (unrated, out of his statistics and streaks), as lichess aborts a game
+#: both sides have not moved in ("playing a move is committing to play the game"). Three, not
+#: one: a first move is often a safe one played without a look at the deal.
+ABORT_MOVES = 3
 #: A racer may end the race (``claim``) once every other racer still racing has been
 #: offline this long.
 CLAIM_AFTER_MS = 60_000
@@ -300,6 +306,36 @@ SCORE_SWEEP_EVERY = 60.0
 LEADERBOARD_MIN_RACES = 5
 #: The daily deal's time limit (seconds).
 DAILY_TIME_LIMIT = 900
+
+# ------------------------------------------------------------- fair play (core/fairplay.py)
+#: A manual move made this soon (ms) after the racer's action before it is faster than a
+#: person sees a move and clicks it (a drag, or two clicks, takes 300 ms and more; a
+#: keyboard move four keys): the browser's auto-moves (safe moves) are not manual.
+FAST_GAP_MS = 150
+#: The share of manual moves that fast, and how many manual moves at least, from which a
+#: result is played at machine speed.
+FAST_SHARE = 0.5
+MIN_MANUAL = 10
+#: A finished result that follows the solver's own line from the deal for this share of it,
+#: at a median gap (ms) under ENGINE_GAP_MS (quicker than the house's fastest bot, 600 ms a
+#: move), is engine play.
+AGREEMENT = 0.8
+ENGINE_GAP_MS = 450
+#: Seconds the scorer waits for the solver's line of a finished result's deal (behind
+#: everyone's hints) before it scores without it (the timing rules still apply).
+FAIRPLAY_LINE_WAIT = 8.0
+#: Rated races a player walked out of (aborted: fewer than ABORT_MOVES moves) within the
+#: window, from which his rated pairing pauses PAUSE_MS, doubled for each one more (at most
+#: PAUSE_MAX_MS), counted from the last one. Three, not one: a lost connection or a deal a
+#: player did not want happens to anyone once; a pattern is what the pause stops.
+PAUSE_AFTER_WALKOUTS = 3
+WALKOUT_WINDOW_MS = 24 * 3600 * 1000
+PAUSE_MS = 5 * 60 * 1000
+PAUSE_MAX_MS = 6 * 3600 * 1000
+#: Rated races between the same two players within REPEAT_WINDOW_MS after which the next ones
+#: count as casual (win trading): a rematch or two is fine, a farm is not.
+REPEAT_PAIR_RATED = 3
+REPEAT_WINDOW_MS = 24 * 3600 * 1000
 
 # ------------------------------------------------------------ the garbage collector
 #: Seconds between two freezes of everything the server holds (solrace.service.collector).

@@ -78,6 +78,9 @@ class World:
     def hint_answer(self, race: str, player: str, seq: int) -> dict[str, Any] | None:
         return None
 
+    def net(self, address: str) -> str:
+        return f"net-of-{address}" if address else ""
+
     def hint_refusal(self, address: str) -> RaceError | None:
         return RaceError("unavailable", "no hints here")
 

@@ -52,20 +52,38 @@ def player(pid: str, name: str) -> Player:
     return Player(pid, name, 1_000)
 
 
-def rated_race(race_id: str, pids: list[str], winner: int = 0, game: str = "scotch") -> Race:
-    """A finished rated race of these players: ``winner`` sent a card home, the rest not."""
+def committed_moves(race: Race, player: str, n: int, at: int, home_first: bool = False) -> int:
+    """Play ``n`` moves for ``player`` (cards home first if ``home_first``; never an undo):
+    enough not to abort the race. The time after them."""
+    racer = race.racers[player]
+    for _ in range(n):
+        legal = [m.text() for m in racer.game.legal_moves()]
+        home = [m for m in legal if ">f" in m]
+        move = home[0] if home_first and home else legal[0]
+        race.move(player, move, racer.seq + 1, at)
+        at += 1000
+    return at
+
+
+def rated_race(race_id: str, pids: list[str], winner: int = 0, game: str = "scotch",
+               nets: list[str] | None = None, accounts: bool = True) -> Race:
+    """A finished rated race of these players (accounts from networks of their own unless
+    said): each makes three moves (the winner sends cards home first), then everyone but the
+    winner resigns."""
     seed = next(s for s in range(1, 500)
                 if any(">f" in m.text() for m in solrules.new_game(game, s).legal_moves()))
     race = Race(race_id, game, seed, "salt", Options(players=len(pids), rated=True), 0, "host")
+    nets = nets or [f"net{i}" for i in range(len(pids))]
     for i, pid in enumerate(pids):
-        race.join(f"N{pid}", f"tok{i}", 0, pid=pid)
+        race.join(f"N{pid}", f"tok{i}", 0, pid=pid, net=nets[i], account=accounts)
     race.start("host", 0)
     race.tick(10_000)
-    racer = race.racers[f"p{winner + 1}"]
-    home = next(m.text() for m in racer.game.legal_moves() if ">f" in m.text())
-    race.move(racer.player, home, 1, 11_000)
-    for p in race.racers:
-        race.resign(p, 12_000)
+    at = 11_000
+    for i, p in enumerate(race.racers):
+        at = committed_moves(race, p, 3, at, home_first=i == winner)
+    for i, p in enumerate(race.racers):
+        if i != winner and race.status != "finished":
+            race.resign(p, at)
     assert race.status == "finished"
     return race
 
@@ -211,12 +229,19 @@ async def test_a_redis_race_with_players_waits_on_the_list_until_scored(
     fresh = Race("rd1", race.game, race.seed, "salt", race.options, 0, "host")
     races.add_race(fresh)
     for i, pid in enumerate(["pa", "pb"]):
-        races.append(fresh.join(f"N{pid}", f"tok{i}", 0, pid=pid).log)
+        races.append(fresh.join(f"N{pid}", f"tok{i}", 0, pid=pid, net=f"n{i}",
+                                account=True).log)
     races.append(fresh.start("host", 0).log)
     fresh.tick(10_000)
+    at = 11_000
     for p in list(fresh.racers):
-        races.append(fresh.resign(p, 12_000).log)
-    races.mark_finished("rd1", 12_000)
+        for _ in range(3):
+            racer = fresh.racers[p]
+            move = racer.game.legal_moves()[0].text()
+            races.append(fresh.move(p, move, racer.seq + 1, at).log)
+            at += 1000
+    races.append(fresh.resign("p2", at).log)
+    races.mark_finished("rd1", at)
     await races.flushed()
     players = races.players()
     assert await players.to_score(10) == ["rd1"]

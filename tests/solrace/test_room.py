@@ -28,6 +28,12 @@ def running(n: int = 2, **kw: Any) -> Race:
     return race
 
 
+def seed_with_home_move() -> int:
+    """A Scotch deal whose first player can send a card home at once."""
+    return next(seed for seed in range(1, 1000)
+                if any(">f" in m.text() for m in solrules.new_game("scotch", seed).legal_moves()))
+
+
 def first_legal(race: Race, player: str) -> str:
     return race.racers[player].game.legal_moves()[0].text()
 
@@ -307,13 +313,80 @@ def test_a_racers_actions_are_capped() -> None:
     assert race.move("p1", move, MAX_ACTIONS, T0).log == []
 
 
-def test_equal_results_share_a_place_and_the_first_to_resign_is_not_first() -> None:
-    race = running(2)
-    race.resign("p1", T0 + 2000)
-    out = race.resign("p2", T0 + 3000)
+def home_move(race: Race, player: str) -> str | None:
+    return next((m.text() for m in race.racers[player].game.legal_moves()
+                 if ">f" in m.text()), None)
+
+
+def test_a_resign_is_a_loss_and_a_race_of_two_ends_at_once() -> None:
+    race = Race("r1", "scotch", seed_with_home_move(), "salt", Options(2, 60, True), T0,
+                "host", 1000)
+    race.join("ann", "t1", T0)
+    race.join("bob", "t2", T0)
+    race.start("host", T0)
+    race.tick(T0 + 1000)
+    home = home_move(race, "p1")
+    assert home is not None
+    race.move("p1", home, 1, T0 + 1500)  # ann is ahead on cards...
+    out = race.resign("p1", T0 + 2000)  # ... and resigns: bob wins, the race is over
+    assert out.finished and race.reason == "resigned"
     table = out.events[-1].fields["standings"]
-    assert [(s["player"], s["place"]) for s in table] == [("p1", 1), ("p2", 1)]
-    assert race.places() == {"p1": 1, "p2": 1}
+    assert [(s["player"], s["place"], s["resigned"]) for s in table] == [
+        ("p2", 1, False), ("p1", 2, True)]
+    assert race.places() == {"p1": 2, "p2": 1}
+
+
+def test_resigners_come_after_everyone_else_and_share_places_among_themselves() -> None:
+    race = running(4)
+    home = home_move(race, "p1")
+    if home is not None:
+        race.move("p1", home, 1, T0 + 1500)
+    assert not race.resign("p1", T0 + 2000).finished  # two still racing: it goes on
+    assert not race.resign("p3", T0 + 3000).finished
+    out = race.resign("p4", T0 + 3000)  # one left racing: he has won
+    assert out.finished and race.reason == "resigned"
+    places = race.places()
+    assert places["p2"] == 1  # no card home, but he did not resign
+    # p3 and p4 resigned with nothing home, both reaching 0 at the start: a shared place.
+    assert places["p3"] == places["p4"]
+    if home is not None:  # p1 resigned with a card home: ahead of the other resigners
+        assert places["p1"] == 2 and places["p3"] == 3
+    else:
+        assert places["p1"] == places["p3"] == 2
+
+
+def test_hints_cost_a_card_to_a_racer_who_does_not_finish() -> None:
+    race = Race("r1", "scotch", seed_with_home_move(), "salt",
+                Options(2, 60, True, hints=True), T0, "host", 1000)
+    race.join("ann", "t1", T0)
+    race.join("bob", "t2", T0)
+    race.start("host", T0)
+    race.tick(T0 + 1000)
+    for player, at in (("p1", T0 + 1500), ("p2", T0 + 2500)):
+        home = home_move(race, player)
+        assert home is not None
+        race.move(player, home, 1, at)
+    assert race.places() == {"p1": 1, "p2": 2}  # one card each: ann reached it first
+    race.hint("p1", T0 + 3000)  # a hint: a card less for a racer who does not finish
+    assert race.places() == {"p1": 2, "p2": 1}
+    out = race.tick(T0 + 61_000)  # the time runs out: the standings say it
+    table = out.events[-1].fields["standings"]
+    assert [(s["player"], s["hints"]) for s in table] == [("p2", 0), ("p1", 1)]
+
+
+def test_a_racer_with_fewer_than_three_moves_is_aborted() -> None:
+    race = running(2)
+    for seq in (1, 2):
+        race.move("p1", first_legal(race, "p1"), seq, T0 + 1000 + seq)
+    race.move("p2", first_legal(race, "p2"), 1, T0 + 1500)
+    race.undo("p2", 2, T0 + 1600)  # an undo is no move
+    race.move("p2", first_legal(race, "p2"), 3, T0 + 1700)
+    race.move("p1", first_legal(race, "p1"), 3, T0 + 1900)  # ann: three moves
+    out = race.tick(T0 + 61_000)
+    table = {s["player"]: s for s in out.events[-1].fields["standings"]}
+    assert race.racers["p1"].moves == 3 and not race.racers["p1"].aborted
+    assert race.racers["p2"].moves == 2 and race.racers["p2"].aborted  # bob: two
+    assert "aborted" not in table["p1"] and table["p2"]["aborted"] is True
 
 
 def test_hints_cost_time_in_the_standings() -> None:
@@ -351,9 +424,9 @@ def test_a_race_ends_when_its_humans_are_done_even_if_bots_still_play() -> None:
     assert not any(r.done for p, r in race.racers.items() if p != "p1")
     assert codes(lambda: race.move("p2", first_legal(race, "p2"), 2, T0 + 2500)) == \
         "race_not_running"
-    only_bots = new_race(players=2)
-    only_bots.join("b1", "t1", T0, bot=True)
-    only_bots.join("b2", "t2", T0, bot=True)
+    only_bots = new_race(players=3)
+    for i in (1, 2, 3):
+        only_bots.join(f"b{i}", f"t{i}", T0, bot=True)
     only_bots.start("host", T0)
     only_bots.tick(T0 + 1000)
     assert not only_bots.resign("p1", T0 + 2000).finished  # no human: bots race on

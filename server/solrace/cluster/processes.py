@@ -375,7 +375,8 @@ class Cluster:
     def route(self, conn: Connection, cmd: codec.Command) -> Any:
         """:data:`LOCAL` when this process runs ``cmd`` itself; otherwise the forwarding is
         under way and the return value is what the reader awaits (None: nothing)."""
-        if isinstance(cmd, (codec.Ping, codec.Create, codec.PlayerCmd, codec.PlayCmd)) or (
+        if isinstance(cmd, (codec.Ping, codec.Create, codec.PlayerCmd, codec.PlayCmd,
+                            codec.ModCmd)) or (
                 isinstance(cmd, codec.TournamentCmd) and cmd.action == "create"):
             return LOCAL
         unit = unit_of(cmd.race)

@@ -8,7 +8,7 @@ limit, so the deal stays secret until the day's end plus the time limit (and the
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from typing import Any
 
 DAY_MS = 86_400_000
@@ -46,21 +46,50 @@ def streak(days: Iterable[str], today: str) -> int:
     return n
 
 
-def table(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The day's table from the attempts' results (``name``, ``id``, ``time_ms``,
-    ``foundation``, ``total``, ``finished``, ``at``, ``race``): those who cleared the deal by
-    time, then everyone else by cards home, then earlier first; equal results share a place.
-    A row's ``id`` is the player's (``player`` in a stored result)."""
-    def key(r: Mapping[str, Any]) -> tuple[int, int]:
-        if r["finished"]:
-            return (0, int(r["time_ms"] or 0))
-        return (1, -int(r["foundation"]))
+def _key(r: Mapping[str, Any]) -> tuple[int, int]:
+    if r["finished"]:
+        return (0, int(r["time_ms"] or 0))
+    return (1, -int(r["foundation"]))
 
-    rows = sorted(results, key=lambda r: (key(r), r.get("at") or 0))
+
+def ranked(r: Mapping[str, Any], closed: Container[str] = ()) -> bool:
+    """Does an attempt's result take a place in the day's table? Only an account's (a guest
+    plays the deal too, unranked), not aborted (fewer than three moves), not flagged by the
+    fair-play rules unless a moderator cleared it, not of an account closed for fair play."""
+    pid = r.get("id") or r.get("player")
+    return bool(r.get("account")) and not r.get("aborted") and pid not in closed \
+        and not (r.get("flagged") and not r.get("cleared"))
+
+
+def table(results: Iterable[Mapping[str, Any]], closed: Container[str] = ()
+          ) -> list[dict[str, Any]]:
+    """The day's table from the attempts' results (``name``, ``id``, ``time_ms``,
+    ``foundation``, ``total``, ``finished``, ``at``, ``race``, ``account``, ``aborted``,
+    ``flagged``, ``cleared``): the ranked ones (:func:`ranked`) — those who cleared the deal by
+    time, then everyone else by cards home, then earlier first; equal results share a place —
+    then the flagged ones waiting for a moderator, with ``flagged: true`` and no place. A row's
+    ``id`` is the player's (``player`` in a stored result)."""
+    rows = [r for r in results if ranked(r, closed)]
+    rows.sort(key=lambda r: (_key(r), r.get("at") or 0))
     out = []
     for r in rows:
-        place = 1 + sum(1 for other in rows if key(other) < key(r))
-        out.append({"place": place, "id": r.get("id") or r.get("player"),
-                    **{k: r.get(k) for k in (
-                        "name", "time_ms", "foundation", "total", "finished", "race")}})
+        place = 1 + sum(1 for other in rows if _key(other) < _key(r))
+        out.append(_row(r, place))
+    waiting = [r for r in results if r.get("account") and not r.get("aborted")
+               and r.get("flagged") and not r.get("cleared")
+               and (r.get("id") or r.get("player")) not in closed]
+    for r in sorted(waiting, key=lambda r: (_key(r), r.get("at") or 0)):
+        out.append({**_row(r, None), "flagged": True})
     return out
+
+
+def _row(r: Mapping[str, Any], place: int | None) -> dict[str, Any]:
+    return {"place": place, "id": r.get("id") or r.get("player"),
+            **{k: r.get(k) for k in ("name", "time_ms", "foundation", "total", "finished",
+                                     "race")}}
+
+
+def would_place(result: Mapping[str, Any], rows: Iterable[Mapping[str, Any]]) -> int:
+    """Where an unranked result (a guest's) would stand among the table's ranked rows."""
+    mine = _key(result)
+    return 1 + sum(1 for r in rows if r.get("place") is not None and _key(r) < mine)

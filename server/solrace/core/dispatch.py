@@ -81,7 +81,7 @@ def handle(world: World, session: Session, cmd: codec.Command, now: int) -> Effe
             return tournament(world, session, cmd, now)
         except TournamentError as exc:
             raise RaceError(exc.code, exc.message) from None
-    if isinstance(cmd, (codec.PlayerCmd, codec.PlayCmd)):  # the services' (net.connection)
+    if isinstance(cmd, (codec.PlayerCmd, codec.PlayCmd, codec.ModCmd)):  # net.connection's
         raise codec.ProtocolError("bad_message", f"{cmd.action} is not a race command", cmd.rid)
     race = world.races.get(cmd.race) or lookup(world, cmd.race)
     if not race.due(now) or not world.writable:
@@ -229,6 +229,9 @@ class Seat:
     level: int | None = None
     ready: bool = False
     provisional: bool = False
+    #: The player's network's tag and whether he is an account (the rules of rated play).
+    net: str = ""
+    account: bool = False
 
 
 def seated_race(world: World, address: str, game: str, options: Options, seats: list[Seat],
@@ -252,7 +255,8 @@ def seated_race(world: World, address: str, game: str, options: Options, seats: 
     out = Outcome()
     for seat in seats:
         joined = race.join(seat.name, world.entropy.token(), now, bot=seat.bot, pid=seat.pid,
-                           rating=seat.rating, level=seat.level, provisional=seat.provisional)
+                           rating=seat.rating, level=seat.level, provisional=seat.provisional,
+                           net=seat.net, account=seat.account)
         out.extend(joined)
         if seat.ready:
             assert joined.acted is not None
@@ -462,13 +466,15 @@ def join(
     else:
         _may_follow(world, session, race.race)
         _writable(world)
+        net = world.net(session.address)
         if who is not None:  # a player races under his name
             out = race.join(who.name, world.entropy.token(), now, bot=cmd.bot, pid=who.id,
                             rating=who.rating(race.game),
-                            provisional=who.provisional(race.game))
+                            provisional=who.provisional(race.game), net=net,
+                            account=who.account)
         else:
             assert cmd.name is not None
-            out = race.join(cmd.name, world.entropy.token(), now, bot=cmd.bot)
+            out = race.join(cmd.name, world.entropy.token(), now, bot=cmd.bot, net=net)
         fx.outcomes.append(out)
         assert out.acted is not None
         racer = race.racers[out.acted]

@@ -234,6 +234,9 @@ class World(Protocol):
     @property
     def entropy(self) -> Entropy: ...
 
+    def net(self, address: str) -> str:
+        """The tag of a client address's network (solrace.core.keys.net_tag)."""
+
     def hint_answer(self, race: str, player: str, seq: int) -> Message | None:
         """The hint worked out for this racer at this position, if any."""
 

@@ -34,6 +34,7 @@ from solrace.core.race_parts import (
 )
 from solrace.core.shared_deal import SharedDeal
 from solrace.settings import (
+    ABORT_MOVES,
     CLAIM_AFTER_MS,
     COUNTDOWN_S,
     EMPTY_LOBBY_TTL_MS,
@@ -66,6 +67,11 @@ class Racer:
     rating: int | None = None
     level: int | None = None
     provisional: bool = False
+    #: The tag of the network he joined from (solrace.core.keys.net_tag; never on the wire)
+    #: and whether he was an account (a player with a password) then: the rules of rated play
+    #: (solrace.core.scoring) need both, after a restart too, so both are in his join entry.
+    net: str = ""
+    account: bool = False
     hint_seq: int = -1  # the seq of the position of the last hint
     connections: int = 0  # live connections bound to this racer (not durable)
     #: Since when no connection speaks for this racer (unix ms; not durable: a race rebuilt
@@ -79,6 +85,18 @@ class Racer:
     @property
     def done(self) -> bool:
         return self.finished_at is not None or self.resigned
+
+    @property
+    def moves(self) -> int:
+        """Moves he made (undos are not moves)."""
+        return len(self.actions) - self.actions.count("undo")
+
+    @property
+    def aborted(self) -> bool:
+        """Did he not commit to the race? Fewer than :data:`ABORT_MOVES` moves (a racer who
+        never sat, or resigned or left at once): his race is unrated for him, and out of his
+        statistics and streaks (only meaningful once the race is over)."""
+        return self.finished_at is None and self.moves < ABORT_MOVES
 
     @property
     def penalty_ms(self) -> int:
@@ -163,7 +181,8 @@ class Race:
         self.ends_at: int | None = None
         self.finished_at: int | None = None
         #: Why it ended: "done" (every racer finished or resigned), "humans_done" (every
-        #: human racer did: bots still racing stop), "time" (the time limit), "abandoned"
+        #: human racer did: bots still racing stop), "resigned" (every racer but one resigned:
+        #: he won), "time" (the time limit), "abandoned"
         #: (every racer still racing left), "claimed" (a racer claimed it: every other racer
         #: still racing had been offline for a minute), "expired" (a lobby nobody started).
         self.reason: str | None = None
@@ -213,13 +232,15 @@ class Race:
     def rank(self, racer: Racer) -> tuple[int, int, int]:
         """The racer's result as a sort key (smaller is better); equal keys share a place.
 
-        Finishers first, by time plus the hints' penalty; then everyone else by cards home
-        (desc), then by when he reached that count, plus the same penalty (the contract:
-        docs/protocol.md, "Standings").
+        Finishers first, by time plus the hints' penalty; then everyone who did not finish
+        and did not resign, by cards home less one per hint (desc), then by when he reached
+        his count, plus the same penalty; then those who resigned, in the same order: a
+        resign is a loss, whatever the cards (the contract: docs/protocol.md, "Standings").
         """
         if racer.finished_at is not None:
             return (0, (self.time_ms(racer) or 0) + racer.penalty_ms, 0)
-        return (1, -racer.game.progress()[0], racer.reached_at + racer.penalty_ms)
+        return (2 if racer.resigned else 1, racer.hints - racer.game.progress()[0],
+                racer.reached_at + racer.penalty_ms)
 
     def places(self) -> dict[str, int]:
         """Every racer's place as things stand: 1 + the number of racers with a better
@@ -252,6 +273,8 @@ class Race:
                     **racer.identity(),
                 }
             )
+            if self.status == "finished" and racer.aborted:
+                table[-1]["aborted"] = True
         if self.status == "finished":
             self._standings = table
         return table
@@ -322,25 +345,31 @@ class Race:
         return Outcome(events=[event], finished=True, views=True)
 
     def _maybe_over(self, at: int) -> Outcome:
-        """End the race once every racer is done, or once every human racer is: bots
-        still racing then stop where they stand (nobody waits on a program)."""
+        """End the race once every racer is done; once every human racer is (bots still
+        racing then stop where they stand: nobody waits on a program, and a bot that had not
+        finished by then could only have finished after every human finisher, and is ahead
+        of every human who resigned); or once a single racer is left racing and every other
+        racer resigned (he has won: a race of two ends when one resigns)."""
         if self.status != "running":
             return Outcome()
-        racers = self.racers.values()
+        racers = list(self.racers.values())
         if all(r.done for r in racers):
             return self._finish(at, "done")
         humans = [r for r in racers if not r.bot]
         if humans and all(r.done for r in humans):
             return self._finish(at, "humans_done")
+        if len(racers) >= 2 and sum(1 for r in racers if r.resigned) == len(racers) - 1:
+            return self._finish(at, "resigned")
         return Outcome()
 
     # --------------------------------------------------------------- commands
     def join(self, name: str, token: str, now: int, bot: bool = False, pid: str | None = None,
              rating: int | None = None, level: int | None = None,
-             provisional: bool = False) -> Outcome:
+             provisional: bool = False, net: str = "", account: bool = False) -> Outcome:
         """Add a new racer with a server-made ``token`` (lobby or countdown only): a player
-        (``pid``, with his ``rating``), an anonymous racer, or a bot (a house bot has its
-        ``level``). A player races once per race."""
+        (``pid``, with his ``rating``; ``account`` if he has a password), an anonymous racer,
+        or a bot (a house bot has its ``level``), from the network tagged ``net``. A player
+        races once per race."""
         if self.status in ("running", "finished"):
             raise RaceError("race_started", "the race has started: watch it, or join the next one")
         if len(self.racers) >= self.options.players:
@@ -348,20 +377,25 @@ class Race:
         if pid is not None and any(r.pid == pid for r in self.racers.values()):
             raise RaceError("forbidden", "you are already a racer of this race: resume with "
                             "your token")
-        return self._add(name, token, now, bot, pid, rating, level, provisional)
+        return self._add(name, token, now, bot, pid, rating, level, provisional, net, account)
 
     def _add(self, name: str, token: str, now: int, bot: bool, pid: str | None = None,
              rating: int | None = None, level: int | None = None,
-             provisional: bool = False) -> Outcome:
+             provisional: bool = False, net: str = "", account: bool = False) -> Outcome:
         player = f"p{len(self.racers) + 1}"
         racer = self.racers[player] = Racer(
             player, name, token, solrules.new_game(self.game, self.seed), joined_at=now, bot=bot,
             pid=pid, rating=rating, level=level, provisional=provisional and rating is not None,
+            net=net, account=account and pid is not None,
         )
         fields: Message = {"player": player, "name": name, "bot": bot}
         data: Message = {"name": name, "token": token}
         if bot:
             data["bot"] = True
+        if net:
+            data["net"] = net
+        if racer.account:
+            data["account"] = True
         for key, value in racer.identity().items():
             fields[key] = data[key] = value
         event = self._event("player_joined", **fields)
@@ -600,7 +634,8 @@ class Race:
             data = entry.data
             self._add(data["name"], data["token"], entry.at, bool(data.get("bot", False)),
                       data.get("id"), data.get("rating"), data.get("level"),
-                      bool(data.get("provisional", False)))
+                      bool(data.get("provisional", False)), str(data.get("net", "")),
+                      bool(data.get("account", False)))
         elif kind == "ready":
             self.ready(player, entry.at)
         elif kind == "start":

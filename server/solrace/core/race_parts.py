@@ -13,12 +13,14 @@ Message = dict[str, Any]
 
 
 class RaceError(Exception):
-    """A refused command. Raised before any state changes; becomes an ``error`` reply."""
+    """A refused command. Raised before any state changes; becomes an ``error`` reply, with
+    ``fields`` beside its code and message (``until`` for a pause, say)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, **fields: Any) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.fields = fields
 
 
 def commitment(game: str, seed: int, salt: str) -> str:

@@ -33,10 +33,12 @@ from solrace.protocol import codec, internal, messages
 from solrace.service import collector
 from solrace.service.accounts import Accounts
 from solrace.service.daily import DailyDeals
+from solrace.service.fairplay import Referee
 from solrace.service.front import Front
 from solrace.service.house_bots import HouseBots
 from solrace.service.hub import Hub
 from solrace.service.matchmaker import LocalQueues, Matchmaker
+from solrace.service.moderation import Moderation
 from solrace.service.scoring import Scorer
 from solrace.service.supervisor import Supervisor, awaiting
 from solrace.settings import (
@@ -48,6 +50,8 @@ from solrace.settings import (
     MAX_LOBBIES,
     MAX_RACES,
     OPEN_TIMEOUT,
+    PAR_NODES,
+    PAR_SECONDS,
     RATE_LIMIT,
     SHUTDOWN_GRACE,
     WRITE_LIMIT,
@@ -121,6 +125,7 @@ class App:
         assist = Assist(solver, deals, self.bus.publish)
         self.hub = Hub(store, self.bus, clock, assist=assist, supervisor=self.supervisor,
                        countdown=countdown, masking=masking, caps=caps)
+        self.hub.net_key = self.master_key.derive("net")
         if abandon_after is not None:
             self.hub.abandon_ms = int(abandon_after * 1000)
         self.output = Output()
@@ -157,13 +162,30 @@ class App:
         self.hub.house_bots = self.house_bots
         self.matchmaker = Matchmaker(self.hub, self.accounts, self.house_bots, LocalQueues(),
                                      self.deliver)
-        self.daily = (DailyDeals(self.hub, players, self.accounts, self.matchmaker)
+        moderation_store = getattr(store, "moderation", None)
+        self.moderation_store = moderation_store() if moderation_store is not None else None
+        self.daily = (DailyDeals(self.hub, players, self.accounts, self.matchmaker,
+                                 self.moderation_store.closed
+                                 if self.moderation_store is not None else None)
                       if players is not None else None)
-        self.scorer = (Scorer(players, self.hub.load, self.bus.publish, self.supervisor)
+        self.referee = (Referee(players, self._line if solver is not None else None, clock)
+                        if players is not None else None)
+        self.scorer = (Scorer(players, self.hub.load, self.bus.publish, self.supervisor,
+                              self.referee, clock)
                        if players is not None else None)
         self.hub.scorer = self.scorer
-        self.front = Front(self.accounts, self.matchmaker, self.daily)
+        self.moderation = (Moderation(self.moderation_store, players, clock,
+                                      self.hub.reply_later, self.bus.publish, self.hub.get)
+                           if players is not None and self.moderation_store is not None
+                           else None)
+        self.front = Front(self.accounts, self.matchmaker, self.daily, self.moderation)
         self.routes.front = self.front
+
+    async def _line(self, game: str, seed: int) -> list[str] | None:
+        """The solver's winning line from a deal (for the fair-play signals), or None."""
+        assert self.solver is not None
+        answer = await self.solver.position(game, seed, [], PAR_NODES, PAR_SECONDS)
+        return list(answer.get("line") or ()) if answer.get("verdict") == "won" else None
 
     def run_on_redis(self, cluster: Cluster) -> None:
         """This process joins several on Redis (see :mod:`solrace.cluster`): the store tells

@@ -390,7 +390,7 @@ class Connection:
         next command is read. With several processes (``router``), a command for a race run
         by another process is forwarded there."""
         front = self.front
-        if isinstance(cmd, (codec.PlayerCmd, codec.PlayCmd)):
+        if isinstance(cmd, (codec.PlayerCmd, codec.PlayCmd, codec.ModCmd)):
             if front is None:
                 self.hub.reply_later(self, messages.error(
                     "unavailable", "this server keeps no players", cmd.rid))

@@ -245,9 +245,9 @@ def set_cookie(value: str, secure: bool, max_age: int = COOKIE_DAYS * 86400) -> 
 
 
 #: The client's pages (index.html): the first part of their paths.
-PAGES = ("race", "tournament", "player", "leaderboard", "daily")
+PAGES = ("race", "tournament", "player", "leaderboard", "daily", "mod")
 #: The player routes of the API (``/api/{what}/...``).
-PLAYER_API = ("me", "session", "signout", "players", "leaderboard", "daily")
+PLAYER_API = ("me", "session", "signout", "players", "leaderboard", "daily", "mod")
 
 
 async def player_page(store: PlayerStore, player: Player) -> dict[str, Any]:
@@ -447,7 +447,8 @@ class Routes:
                                            "secret until the day is over"})
             return json_response(200, messages.summary(race, self.hub.masking))
         if len(parts) == 5 and parts[:2] == ["api", "races"] and parts[3] == "replay":
-            return await self.replay(parts[2], parts[4], gzip_ok)
+            return await self.replay(parts[2], parts[4], gzip_ok,
+                                     moderator=await self.is_moderator(request))
         if len(parts) == 5 and parts[:2] == ["api", "races"] and parts[3] == "analysis":
             return await self.analysis(parts[2], parts[4], address)
         return json_response(404, {"error": "not_found"})
@@ -502,7 +503,12 @@ class Routes:
             player = await store.by_name(arg)
             if player is None:
                 return json_response(404, {"error": "not_found"})
-            return json_response(200, await player_page(store, player))
+            page = await player_page(store, player)
+            mod = front.moderation
+            page["closed"] = None if mod is None else await mod.store.closure(player.id)
+            return json_response(200, page)
+        if what == "mod":
+            return await self.mod_api(arg, cookie)
         if arg not in solrules.GAMES:
             return json_response(404, {"error": "not_found", "message": "unknown game"})
         if what == "leaderboard":
@@ -513,6 +519,29 @@ class Routes:
         if what == "daily" and front.daily is not None:
             return json_response(200, await front.daily.page(arg, cookie))
         return json_response(404, {"error": "not_found"})
+
+    async def mod_api(self, what: str, cookie: str | None) -> Response:
+        """``GET /api/mod/flags``: the flagged results waiting for a decision, for a
+        moderator's cookie only (solrace.service.moderation)."""
+        front = self.front
+        assert front is not None
+        mod = front.moderation
+        player = await front.accounts.of_cookie(cookie)
+        if mod is None or player is None or not await mod.is_moderator(player.id):
+            return json_response(403, {"error": "forbidden",
+                                       "message": "for moderators only"})
+        if what != "flags":
+            return json_response(404, {"error": "not_found"})
+        return json_response(200, {"flags": await mod.flags()})
+
+    async def is_moderator(self, request: Request | None) -> bool:
+        """Does the request come from a moderator's browser? (A moderator may look at a
+        flagged daily result's replay before the day is over.)"""
+        front = self.front
+        if request is None or front is None or front.moderation is None:
+            return False
+        player = await front.accounts.of_cookie(player_cookie(request.headers))
+        return player is not None and await front.moderation.is_moderator(player.id)
 
     async def _me(self, player: Player | None) -> dict[str, Any]:
         if player is None:
@@ -528,11 +557,23 @@ class Routes:
     def close(self) -> None:
         self.builder.close()
 
-    async def replay(self, race_id: str, player: str, gzip_ok: bool = False) -> Response:
+    async def replay(self, race_id: str, player: str, gzip_ok: bool = False,
+                     moderator: bool = False) -> Response:
         """A racer's replay, built once (in a process of its own:
         :mod:`solrace.protocol.replays`) and cached, gzipped for a client that
         accepts it (a replay is every board after every action: it shrinks some twentyfold,
-        and a long one then reaches a slow reader in time)."""
+        and a long one then reaches a slow reader in time). A moderator also gets the replay
+        of a finished race whose deal is still held (a daily result to judge), never cached."""
+        if moderator:
+            race = await self.hub.load(race_id)
+            if race is not None and race.status == "finished" and player in race.racers:
+                race.deal.release(self.hub.clock())
+                if not race.revealed:
+                    held = await self.builder.body(race, player, gzip_ok)
+                    extra = [("Vary", "Accept-Encoding")]
+                    if gzip_ok:
+                        extra.append(("Content-Encoding", "gzip"))
+                    return response(200, held, "application/json", extra)
         key = (race_id, player, "gzip" if gzip_ok else "")
         body = self.replays.get(key)
         path = getattr(self.hub.store, "path", None)

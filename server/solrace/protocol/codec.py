@@ -171,8 +171,24 @@ class PlayCmd:
     level: int = 0
 
 
+@dataclass(frozen=True)
+class ModCmd:
+    """A moderator's decision on fair play: ``mod_clear {race, player}`` (a flagged result
+    counts after all) or ``mod_close {player, reason?}`` (the account is closed for fair
+    play). ``player`` is a player's id."""
+
+    action: str
+    rid: Any = None
+    player: str = ""
+    race: str = ""
+    reason: str | None = None
+
+
+#: The commands a connection's services run, not a race (solrace.service.front).
+ServiceCmd = PlayerCmd | PlayCmd | ModCmd
+
 Command = (Create | Join | Watch | Leave | Start | Ready | MoveCmd | Undo | Resign | Rematch
-           | Hint | Claim | Ping | TournamentCmd | PlayerCmd | PlayCmd)
+           | Hint | Claim | Ping | TournamentCmd | PlayerCmd | PlayCmd | ModCmd)
 
 #: The time limits of quick races (one queue per game and time limit).
 SEEK_TIME_LIMITS = (180, 300, 600)
@@ -291,6 +307,14 @@ def parse_command(obj: dict[Any, Any]) -> Command:
         return _player(kind, obj, rid)
     if kind in ("seek", "cancel_seek", "play_bot", "daily"):
         return _play(kind, obj, rid)
+    if kind in ("mod_clear", "mod_close"):
+        player = _str(obj, "player", MAX_ID, rid)
+        if kind == "mod_clear":
+            return ModCmd("clear", rid, player, race=_str(obj, "race", MAX_ID, rid))
+        reason = obj.get("reason", "fair_play")
+        if not isinstance(reason, str) or not 1 <= len(reason) <= 200:
+            raise ProtocolError("bad_message", "'reason' is a text of 1 to 200 characters", rid)
+        return ModCmd("close", rid, player, reason=reason)
     if kind == "create":
         game = _str(obj, "game", MAX_ID, rid)
         seed = None
@@ -480,6 +504,9 @@ def to_dict(cmd: Command) -> dict[str, Any]:
         if cmd.flag is not None:
             t["open" if cmd.action == "entry" else "paused"] = cmd.flag
         return t
+    if isinstance(cmd, ModCmd):
+        return {"type": f"mod_{cmd.action}", **{k: v for k, v in vars(cmd).items()
+                                                 if k != "action" and v not in (None, "")}}
     if isinstance(cmd, (PlayerCmd, PlayCmd)):
         out = {"type": cmd.action, **{k: v for k, v in vars(cmd).items()
                                       if k != "action" and v is not None}}
@@ -525,8 +552,8 @@ def encode_msgpack(msg: dict[str, Any]) -> bytes:
     return msgpack.packb(msg)  # type: ignore[no-any-return]
 
 
-def error(code: str, message: str, rid: Any = None) -> dict[str, Any]:
-    msg: dict[str, Any] = {"type": "error", "code": code, "message": message}
+def error(code: str, message: str, rid: Any = None, **fields: Any) -> dict[str, Any]:
+    msg: dict[str, Any] = {"type": "error", "code": code, "message": message, **fields}
     if rid is not None:
         msg["rid"] = rid
     return msg

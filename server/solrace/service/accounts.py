@@ -172,7 +172,7 @@ class Accounts:
         try:
             msg = await self._run(conn, cmd)
         except RaceError as exc:
-            msg = codec.error(exc.code, exc.message, cmd.rid)
+            msg = codec.error(exc.code, exc.message, cmd.rid, **exc.fields)
         except Exception:
             log.exception("player command failed")
             msg = codec.error("unavailable", "the server cannot reach its players right now: "

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import solrules
@@ -41,11 +42,14 @@ class DailyDeals:
     """See the module docstring."""
 
     def __init__(self, hub: Hub, store: PlayerStore, accounts: Accounts,
-                 matchmaker: Matchmaker) -> None:
+                 matchmaker: Matchmaker,
+                 closed: Callable[[list[str]], Awaitable[set[str]]] | None = None) -> None:
         self.hub = hub
         self.store = store
         self.accounts = accounts
         self.matchmaker = matchmaker
+        #: Which of these players' accounts are closed for fair play (out of every table).
+        self.closed = closed
 
     def reveal_at(self, day: str) -> int:
         return calendar.reveal_at(day, DAILY_TIME_LIMIT, self.hub.countdown_ms)
@@ -69,7 +73,7 @@ class DailyDeals:
         try:
             msg = await self.play(conn, cmd.game, cmd.rid)
         except RaceError as exc:
-            msg = codec.error(exc.code, exc.message, cmd.rid)
+            msg = codec.error(exc.code, exc.message, cmd.rid, **exc.fields)
         except Exception:
             log.exception("daily failed")
             msg = codec.error("unavailable", "the daily deal is not available right now: try "
@@ -91,8 +95,8 @@ class DailyDeals:
         race = await self.hub.load(kept) if kept != race_id else None
         if race is None:  # new (or its creation failed before: made now under its id)
             options = Options(players=1, time_limit=DAILY_TIME_LIMIT, kind="daily", day=day)
-            race = await self.matchmaker._make(conn.address, game, options,
-                                               [Seat(who.name, who.id)], seed=seed,
+            seat = Seat(who.name, who.id, net=self.hub.net(conn.address), account=who.account)
+            race = await self.matchmaker._make(conn.address, game, options, [seat], seed=seed,
                                                salt=salt, race_id=kept)
         mine = next((r for r in race.racers.values() if r.pid == who.id), None)
         if mine is None:
@@ -105,7 +109,8 @@ class DailyDeals:
         now = self.hub.clock()
         day = calendar.day_of(now)
         deal = await self.deal(game, day, draw=False)
-        table = calendar.table(await self.store.daily_results(game, day))
+        results = await self.store.daily_results(game, day)
+        table = calendar.table(results, await self._closed(results))
         for row in table:
             row.pop("race", None)  # no boards of today's deal until it is over
         out: Message = {
@@ -119,17 +124,32 @@ class DailyDeals:
         if player is not None:
             days = await self.store.days_played(player.id, game)
             mine = [r for r in table if r["id"] == player.id]
-            out["you"] = {"played": bool(mine), "result": mine[0] if mine else None,
-                          "streak": calendar.streak(days, day), "id": player.id}
+            you: Message = {"played": bool(mine), "result": mine[0] if mine else None,
+                            "streak": calendar.streak(days, day), "id": player.id,
+                            "ranked": bool(mine), "account": player.password is not None}
+            own = next((r for r in results if r.get("player") == player.id), None)
+            if not mine and own is not None:  # played, unranked: a guest, or aborted
+                you["played"] = True
+                you["result"] = {k: own.get(k) for k in (
+                    "time_ms", "foundation", "total", "finished", "aborted")}
+                if not own.get("aborted"):
+                    you["would_place"] = calendar.would_place(own, table)
+            out["you"] = you
         yesterday = calendar.previous(day)
         old = await self.store.daily(game, yesterday)
         if old is not None and now >= self.reveal_at(yesterday):
+            old_results = await self.store.daily_results(game, yesterday)
             out["yesterday"] = {
                 "day": yesterday, "seed": str(old[0]), "salt": old[1],
                 "commitment": commitment(game, old[0], old[1]),
-                "table": calendar.table(await self.store.daily_results(game, yesterday)),
+                "table": calendar.table(old_results, await self._closed(old_results)),
             }
         return out
+
+    async def _closed(self, results: list[Message]) -> set[str]:
+        if self.closed is None:
+            return set()
+        return await self.closed(sorted({str(r.get("player")) for r in results}))
 
     def held_until(self, race: Race) -> int | None:
         """When a daily race's deal may be shown (None: not a daily race)."""

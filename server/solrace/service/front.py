@@ -1,5 +1,6 @@
 """What a connection asks of the server beyond its races: who it is (:mod:`.accounts`), a race
-in one click (:mod:`.matchmaker`), the daily deal (:mod:`.daily`). Each of these commands
+in one click (:mod:`.matchmaker`), the daily deal (:mod:`.daily`), a moderator's decisions
+(:mod:`.moderation`). Each of these commands
 waits for the player store, so each runs in a job of its own, which the connection's reader
 awaits before its next command (replies stay in order)."""
 
@@ -15,17 +16,25 @@ if TYPE_CHECKING:
     from solrace.service.accounts import Accounts, Client
     from solrace.service.daily import DailyDeals
     from solrace.service.matchmaker import Matchmaker, Seeker
+    from solrace.service.moderation import Moderation
 
 
 class Front:
     def __init__(self, accounts: Accounts, matchmaker: Matchmaker,
-                 daily: DailyDeals | None) -> None:
+                 daily: DailyDeals | None, moderation: Moderation | None = None) -> None:
         self.accounts = accounts
         self.matchmaker = matchmaker
         self.daily = daily
+        self.moderation = moderation
 
-    async def handle(self, conn: Seeker, cmd: codec.PlayerCmd | codec.PlayCmd) -> None:
-        if isinstance(cmd, codec.PlayerCmd):
+    async def handle(self, conn: Seeker, cmd: codec.ServiceCmd) -> None:
+        if isinstance(cmd, codec.ModCmd):
+            if self.moderation is None:
+                self.accounts.reply(conn, codec.error(
+                    "unavailable", "this server keeps no players", cmd.rid))
+                return
+            await self.moderation.handle(conn, cmd)
+        elif isinstance(cmd, codec.PlayerCmd):
             await self.accounts.handle(conn, cmd)
         elif cmd.action == "daily":
             if self.daily is None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
@@ -44,6 +45,7 @@ from solrace.core.effects import (
     Unbind,
     Unfollow,
 )
+from solrace.core.keys import net_tag
 from solrace.core.quotas import Caps, outside_reserve
 from solrace.core.race import Race
 from solrace.core.race_parts import Outcome, RaceError
@@ -130,6 +132,8 @@ class Hub:
         self.supervisor = supervisor if supervisor is not None else Supervisor()
         self.assist = assist if assist is not None else Assist(None, DealSource(), bus.publish)
         self.entropy = SecretEntropy()
+        #: The key of the networks' tags (solrace.core.keys: the app gives the deployment's).
+        self.net_key = secrets.token_bytes(32)
         self.countdown_ms = int(countdown * 1000)
         #: Every cap a client can fill, and each address's share (solrace.core.quotas).
         self.caps = caps if caps is not None else Caps()
@@ -184,6 +188,9 @@ class Hub:
     @property
     def deals(self) -> DealSource:
         return self.assist.deals
+
+    def net(self, address: str) -> str:
+        return net_tag(self.net_key, address)
 
     def hint_answer(self, race: str, player: str, seq: int) -> dict[str, Any] | None:
         return self.assist.answer(race, player, seq)

@@ -135,7 +135,7 @@ class Matchmaker:
             else:
                 await self.play_bot(conn, cmd)
         except RaceError as exc:
-            self.hub.reply_later(conn, codec.error(exc.code, exc.message, cmd.rid))
+            self.hub.reply_later(conn, codec.error(exc.code, exc.message, cmd.rid, **exc.fields))
         except Exception:
             log.exception("%s failed", cmd.action)
             self.hub.reply_later(conn, codec.error("unavailable", "the server could not do "
@@ -238,7 +238,7 @@ class Matchmaker:
             await self._bot_race(conn, waiting.game, waiting.time_limit, waiting.rated, level,
                                  kind="quick")
         except RaceError as exc:
-            self.hub.reply_later(conn, codec.error(exc.code, exc.message))
+            self.hub.reply_later(conn, codec.error(exc.code, exc.message, **exc.fields))
 
     async def play_bot(self, conn: Seeker, cmd: codec.PlayCmd) -> None:
         self._game(cmd.game)

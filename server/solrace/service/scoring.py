@@ -13,13 +13,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from itertools import combinations
 from typing import Any
 
 from solrace.bus.base import Event
 from solrace.core.race import Race
-from solrace.core.scoring import scoring
+from solrace.core.scoring import rated, scoring
+from solrace.service.fairplay import Referee
 from solrace.service.supervisor import Supervisor
-from solrace.settings import SCORE_SWEEP_EVERY
+from solrace.settings import REPEAT_WINDOW_MS, SCORE_SWEEP_EVERY
 from solrace.store.player_base import PlayerStore
 
 log = logging.getLogger(__name__)
@@ -36,11 +38,16 @@ class Scorer:
     ``publish(race, event)``: to everyone following it."""
 
     def __init__(self, store: PlayerStore, load: Callable[[str], Awaitable[Race | None]],
-                 publish: Callable[[str, Event], None], supervisor: Supervisor) -> None:
+                 publish: Callable[[str, Event], None], supervisor: Supervisor,
+                 referee: Referee | None = None, clock: Callable[[], int] | None = None
+                 ) -> None:
         self.store = store
         self.load = load
         self.publish = publish
         self.supervisor = supervisor
+        #: Each result's fair-play signals, worked out before the race is scored.
+        self.referee = referee
+        self.clock = clock
         self._scoring: set[str] = set()
         self._sweeper: asyncio.Task[None] | None = None
         self.scored = 0
@@ -61,7 +68,10 @@ class Scorer:
             return None
         self._scoring.add(race.race)
         try:
-            body = await self.store.score(scoring(race))
+            signals = await self.referee.review(race) if self.referee is not None else {}
+            together = await self._together(race)
+            body = await self.store.score(scoring(
+                race, signals, lambda a, b: together.get((a, b), 0)))
         except Exception:
             log.exception("cannot score race %s now (the sweep will)", race.race)
             return None
@@ -75,6 +85,17 @@ class Scorer:
         race.ratings = body
         self.publish(race.race, Event(ratings_message(race.race, body)))
         return body
+
+    async def _together(self, race: Race) -> dict[tuple[str, str], int]:
+        """How many rated races each two of its players had together lately (the rule on
+        repeated pairs: :mod:`solrace.core.scoring`); nothing to ask when it is not rated."""
+        if not rated(race):
+            return {}
+        now = self.clock() if self.clock is not None else race.finished_at or 0
+        pids = sorted({r.pid for r in race.racers.values()
+                       if r.pid is not None and not r.bot and r.account})
+        return {(a, b): await self.store.together(a, b, now - REPEAT_WINDOW_MS)
+                for a, b in combinations(pids, 2)}
 
     async def sweep(self) -> int:
         """Score the finished races with players that nobody scored (a process died); how

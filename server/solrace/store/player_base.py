@@ -60,8 +60,16 @@ class PlayerStore(Protocol):
         """The player's rating per game he has played rated races of."""
 
     async def score(self, s: Scoring) -> dict[str, Any] | None:
-        """Write a finished race's results (and new ratings, if rated) once. The ``ratings``
-        message's body (``rated``, ``game``, ``changes``); None if it was scored already."""
+        """Write a finished race's results (and new ratings, if rated and not held) once; a
+        held race's rating inputs are kept for :meth:`ModerationStore.clear`. The ``ratings``
+        message's body (``rated``, ``game``, ``changes``, ``casual``?, ``held``?); None if it
+        was scored already."""
+
+    async def together(self, a: str, b: str, since: int) -> int:
+        """Rated races players ``a`` and ``b`` (``a < b``) had together since ``since``."""
+
+    async def walkouts(self, pid: str, since: int) -> list[int]:
+        """When the player walked out of rated races (aborted them) since ``since``."""
 
     async def scored(self, race: str) -> dict[str, Any] | None:
         """The ``ratings`` body of a scored race; None if not scored (yet)."""

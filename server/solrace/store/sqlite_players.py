@@ -20,13 +20,34 @@ from typing import Any, TypeVar
 
 from solrace.core.identity import Player, name_key
 from solrace.core.rating import Rating
-from solrace.core.scoring import Result, Scoring, changes, new_ratings, with_ratings
+from solrace.core.scoring import (
+    Result,
+    Scoring,
+    changes,
+    held_entries,
+    new_ratings,
+    with_ratings,
+)
 
 T = TypeVar("T")
 
 RESULT_COLUMNS = ("player", "race", "game", "at", "place", "racers", "time_ms", "foundation",
                   "total", "finished", "name", "kind", "day", "rated", "rating_before",
-                  "rating_after", "deviation", "shared")
+                  "rating_after", "deviation", "shared", "resigned", "aborted", "walkout",
+                  "account", "net", "hints", "casual", "flagged", "held", "cleared", "signals",
+                  "racer")
+#: The columns that hold a 0/1 flag.
+_FLAGS = ("finished", "rated", "shared", "resigned", "aborted", "walkout", "account", "flagged",
+          "held", "cleared")
+
+
+def result_row(r: Result) -> tuple[Any, ...]:
+    """A result as the values of :data:`RESULT_COLUMNS`."""
+    return (r.player, r.race, r.game, r.at, r.place, r.racers, r.time_ms, r.foundation,
+            r.total, int(r.finished), r.name, r.kind, r.day, int(r.rated), r.before, r.after,
+            r.deviation, int(r.shared), int(r.resigned), int(r.aborted), int(r.walkout),
+            int(r.account), r.net, r.hints, r.casual, int(r.flagged), int(r.held), 0,
+            None if r.signals is None else json.dumps(r.signals), r.racer)
 
 
 def _player(row: tuple[Any, ...] | None) -> Player | None:
@@ -35,9 +56,9 @@ def _player(row: tuple[Any, ...] | None) -> Player | None:
 
 def _result(row: tuple[Any, ...]) -> dict[str, Any]:
     r = dict(zip(RESULT_COLUMNS, row, strict=True))
-    r["finished"] = bool(r["finished"])
-    r["rated"] = bool(r["rated"])
-    r["shared"] = bool(r["shared"])
+    for flag in _FLAGS:
+        r[flag] = bool(r[flag])
+    r["signals"] = None if r["signals"] is None else json.loads(r["signals"])
     r["before"] = r.pop("rating_before")
     r["after"] = r.pop("rating_after")
     r["delta"] = None if r["after"] is None or r["before"] is None else r["after"] - r["before"]
@@ -165,33 +186,56 @@ class SQLitePlayers:
                 return None
             results: list[Result] = s.results
             moves: list[dict[str, Any]] = []
-            if s.rated:
-                current: dict[str, Rating] = {}
-                for key, _ in s.counted:
-                    if not key.startswith("bot:"):
-                        mine = self._ratings(db, key, s.game).get(s.game)
-                        if mine is not None:
-                            current[key] = mine
+            if s.rated and not s.held:
+                current = self._current(db, [k for k, _ in s.counted], s.game)
                 new = new_ratings(s, current)
                 moves = changes(s, current, new)
                 results = with_ratings(s, current, new)
-                db.executemany(
-                    "INSERT OR REPLACE INTO ratings VALUES (?,?,?,?,?)",
-                    [(key, s.game, r.mu, r.sigma, r.races) for key, r in new.items()
-                     if not key.startswith("bot:")])
+                self._write_ratings(db, s.game, new)
+            elif s.held:  # what the ratings need once a moderator clears the race
+                db.execute("INSERT OR REPLACE INTO held VALUES (?,?,?)",
+                           (s.race, s.game, json.dumps(held_entries(s))))
             db.executemany(
                 f"INSERT OR REPLACE INTO results ({', '.join(RESULT_COLUMNS)}) "
                 f"VALUES ({','.join('?' * len(RESULT_COLUMNS))})",
-                [(r.player, r.race, r.game, r.at, r.place, r.racers, r.time_ms, r.foundation,
-                  r.total, int(r.finished), r.name, r.kind, r.day, int(r.rated), r.before,
-                  r.after, r.deviation, int(r.shared)) for r in results])
-            body = {"rated": s.rated, "game": s.game, "changes": moves}
+                [result_row(r) for r in results])
+            body = s.body(moves)
             at = results[0].at if results else 0
             db.execute("INSERT INTO scored VALUES (?,?,?)", (s.race, at, json.dumps(body)))
             db.execute("DELETE FROM to_score WHERE race = ?", (s.race,))
             return body
 
         return await self._run(work, write=True)
+
+    def _current(self, db: sqlite3.Connection, keys: list[str], game: str
+                 ) -> dict[str, Rating]:
+        """The ratings of the players among ``keys`` that have one in ``game``."""
+        current: dict[str, Rating] = {}
+        for key in keys:
+            if not key.startswith("bot:"):
+                mine = self._ratings(db, key, game).get(game)
+                if mine is not None:
+                    current[key] = mine
+        return current
+
+    @staticmethod
+    def _write_ratings(db: sqlite3.Connection, game: str, new: dict[str, Rating]) -> None:
+        db.executemany(
+            "INSERT OR REPLACE INTO ratings VALUES (?,?,?,?,?)",
+            [(key, game, r.mu, r.sigma, r.races) for key, r in new.items()
+             if not key.startswith("bot:")])
+
+    async def together(self, a: str, b: str, since: int) -> int:
+        return int(await self._run(lambda db: db.execute(
+            "SELECT count(*) FROM results x JOIN results y ON x.race = y.race "
+            "WHERE x.player = ? AND y.player = ? AND x.rated = 1 AND y.rated = 1 "
+            "AND x.at >= ?", (a, b, since)).fetchone()[0]))
+
+    async def walkouts(self, pid: str, since: int) -> list[int]:
+        rows = await self._run(lambda db: db.execute(
+            "SELECT at FROM results WHERE player = ? AND walkout = 1 AND at >= ? "
+            "ORDER BY at", (pid, since)).fetchall())
+        return [int(r[0]) for r in rows]
 
     async def scored(self, race: str) -> dict[str, Any] | None:
         row = await self._run(lambda db: db.execute(
@@ -219,7 +263,8 @@ class SQLitePlayers:
         rows = await self._run(lambda db: db.execute(
             "SELECT p.id, p.name, r.mu, r.sigma, r.races FROM ratings r "
             "JOIN players p ON p.id = r.player WHERE r.game = ? AND r.races >= ? "
-            "AND r.sigma <= ? ORDER BY r.mu DESC LIMIT ?",
+            "AND r.sigma <= ? AND r.player NOT IN (SELECT player FROM closures) "
+            "ORDER BY r.mu DESC LIMIT ?",
             (game, min_races, max_deviation, limit)).fetchall())
         return [{"id": pid, "name": name, "rating": round(mu), "deviation": round(sigma),
                  "races": races} for pid, name, mu, sigma, races in rows]
@@ -258,7 +303,7 @@ class SQLitePlayers:
     async def days_played(self, pid: str, game: str, limit: int = 400) -> list[str]:
         rows = await self._run(lambda db: db.execute(
             "SELECT day FROM results WHERE player = ? AND game = ? AND kind = 'daily' "
-            "ORDER BY day DESC LIMIT ?", (pid, game, limit)).fetchall())
+            "AND aborted = 0 ORDER BY day DESC LIMIT ?", (pid, game, limit)).fetchall())
         return [r[0] for r in rows]
 
     def close(self) -> None:

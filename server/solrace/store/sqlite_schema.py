@@ -138,6 +138,7 @@ CREATE TABLE IF NOT EXISTS results (
 );
 CREATE INDEX IF NOT EXISTS results_recent ON results (player, at);
 CREATE INDEX IF NOT EXISTS results_daily ON results (game, day) WHERE day IS NOT NULL;
+CREATE INDEX IF NOT EXISTS results_race ON results (race);
 CREATE TABLE IF NOT EXISTS scored (race TEXT PRIMARY KEY, at INTEGER NOT NULL, body TEXT);
 CREATE TABLE IF NOT EXISTS to_score (race TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS daily (
@@ -146,6 +147,28 @@ CREATE TABLE IF NOT EXISTS daily (
     seed TEXT NOT NULL,
     salt TEXT NOT NULL,
     PRIMARY KEY (game, day)
+);
+CREATE TABLE IF NOT EXISTS held (
+    race TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    counted TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS roles (
+    player TEXT PRIMARY KEY,
+    role TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS closures (
+    player TEXT PRIMARY KEY,
+    at INTEGER NOT NULL,
+    by TEXT,
+    reason TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS refunds (
+    race TEXT NOT NULL,
+    player TEXT NOT NULL,
+    points INTEGER NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (race, player)
 );
 CREATE TABLE IF NOT EXISTS daily_attempts (
     game TEXT NOT NULL,
@@ -161,6 +184,23 @@ COLUMNS = "race, finished_at, " + ", ".join(f.name for f in RACE_FIELDS)
 
 INSERT_RACE = (f"INSERT INTO races (race, {', '.join(f.name for f in RACE_FIELDS)}) "
                f"VALUES ({', '.join('?' * (len(RACE_FIELDS) + 1))})")
+
+#: Columns of the players' tables added since their first version: (table, column, type).
+ADDED_COLUMNS = [
+    ("results", "shared", "INTEGER NOT NULL DEFAULT 0"),
+    ("results", "resigned", "INTEGER NOT NULL DEFAULT 0"),
+    ("results", "aborted", "INTEGER NOT NULL DEFAULT 0"),
+    ("results", "walkout", "INTEGER NOT NULL DEFAULT 0"),
+    ("results", "account", "INTEGER NOT NULL DEFAULT 0"),
+    ("results", "net", "TEXT NOT NULL DEFAULT ''"),
+    ("results", "hints", "INTEGER NOT NULL DEFAULT 0"),
+    ("results", "casual", "TEXT"),
+    ("results", "flagged", "INTEGER NOT NULL DEFAULT 0"),
+    ("results", "held", "INTEGER NOT NULL DEFAULT 0"),
+    ("results", "cleared", "INTEGER NOT NULL DEFAULT 0"),
+    ("results", "signals", "TEXT"),
+    ("results", "racer", "TEXT NOT NULL DEFAULT ''"),
+]
 
 #: Columns added since the first schema, for databases made before them.
 MIGRATIONS = {

@@ -35,8 +35,10 @@ from solrace.core.tournament import TLogEntry, Tournament
 from solrace.settings import ARCHIVE_ROWS, CHECK_WAL_EVERY, CHECKPOINT_BYTES
 from solrace.store.base import Callback, Failure, OnFailure, committed, failed
 from solrace.store.records import tournament_record
+from solrace.store.sqlite_moderation import SQLiteModeration
 from solrace.store.sqlite_players import SQLitePlayers
 from solrace.store.sqlite_schema import (
+    ADDED_COLUMNS,
     COLUMNS,
     INSERT_RACE,
     MIGRATIONS,
@@ -147,9 +149,15 @@ class SQLiteStore:
         for column, sql in MIGRATIONS.items():
             if column not in columns:
                 db.execute(sql)
-        results = {row[1] for row in db.execute("PRAGMA table_info(results)")}
-        if "shared" not in results:  # added after the table's first version
-            db.execute("ALTER TABLE results ADD COLUMN shared INTEGER NOT NULL DEFAULT 0")
+        known: dict[str, set[str]] = {}
+        for table, column, sql in ADDED_COLUMNS:
+            if table not in known:
+                known[table] = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            if column not in known[table]:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {sql}")
+        # Made after the columns it covers (a database from before them gets it now).
+        db.execute("CREATE INDEX IF NOT EXISTS results_flagged ON results (flagged, cleared) "
+                   "WHERE flagged = 1")
         writer = self._connect(writable=True)
         writer.execute("PRAGMA wal_autocheckpoint=0")
         self.db, self._writer, self._readonly = db, writer, False
@@ -521,6 +529,10 @@ class SQLiteStore:
         if self._players is None:
             self._players = SQLitePlayers(self.path, self._connect)
         return self._players
+
+    def moderation(self) -> SQLiteModeration:
+        """Fair play, kept with the players (solrace.store.sqlite_moderation)."""
+        return SQLiteModeration(self.players())
 
     # -------------------------------------------------------------------- pool
     def _pool(self, work: Callable[[sqlite3.Connection], object]) -> object:

@@ -1,5 +1,6 @@
-"""Command line: ``solrace serve`` (the race server), ``solrace bot`` (a bot racer) and
-``solrace seeds`` (catalogues of winnable deals)."""
+"""Command line: ``solrace serve`` (the race server), ``solrace bot`` (a bot racer),
+``solrace seeds`` (catalogues of winnable deals) and ``solrace mod`` (moderators:
+:mod:`solrace.tools.mod_cli`)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ from solrace.settings import (
     SOLVER_NICE,
     TOURNAMENTS_PER_ADDRESS,
 )
+from solrace.tools import mod_cli
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -355,6 +357,7 @@ def parser() -> argparse.ArgumentParser:
     # For bench/race_bench.py only: measures what the views rule costs by turning it off.
     s.add_argument("--bench-unmasked", action="store_true", help=argparse.SUPPRESS)
     s.set_defaults(func=_serve)
+    mod_cli.add_parser(sub)
     b = sub.add_parser("bot", help="join a race and play it")
     b.add_argument("--url", action="append", default=None,
                    help="server address (repeat it: the bot moves to the next one if a "

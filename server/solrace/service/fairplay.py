@@ -1,0 +1,121 @@
+"""The referee: each finished result's fair-play signals, worked out before the race is scored,
+and the pause of a player's rated pairing after repeated walkouts.
+
+What the signals are and which rules flag a result: :mod:`solrace.core.fairplay` (pure). What
+needs I/O is here: the solver's winning line from the deal (one solve per deal, shared by every
+result on it and kept for a while; the scorer waits for it at most ``FAIRPLAY_LINE_WAIT``
+seconds, behind everyone's hints, then goes on without it), and, for the daily deal, whether
+another account from the racer's network played the same deal before him (the results the
+store keeps carry each one's network tag, never an address).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+
+from solrace.core import fairplay
+from solrace.core.fairplay import Signals
+from solrace.core.identity import Who
+from solrace.core.race import Race
+from solrace.core.race_parts import RaceError
+from solrace.core.scoring import rated
+from solrace.settings import (
+    FAIRPLAY_LINE_WAIT,
+    MAX_PARS,
+    PAUSE_AFTER_WALKOUTS,
+    WALKOUT_WINDOW_MS,
+)
+from solrace.store.player_base import PlayerStore
+
+log = logging.getLogger(__name__)
+
+#: The solver's winning line from a deal (None: not won within its budget, or no solver).
+LineOf = Callable[[str, int], Awaitable[list[str] | None]]
+
+
+class Referee:
+    """See the module docstring. ``line(game, seed)``: the solver's line from a deal (None:
+    no solver here); ``clock()``: unix ms."""
+
+    def __init__(self, store: PlayerStore, line: LineOf | None, clock: Callable[[], int],
+                 wait: float = FAIRPLAY_LINE_WAIT) -> None:
+        self.store = store
+        self.line = line
+        self.clock = clock
+        self.wait = wait
+        self._lines: OrderedDict[tuple[str, int], asyncio.Future[list[str] | None]] = \
+            OrderedDict()
+
+    async def review(self, race: Race) -> dict[str, Signals]:
+        """The signals of every player's result in a finished race (by racer)."""
+        out: dict[str, Signals] = {}
+        racers = [r for r in race.racers.values() if r.pid is not None and not r.bot]
+        if not racers or race.started_at is None:
+            return out
+        daily = race.options.kind == "daily"
+        line = None
+        if any(r.finished_at is not None for r in racers) and (rated(race) or daily):
+            line = await self._line(race.game, race.seed)
+        for racer in racers:
+            scouted = daily and await self._scouted(race, racer.pid or "", racer.net)
+            out[racer.player] = fairplay.signals(
+                race.game, race.seed, racer.actions, racer.times, race.started_at,
+                racer.finished_at is not None, racer.hints, line, scouted, daily)
+        return out
+
+    async def _line(self, game: str, seed: int) -> list[str] | None:
+        """The solver's line from the deal, waited for at most ``wait`` seconds (one solve per
+        deal: racers of one deal share it)."""
+        if self.line is None:
+            return None
+        key = (game, seed)
+        future = self._lines.get(key)
+        if future is None or (future.done() and future.exception() is not None):
+            future = asyncio.ensure_future(self.line(game, seed))
+            self._lines[key] = future
+            while len(self._lines) > MAX_PARS:
+                old = self._lines.popitem(last=False)[1]
+                if not old.done():
+                    old.cancel()
+        self._lines.move_to_end(key)
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), self.wait)
+        except (TimeoutError, asyncio.CancelledError):
+            return None
+        except Exception:
+            log.exception("cannot get the solver's line of a %s deal", game)
+            return None
+
+    async def _scouted(self, race: Race, pid: str, net: str) -> bool:
+        """Did another account from this network finish an attempt at this daily deal before
+        this racer started his?"""
+        day = race.options.day
+        if not net or day is None or race.started_at is None:
+            return False
+        with contextlib.suppress(Exception):
+            for other in await self.store.daily_results(race.game, day):
+                if other.get("player") != pid and other.get("net") == net \
+                        and int(other.get("at") or 0) <= race.started_at:
+                    return True
+        return False
+
+    async def rated_gate(self, who: Who) -> None:
+        """Refuse a rated seek or bot race while the player's rated pairing is paused (RaceError
+        ``paused``, saying until when): see :func:`solrace.core.fairplay.pause_until`."""
+        until = await self.paused_until(who.id)
+        if until is not None:
+            minutes = max(1, round((until - self.clock()) / 60_000))
+            raise RaceError("paused", f"you left {PAUSE_AFTER_WALKOUTS} or more rated races "
+                            f"before your third move: rated play is paused for {minutes} more "
+                            f"minute{'s' if minutes > 1 else ''} (casual races are open)",
+                            until=until)
+
+    async def paused_until(self, pid: str) -> int | None:
+        now = self.clock()
+        return fairplay.pause_until(await self.store.walkouts(pid, now - WALKOUT_WINDOW_MS),
+                                    now)
+
