@@ -73,8 +73,9 @@ async def race_of(server: Server, game: str, seed: int | None = None, players: i
     for i in range(players):
         client = await server.client()
         await client.join(race, name=f"r{i}")
-        await client.ready(race)
         racers.append(client)
+    for client in racers:  # once everyone is in: two ready start the countdown
+        await client.ready(race)
     for client in racers:
         await client.wait_state(race, T)
     return race, racers
@@ -108,7 +109,7 @@ async def test_following_the_hints_wins_the_race(solver_server: Server) -> None:
 async def test_hints_are_refused_where_they_do_not_belong(solver_server: Server) -> None:
     race, (ann, _) = await race_of(solver_server, "scotch", 0)
     assert await code_of(ann.hint(race)) == "forbidden"  # the race does not allow hints
-    race, (ann, bob) = await race_of(solver_server, "yukon", 3, hints=True)
+    race, (ann, bob, _) = await race_of(solver_server, "yukon", 3, players=3, hints=True)
     outsider = await solver_server.client()
     await outsider.watch(race)
     assert await code_of(outsider.hint(race)) == "forbidden"  # not a racer

@@ -47,11 +47,12 @@ async def test_a_bot_that_makes_no_progress_gives_up(server: Server) -> None:
     bot = asyncio.ensure_future(play(server.url, race, "loops", "random", delay=0,
                                      max_moves=10_000, seed=3, give_up=4))
     state = await asyncio.wait_for(bot, T * 2)
-    # It stopped long before max_moves, by resigning: the human races on alone.
+    # It stopped long before max_moves, by resigning: a race of two, the human has won.
     assert state["seq"] < 200
     snap = await human.watch(race)
     bots = [p for p in snap["players"] if p["bot"]]
-    assert bots[0]["resigned"] is True and snap["status"] == "running"
+    assert bots[0]["resigned"] is True and snap["status"] == "finished"
+    assert snap["reason"] == "resigned" and snap["standings"][0]["name"] == "ann"
 
 
 async def test_requests_fail_once_the_connection_is_closed(server: Server) -> None:

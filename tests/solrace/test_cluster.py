@@ -370,8 +370,9 @@ async def test_a_tournament_survives_the_kill_9_of_its_process(
         await c.join(s["race"], token=s["token"])
         await c.wait_state(s["race"], T)
         again.append((c, s["race"]))
-    for c, race in again:
+    for c, race in again:  # everyone moves, then everyone resigns (a no-op once over)
         await c.move(race, c.states[race]["legal"][0])
+    for c, race in again:
         await c.resign(race)
     async with asyncio.timeout(T * 2):
         while True:

@@ -586,12 +586,14 @@ class Race:
         return out
 
     def resign(self, player: str | None, now: int) -> Outcome:
-        """The racer stops; it is ranked after every finisher."""
+        """The racer stops: a loss, ranked after everyone who did not resign. Nothing to do
+        (no error) once he is done or the race is over: two racers who resign at once both
+        mean "I stop", and the first one ended the race."""
         racer = self.racer(player)
+        if self.status == "finished" or racer.done:
+            return Outcome()
         if self.status != "running":
             raise RaceError("race_not_running", f"the race is {self.status}")
-        if racer.done:
-            return Outcome()
         racer.resigned = True
         out = Outcome(
             events=[self._event("resigned", player=racer.player)],

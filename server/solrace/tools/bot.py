@@ -131,7 +131,16 @@ async def play(
                     with contextlib.suppress(ServerError):  # already started: just play
                         await client.ready(race)
                 else:
-                    await client.join(race, token=token, boards=False, bot=True)
+                    joined = await client.join(race, token=token, boards=False, bot=True)
+                    snap = await client.watch(race)
+                    if snap["status"] == "finished":
+                        # It ended while the bot was away (an opponent resigned, say): what
+                        # the server holds of this racer is the last word.
+                        mine = next(p for p in snap["players"]
+                                    if p["player"] == joined["player"])
+                        return {**(state or {}), "type": "snapshot",
+                                "seq": mine["progress"]["moves"],
+                                "progress": mine["progress"]}
                 state = await client.wait_state(race, timeout=3600)
                 attempt = 0
                 while True:
