@@ -17,6 +17,7 @@ const players = (path) => () => Promise.all([import(path), loadStyle("players.cs
 const player = players("./pages/player.js");
 const leaderboard = players("./pages/leaderboard.js");
 const daily = players("./pages/daily.js");
+const mod = players("./pages/mod.js");
 
 const ROUTES = [
   [/^\/$/, home, () => ({})],
@@ -26,6 +27,7 @@ const ROUTES = [
   [/^\/player\/([^/]+)\/?$/, player, (m) => ({ name: decodeURIComponent(m[1]) })],
   [/^\/leaderboard\/([^/]+)\/?$/, leaderboard, (m) => ({ game: decodeURIComponent(m[1]) })],
   [/^\/daily(?:\/([^/]+))?\/?$/, daily, (m) => ({ game: m[1] ? decodeURIComponent(m[1]) : null })],
+  [/^\/mod\/?$/, mod, () => ({})],
 ];
 
 applyDocumentSettings();

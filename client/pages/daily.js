@@ -77,9 +77,18 @@ export function mount(root, { game }) {
     // His place on the day's table (the result's own place is in his race, of one racer).
     const yourId = you?.id ?? me.player?.id;
     const row = yourId ? (d.table || []).find((r) => r.id === yourId) : null;
+    const ranked = (d.table || []).filter((r) => r.place !== null && r.place !== undefined);
+    // A guest plays the deal too, unranked: where his result would stand, and how to be ranked.
+    const guestNote = you && you.account === false
+      ? h("p.hint.daily-guest", {}, "Guests play the daily deal unranked. Set a password (the menu under " +
+        "your name) to make your name an account: tomorrow's result takes its place on the table.") : null;
+    const standing = row?.flagged ? " — flagged by the fair-play checks: a moderator looks at it"
+      : row ? ` — ${ordinal(row.place)} of ${ranked.length} so far`
+        : you?.would_place ? ` — unranked: it would be ${ordinal(you.would_place)} of ${ranked.length + 1}`
+          : you?.result?.aborted ? " — aborted (fewer than three moves): not on the table" : "";
     const yourLine = !you ? h("p.muted", {}, "Play it to get on today's table and start a streak.")
       : over ? h("p.daily-result", {}, "You played today's deal: ", h("strong", {}, resultText(you.result)),
-        row ? ` — ${ordinal(row.place)} of ${d.table.length} so far` : "")
+        standing)
         : played ? h("p.daily-result", {}, "You started today's deal: finish it before the clock runs out.")
           : h("p.muted", {}, "You have not played today's deal yet.");
     const playCard = h("section.panel.daily-play", { "aria-labelledby": "daily-title" },
@@ -87,6 +96,7 @@ export function mount(root, { game }) {
         h("h2#daily-title", {}, `${title} — ${d.day}`),
         clock),
       yourLine,
+      guestNote,
       h("p.daily-streak", { dataset: { streak } }, h("span.streak-count", {}, String(streak)),
         ` day${streak === 1 ? "" : "s"} in a row`, h("span.muted", {}, " (your streak of daily deals played to the end)")),
       h("div.buttons", {}, play, h("span.muted.daily-limit", {},
@@ -146,8 +156,10 @@ function dayTable(rows, { replays, empty }) {
   return h("div.table-scroll", {}, h("table.data-table.day-table", {},
     h("thead", {}, h("tr", {}, ["Place", "Player", "Result", replays ? "" : null].filter((t) => t !== null)
       .map((t) => h("th", { scope: "col", class: t === "Result" ? "num" : "" }, t)))),
-    h("tbody", {}, rows.map((r) => h("tr", { class: r.id && r.id === you ? "is-you" : "", dataset: { id: r.id ?? "" } },
-      h("td.place", {}, h("span.medal", { dataset: { place: r.place } }, ordinal(r.place))),
+    h("tbody", {}, rows.map((r) => h("tr", { class: `${r.id && r.id === you ? "is-you" : ""}${r.flagged ? " daily-flagged" : ""}`,
+      dataset: { id: r.id ?? "", flagged: r.flagged ? "true" : "" } },
+      h("td.place", {}, r.flagged ? h("span.muted", { title: "Flagged by the fair-play checks: no place until a moderator decides" },
+        "flagged") : h("span.medal", { dataset: { place: r.place } }, ordinal(r.place))),
       h("td", {}, r.id ? h("a.player-link", { href: playerPath(r.name), "data-link": true }, r.name) : r.name),
       h("td.num", {}, resultText(r)),
       replays ? h("td", {}, r.race ? h("a", { href: `/race/${encodeURIComponent(r.race)}`, "data-link": true }, "Replay") : null)

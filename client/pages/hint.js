@@ -15,14 +15,24 @@ const REFUSALS = {
   limit_reached: "No more hints in this race.",
 };
 
+/** What a hint costs, said before the click (docs/protocol.md, "Standings, ties and hints"). */
+export const HINT_LABEL = "Hint (+30 s)";
+const HINT_TITLE = "Hint (H): the solver suggests a move. Each hint costs 30 s if you finish, " +
+  "or a card home if you don't.";
+
+/** The cost of `n` hints, as the standing shows it: "+60 s, or 2 cards". */
+export function hintCost(n) {
+  return `+${30 * n} s, or ${n} card${n === 1 ? "" : "s"} if unfinished`;
+}
+
 export class HintControl {
   constructor(session) {
     this.session = session;
     this.asking = false;
     this.move = null; // the suggested move, shown while the position is the one it was for
     this.seq = null; // the position (seq) of the last hint asked
-    this.button = h("button#hint", { type: "button", title: "Hint (H): the solver suggests a move; hints are counted",
-      "aria-keyshortcuts": "h", onclick: () => this.ask() }, "Hint");
+    this.button = h("button#hint", { type: "button", title: HINT_TITLE,
+      "aria-keyshortcuts": "h", onclick: () => this.ask() }, HINT_LABEL);
     this.line = h("p.hint-line"); // read out through the page's live region (announce)
     this.line.hidden = true;
   }
@@ -81,9 +91,10 @@ export class HintControl {
     this.button.disabled = !live || this.asking;
     this.button.classList.toggle("busy", this.asking);
     this.button.setAttribute("aria-busy", String(this.asking));
-    this.button.textContent = this.asking ? "Thinking…" : "Hint";
+    this.button.textContent = this.asking ? "Thinking…" : HINT_LABEL;
     const me = model.players.get(model.you);
-    if (me?.hints) this.button.title = `Hint (H). Hints so far: ${me.hints}`;
+    this.button.title = me?.hints ? `${HINT_TITLE} Hints so far: ${me.hints} (${hintCost(me.hints)}).`
+      : HINT_TITLE;
     // The position moved on: the hint is spent.
     if (!this.asking && this.seq !== null && model.own?.seq !== this.seq) {
       this.seq = null;

@@ -201,6 +201,7 @@ export function mount(root, { seek = null } = {}) {
   return () => {
     openRaces.stop();
     quick.destroy();
+    bots.destroy();
     me.removeEventListener("change", prefill);
   };
 }

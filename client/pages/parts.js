@@ -80,15 +80,19 @@ export class PlayerCard {
 /** Live places while the race runs: finishers by their place, then everyone else by cards home
  * (the server breaks ties by who got there first; here a tie shares the place). */
 export function livePlaces(model) {
+  // The server's order (docs/protocol.md, "Standings"): finishers by their places, then those
+  // still racing or stopped, then those who resigned (a resign is a loss), each by cards home
+  // less one per hint.
   const players = model.order.map((id) => model.players.get(id)).filter(Boolean);
   const finishers = players.filter((p) => p.finished || p.place);
   const others = players.filter((p) => !(p.finished || p.place));
   const places = new Map();
   for (const p of finishers) places.set(p.player, p.place);
-  const base = finishers.length;
+  const key = (p) => [p.resigned ? 1 : 0, (p.hints ?? 0) - (p.progress?.foundation ?? 0)];
+  const before = (a, b) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
   for (const p of others) {
-    const home = p.progress?.foundation ?? 0;
-    places.set(p.player, base + 1 + others.filter((q) => (q.progress?.foundation ?? 0) > home).length);
+    const mine = key(p);
+    places.set(p.player, finishers.length + 1 + others.filter((q) => before(key(q), mine)).length);
   }
   return places;
 }

@@ -23,6 +23,25 @@ function segmented(name, legend, choices, value) {
     })));
 }
 
+/** Is this browser's player an account (a name with a password)? Only accounts play rated. */
+export function isAccount() {
+  const p = me.player;
+  return !!p && !!(p.account ?? p.password);
+}
+
+/** The line that says whether races from here are rated, and for a guest how to make them so. */
+export function ratedNote() {
+  const el = h("p.hint.rated-note");
+  const show = () => {
+    el.dataset.rated = String(isAccount());
+    el.textContent = isAccount() ? "Rated."
+      : "Casual: guests play casual races. Set a password (the menu under your name) to play rated.";
+  };
+  me.addEventListener("change", show);
+  show();
+  return { el, destroy: () => me.removeEventListener("change", show) };
+}
+
 function checkedValue(root, name) {
   return root.querySelector(`input[name="${name}"]:checked`)?.value;
 }
@@ -65,10 +84,12 @@ export function quickRacePanel() {
     botNote,
     cancelBtn);
   const choose = h("div.quick-choose", {}, times, gameButtons);
+  const rated = ratedNote();
   const el = h("section.panel.quick-race", { "aria-labelledby": "quick-title" },
     h("h2#quick-title", {}, "Quick race"),
     h("p.hint.panel-lead", {}, "Paired with another player of your strength in seconds — or a bot of about " +
-      "your level if nobody comes. Rated."),
+      "your level if nobody comes."),
+    rated.el,
     choose,
     waiting,
     msg);
@@ -86,7 +107,8 @@ export function quickRacePanel() {
     const { seconds, botIn } = seeker.waited();
     setText(waitClock, `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`);
     const s = seeker.seek;
-    if (s) setText(waitTitle, `${gameTitle(s.game)} · ${minutes(s.time_limit)} · rated`);
+    if (s) setText(waitTitle, `${gameTitle(s.game)} · ${minutes(s.time_limit)} · ` +
+      `${s.rated === false || !isAccount() ? "casual" : "rated"}`);
     setText(botNote, seeker.state === "paired" ? "Opponent found — taking your seat…"
       : seeker.connection !== "open" ? "Reconnecting…"
         : botIn === null ? "" : botIn > 0 ? `Nobody yet? A bot joins in ${botIn} s.` : "A bot is taking the seat…");
@@ -121,6 +143,7 @@ export function quickRacePanel() {
     destroy() {
       clearInterval(tick);
       me.removeEventListener("change", showRatings);
+      rated.destroy();
       seeker.close();
     },
   };
@@ -143,6 +166,7 @@ export function botPanel() {
     QUICK_TIMES.map((s) => h("option", { value: s, selected: s === 300 }, minutes(s))));
   const msg = h("p.form-msg", { role: "alert" });
   const go = h("button.primary#play-bot", { type: "submit" }, "Play the bot");
+  const rated = ratedNote();
   const el = h("form.panel.bot-panel", {
     "aria-labelledby": "bot-title",
     onsubmit: async (e) => {
@@ -162,7 +186,8 @@ export function botPanel() {
     h("div.field", {}, h("label", { for: "bot-game" }, "Game"), game),
     h("div.field", {}, h("label", { for: "bot-time" }, "Time limit"), time)),
   levels,
+  rated.el,
   go,
   msg);
-  return { el };
+  return { el, destroy: rated.destroy };
 }

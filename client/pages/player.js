@@ -49,7 +49,9 @@ export function mount(root, { name }) {
     replace(root, h("section.player-page", { dataset: { player: p.id } },
       h("header.page-head", {},
         h("h1.page-title", {}, p.name, yours ? h("span.tag.you-tag", {}, "you") : null),
-        h("p.muted.page-facts", {}, p.created_at ? `Racing since ${dayText(p.created_at)}` : "")),
+        h("p.muted.page-facts", {}, p.created_at ? `Racing since ${dayText(p.created_at)}` : ""),
+        p.closed ? h("p.player-closed", { role: "note" }, `Account closed for fair play on ${dayText(p.closed.at)}: ` +
+          "its results are out of every table, and its opponents got back the rating points they lost to it.") : null),
       ratingCards.length ? h("div.rating-cards", {}, ratingCards)
         : h("p.panel.muted.no-ratings", {}, yours ? "No rated race yet: a Quick race or a bot race from the start page counts."
           : "No rated race yet."),

@@ -59,7 +59,40 @@ const REASONS = {
     "still playing are ranked by the cards they had home.",
   claimed: "A racer claimed the race: every other racer still racing had been offline for a minute. " +
     "The standings are as they stood then.",
+  resigned: "Every other racer resigned, so the last one racing won. A resign is a loss.",
 };
+
+/** Why a race meant to be rated did not change ratings (the `ratings` message's `casual`), and
+ * what to do about it (docs/protocol.md, "Rated play"). */
+export const CASUAL = {
+  guest: "Casual: guests play casual races. Set a password (the menu under your name) to make " +
+    "your name an account: your next races are rated.",
+  aborted: "Unrated for you: you made fewer than three moves, so the race is aborted for you.",
+  too_few: "Unrated: fewer than two racers played it out (an opponent left before his third move, " +
+    "or was a guest).",
+  same_network: "Casual: two racers played from the same network. Rated races are between players " +
+    "on networks of their own.",
+  repeat_pair: "Casual: you two have had three rated races together today already. Race someone else " +
+    "for rating points.",
+  not_all_accounts: "Casual: a custom race is rated only when every racer is an account (a name with a " +
+    "password) on a network of his own.",
+  closed: "Unrated: a racer's account was closed for fair play.",
+};
+
+/** The racer's own outcome in words: "Won", "Lost (resigned)", "Aborted…", "2nd of 3". */
+export function outcomeText(model) {
+  const mine = (model.standings || []).find((s) => s.player === model.you);
+  if (!mine || model.role !== "racer") return "";
+  const n = model.standings.length;
+  if (mine.resigned) return "Lost (resigned)";
+  if (mine.aborted) return "Aborted: fewer than three moves — this race does not count for you";
+  const shared = model.standings.filter((s) => s.place === mine.place).length > 1;
+  if (mine.place === 1 && n > 1) {
+    if (shared) return "Shared first place";
+    return overReason(model) === "resigned" ? "Won: every other racer resigned" : "Won";
+  }
+  return n > 1 ? `${ordinal(mine.place)} of ${n}${shared ? " (shared)" : ""}` : "";
+}
 
 export function mountResults(el, session) {
   const model = session.model;
@@ -71,6 +104,7 @@ export function mountResults(el, session) {
   const parEl = h("p.par-line", { "aria-live": "polite" });
   const analysisEl = h("div.analysis-lines", { hidden: true });
   const ratingEl = h("p.rating-line", { "aria-live": "polite", hidden: true });
+  const outcomeEl = h("p.you-outcome", { hidden: true });
   const actions = nextActions(session);
   const offer = rematchOffer(session);
   let resultsGrid = null;
@@ -79,6 +113,7 @@ export function mountResults(el, session) {
     resultsGrid = h("div.results", {},
       h("section.panel.results-main", { "aria-labelledby": "results-title" },
         h("div.results-head", {}, h("h2#results-title", {}, "Results"), actions.el),
+        outcomeEl,
         reasonEl,
         ratingEl,
         standingsEl,
@@ -99,6 +134,11 @@ export function mountResults(el, session) {
     const reason = overReason(model);
     reasonEl.textContent = REASONS[reason] || "";
     reasonEl.hidden = !reasonEl.textContent;
+    outcomeEl.textContent = outcomeText(model);
+    outcomeEl.hidden = !outcomeEl.textContent;
+    const mine = (model.standings || []).find((s) => s.player === me);
+    outcomeEl.dataset.outcome = mine?.resigned ? "resigned" : mine?.aborted ? "aborted"
+      : mine?.place === 1 ? "won" : "placed";
     const par = model.par?.verdict === "won" ? model.par.moves : null;
     const hints = !!model.options?.hints || (model.standings || []).some((s) => s.hints);
     parEl.textContent = parText(model.par, model.seed !== null && model.seed !== undefined);
@@ -112,8 +152,8 @@ export function mountResults(el, session) {
     resultsGrid.classList.toggle("rated", rated);
     const rows = (model.standings || []).map((s) => {
       const p = s.progress || {};
-      const status = s.time_ms !== null && s.time_ms !== undefined ? "finished" : s.resigned ? "resigned"
-        : reason === "abandoned" ? "left" : reason === "humans_done" ? "stopped"
+      const status = s.time_ms !== null && s.time_ms !== undefined ? "finished" : s.resigned ? "lost (resigned)"
+        : s.aborted ? "aborted" : reason === "abandoned" ? "left" : reason === "humans_done" ? "stopped"
         : reason === "claimed" ? "offline" : "time up";
       // A hint costs time (the penalty is in the standings' order): shown beside the time.
       const penalty = s.penalty_ms ? h("span.penalty", { title: `${s.hints} hint${s.hints === 1 ? "" : "s"}` },
@@ -139,11 +179,18 @@ export function mountResults(el, session) {
   }
 
   function renderRatingLine(ratings, mine, rated) {
-    ratingEl.hidden = !(model.options?.rated || ratings) || model.role !== "racer";
+    ratingEl.hidden = !(model.options?.rated || ratings || model.options?.casual) || model.role !== "racer";
     if (ratingEl.hidden) return;
     const game = gameTitle(model.game);
-    if (!rated) {
-      ratingEl.textContent = "Casual race: ratings do not change.";
+    const guest = !!player.player && !(player.player.account ?? player.player.password);
+    const mineRow = (model.standings || []).find((s) => s.player === model.you);
+    if (ratings?.held) {
+      ratingEl.textContent = "Rated, held for review: a result of this race was flagged by the fair-play " +
+        "checks. A moderator looks at it; then the ratings change.";
+    } else if (!rated) {
+      const why = guest ? "guest" : mineRow?.aborted ? "aborted" : ratings?.casual;
+      ratingEl.textContent = CASUAL[why] || "Casual race: ratings do not change.";
+      ratingEl.dataset.casual = why || "";
     } else if (!ratings) {
       ratingEl.textContent = "Rated race: working out the new ratings…";
     } else if (mine) {

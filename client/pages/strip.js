@@ -2,6 +2,7 @@
 // opponents' cards show theirs; on a phone the same strip also lists every opponent, compactly,
 // so that the race can be followed without scrolling away from the board.
 
+import { hintCost } from "./hint.js";
 import { h, ordinal } from "../ui.js";
 import { livePlaces } from "./parts.js";
 
@@ -49,7 +50,8 @@ export class YourStrip {
       const moves = pr.moves ?? 0;
       setText(c.moves, you ? `${moves} move${moves === 1 ? "" : "s"}` : "");
       const hints = p.hints ?? 0;
-      setText(c.hints, hints ? `${hints} hint${hints === 1 ? "" : "s"}` : "");
+      setText(c.hints, hints ? `${hints} hint${hints === 1 ? "" : "s"} (+${30 * hints} s)` : "");
+      c.hints.title = hints ? `Hints cost ${hintCost(hints)}` : "Hints asked";
       c.fill.style.setProperty("width", `${total ? Math.round((home / total) * 100) : 0}%`);
       c.el.setAttribute("aria-label", `${you ? "You" : p.name}: ${p.resigned ? "resigned" : ordinal(place)}, ` +
         `${home} of ${total} cards home, ${moves} moves${hints ? `, ${hints} hint${hints === 1 ? "" : "s"}` : ""}` +

@@ -1,0 +1,237 @@
+"""Fair play, pure: the signals of a result (timing of the manual moves, the solver's line
+followed), the rules that flag it, the pause after walkouts, and the rules of rated play
+(:mod:`solrace.core.scoring`) — no sockets, no store."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+import solrules
+from solrace.core import fairplay
+from solrace.core.race import Race
+from solrace.core.race_parts import Options
+from solrace.core.scoring import scoring
+from solrace.settings import (
+    FAST_GAP_MS,
+    MIN_MANUAL,
+    PAUSE_AFTER_WALKOUTS,
+    PAUSE_MS,
+    REPEAT_PAIR_RATED,
+    WALKOUT_WINDOW_MS,
+)
+
+T0 = 1_000_000
+
+
+@cache
+def won_deal(game: str = "scotch") -> tuple[int, tuple[str, ...]]:
+    """A deal the solver wins, and its line."""
+    for seed in range(1, 200):
+        result = solrules.solve(solrules.new_game(game, seed), solrules.Budget(nodes=100_000))
+        if result.verdict == "won" and len(result.line) >= 30:
+            return seed, tuple(result.line)
+    raise AssertionError("no won deal")
+
+
+def times(n: int, gap: int, start: int = T0) -> list[int]:
+    return [start + gap * (i + 1) for i in range(n)]
+
+
+@pytest.mark.parametrize("gap", [20, 60, 100])
+def test_the_solvers_line_at_machine_speed_is_flagged(gap: int) -> None:
+    seed, line = won_deal()
+    sig = fairplay.signals("scotch", seed, line, times(len(line), gap), T0, True, line=line)
+    assert sig.agreement == 1.0 and sig.line_ratio == 1.0 and sig.undos == 0
+    assert sig.manual >= MIN_MANUAL and sig.median_gap_ms == gap
+    assert sig.rules == ("machine_speed", "engine_line") and sig.flagged
+    assert sig.as_dict()["suspicion"] > 4
+
+
+def test_the_solvers_line_a_little_faster_than_a_bot_is_engine_play() -> None:
+    seed, line = won_deal()
+    sig = fairplay.signals("scotch", seed, line, times(len(line), 300), T0, True, line=line)
+    assert sig.rules == ("engine_line",)
+
+
+@pytest.mark.parametrize("gap", [600, 1200, 2500])  # the house bots' paces: not flagged
+def test_the_solvers_line_at_a_human_pace_is_not_flagged(gap: int) -> None:
+    seed, line = won_deal()
+    sig = fairplay.signals("scotch", seed, line, times(len(line), gap), T0, True, line=line)
+    assert sig.agreement == 1.0 and not sig.flagged
+
+
+def test_auto_played_safe_moves_are_not_counted_as_manual() -> None:
+    seed, line = won_deal()
+    game = solrules.new_game("scotch", seed)
+    at, stamps, safe = T0, [], 0
+    for move in line:  # a person: 2 s a move, but a safe move right after the one before
+        if move in solrules.safe_moves(game):
+            at += 30
+            safe += 1
+        else:
+            at += 2000
+        stamps.append(at)
+        game.push_text(move)
+    assert safe > 0
+    sig = fairplay.signals("scotch", seed, line, stamps, T0, True)
+    assert sig.manual == len(line) - safe and sig.fast_share == 0.0
+    assert sig.median_gap_ms == 2000 and not sig.flagged
+
+
+def test_a_person_who_takes_another_way_follows_no_line() -> None:
+    seed, line = won_deal()
+    game = solrules.new_game("scotch", seed)
+    for move in game.legal_moves():  # another first move, from which the deal is still won
+        if move.text() == line[0]:
+            continue
+        game.push(move)
+        rest = solrules.solve(game, solrules.Budget(nodes=100_000))
+        if rest.verdict == "won":
+            break
+        game.pop()
+    else:
+        pytest.skip("no other winning first move")
+    actions = [move.text(), *rest.line]
+    sig = fairplay.signals("scotch", seed, actions, times(len(actions), 200), T0, True,
+                           line=line)
+    assert sig.agreement == 0.0
+    assert sig.rules == ()  # 200 ms: quick, but neither machine speed nor the engine's line
+
+
+def test_a_move_taken_back_does_not_hide_the_line() -> None:
+    seed, line = won_deal()
+    game = solrules.new_game("scotch", seed)
+    other = next(m.text() for m in game.legal_moves() if m.text() != line[0])
+    actions = [other, "undo", *line]  # a decoy taken back, then the line
+    sig = fairplay.signals("scotch", seed, actions, times(len(actions), 100), T0, True,
+                           line=line)
+    assert sig.agreement == 1.0 and sig.undos == 1 and "engine_line" in sig.rules
+
+
+def test_a_few_fast_moves_are_no_machine() -> None:
+    seed, line = won_deal()
+    stamps = times(len(line), 1500)
+    for i in range(0, 12, 2):  # six quick double clicks among dozens of slow moves
+        stamps[i + 1] = stamps[i] + FAST_GAP_MS // 3
+    stamps.sort()
+    sig = fairplay.signals("scotch", seed, line, stamps, T0, True)
+    assert 0 < sig.fast_share < 0.5 and not sig.flagged
+
+
+def test_a_scouted_daily_deal_is_flagged_at_a_human_pace_when_it_follows_the_line() -> None:
+    seed, line = won_deal()
+    stamps = times(len(line), 800)
+    plain = fairplay.signals("scotch", seed, line, stamps, T0, True, line=line, daily=True)
+    assert not plain.flagged  # the solver's line at 0.8 s a move, no scout: not enough alone
+    scouted = fairplay.signals("scotch", seed, line, stamps, T0, True, line=line,
+                               scouted=True, daily=True)
+    assert scouted.rules == ("scouted_line",)
+    wandering = fairplay.signals("scotch", seed, line, times(len(line), 3000), T0, True,
+                                 line=None, scouted=True, daily=True)
+    assert not wandering.flagged  # a school's second pupil, playing it himself
+
+
+def test_the_pause_grows_with_walkouts_and_ends() -> None:
+    now = T0 + WALKOUT_WINDOW_MS
+    few = [now - 60_000 * i for i in range(1, PAUSE_AFTER_WALKOUTS)]
+    assert fairplay.pause_until(few, now) is None
+    enough = [now - 1000, *few]
+    assert fairplay.pause_until(enough, now) == now - 1000 + PAUSE_MS
+    more = [now - 500, *enough]
+    assert fairplay.pause_until(more, now) == now - 500 + 2 * PAUSE_MS
+    assert fairplay.pause_until(more, now + 2 * PAUSE_MS) is None  # served
+    old = [t - WALKOUT_WINDOW_MS for t in more]
+    assert fairplay.pause_until(old, now) is None  # outside the window
+
+
+# ---------------------------------------------------------------- the rules of rated play
+def two(kind: str | None = "quick", nets: tuple[str, str] = ("n1", "n2"),
+        accounts: tuple[bool, bool] = (True, True), moves: tuple[int, int] = (3, 3),
+        bot_level: int | None = None) -> Race:
+    """A finished rated race of two (the second a house bot with ``bot_level``): each makes
+    ``moves``, then the second resigns (the first if the second is a bot)."""
+    race = Race("r1", "scotch", won_deal()[0], "salt",
+                Options(players=2, rated=True, kind=kind), T0, "host", 1000)
+    race.join("Ann", "t1", T0, pid="pa", net=nets[0], account=accounts[0])
+    if bot_level is None:
+        race.join("Bob", "t2", T0, pid="pb", net=nets[1], account=accounts[1])
+    else:
+        race.join("Ace bot", "t2", T0, bot=True, level=bot_level)
+    race.start("host", T0)
+    race.tick(T0 + 1000)
+    at = T0 + 2000
+    for player, n in zip(("p1", "p2"), moves, strict=True):
+        for _ in range(n):
+            racer = race.racers[player]
+            race.move(player, racer.game.legal_moves()[0].text(), racer.seq + 1, at)
+            at += 1000
+    race.resign("p1" if bot_level is not None else "p2", at)
+    assert race.status == "finished"
+    return race
+
+
+def test_a_rated_race_between_two_accounts_is_rated() -> None:
+    s = scoring(two())
+    assert s.rated and s.casual is None and not s.held
+    assert [k for k, _ in s.counted] == ["pa", "pb"]
+    assert [r.casual for r in s.results] == [None, None]
+
+
+def test_a_guest_is_casual_and_so_is_his_opponent() -> None:
+    s = scoring(two(accounts=(True, False)))
+    assert not s.rated and s.casual == "too_few"
+    assert {r.player: r.casual for r in s.results} == {"pa": "too_few", "pb": "guest"}
+
+
+def test_two_accounts_of_one_network_are_casual() -> None:
+    s = scoring(two(nets=("same", "same")))
+    assert not s.rated and s.casual == "same_network"
+
+
+def test_the_same_two_again_and_again_are_casual() -> None:
+    assert scoring(two(), together=lambda a, b: REPEAT_PAIR_RATED - 1).rated
+    s = scoring(two(), together=lambda a, b: REPEAT_PAIR_RATED)
+    assert not s.rated and s.casual == "repeat_pair"
+
+
+def test_an_aborted_opponent_rates_nobody_and_only_the_one_who_left_walked_out() -> None:
+    s = scoring(two(moves=(3, 1)))  # Bob resigns after one move
+    assert not s.rated and s.casual == "too_few"
+    ann, bob = s.results
+    assert bob.aborted and bob.walkout and bob.casual == "aborted"
+    assert not ann.aborted and not ann.walkout
+
+
+def test_a_custom_race_is_rated_only_among_accounts_of_their_own_networks() -> None:
+    assert scoring(two(kind=None)).rated
+    assert scoring(two(kind=None, accounts=(True, False))).casual == "not_all_accounts"
+    assert scoring(two(kind=None, nets=("n1", ""))).casual == "not_all_accounts"
+
+
+@pytest.mark.parametrize("level", [1, 2, 3, 4, 5])
+def test_resigning_against_a_house_bot_is_a_loss(level: int) -> None:
+    s = scoring(two(kind="bot", bot_level=level, moves=(3, 0)))
+    assert s.rated and s.places == {"p1": 2, "p2": 1}
+    from solrace.core.scoring import new_ratings
+
+    assert new_ratings(s, {})["pa"].mu < 1500
+
+
+@pytest.mark.parametrize("level", [1, 5])
+def test_resigning_at_once_against_a_bot_rates_nothing(level: int) -> None:
+    s = scoring(two(kind="bot", bot_level=level, moves=(0, 0)))
+    assert not s.rated and s.casual == "too_few"
+    [ann] = s.results
+    assert ann.aborted and ann.walkout
+
+
+def test_a_flagged_result_holds_the_race() -> None:
+    seed, line = won_deal()
+    race = two()
+    sig = fairplay.signals("scotch", seed, line, times(len(line), 20), T0, True, line=line)
+    s = scoring(race, {"p1": sig})
+    assert s.rated and s.held and s.body([]) == {"rated": False, "game": "scotch",
+                                                 "changes": [], "held": True}
+    assert [r.flagged for r in s.results] == [True, False]
+    assert [r.held for r in s.results] == [True, True]
