@@ -9,6 +9,7 @@ import { gameTitle } from "../cards.js";
 import { me } from "../me.js";
 import { fetchJSON, formatTime, h, replace, toast } from "../ui.js";
 import { playerPath } from "./player-parts.js";
+import { Replay } from "./replay.js";
 
 const RULES = {
   machine_speed: "machine speed",
@@ -35,6 +36,7 @@ export function mount(root) {
         "Most suspicious first. Clear a result that was played fairly; close an account that used help."),
       body)));
   let closed = false;
+  const replays = [];
 
   async function load() {
     try {
@@ -54,10 +56,11 @@ export function mount(root) {
     try {
       const reply = await me.request(msg);
       if (reply.type === "error") throw new Error(reply.message);
+      row.nextElementSibling?.classList.contains("mod-replay") && row.nextElementSibling.remove();
       row.remove();
       toast(msg.type === "mod_clear" ? "Cleared: the result counts." :
         `Account closed: ${reply.refunds?.length ?? 0} refund${reply.refunds?.length === 1 ? "" : "s"} to its opponents.`, "info", 4000);
-      if (!body.querySelector("tbody tr")) load();
+      if (!body.querySelector("tbody tr:not(.mod-replay)")) load();
     } catch (err) {
       button.disabled = false;
       toast(err.message || "That did not work.", "error", 5000);
@@ -73,6 +76,7 @@ export function mount(root) {
     const rows = flags.map((f) => {
       const sig = f.signals || {};
       const clear = h("button.small.mod-clear", { type: "button" }, "Clear");
+      const replayBtn = h("button.small.mod-replay-btn", { type: "button", "aria-expanded": "false" }, "Replay");
       const close = h("button.small.danger.mod-close", { type: "button" }, "Close account");
       const row = h("tr", { dataset: { race: f.race, player: f.player } },
         h("td", {}, h("a.player-link", { href: playerPath(f.player_name), "data-link": true }, f.player_name),
@@ -89,25 +93,37 @@ export function mount(root) {
           sig.scouted ? h("li", {}, "another account of the same network played this deal earlier") : null),
           h("p.mod-rules", {}, (sig.rules || []).map((r) => RULES[r] || r).join(", "))),
         h("td.num", {}, String(sig.suspicion ?? "–")),
-        h("td", {}, h("a.button.small", { href: `/race/${encodeURIComponent(f.race)}?replay=${encodeURIComponent(f.racer || "p1")}`,
-          "data-link": true }, "Replay")),
+        h("td", {}, replayBtn),
         h("td.mod-actions", {}, clear, close));
+      // The replay opens under the row: a daily result's deal is still secret to everyone but
+      // moderators, so its race page would show nothing yet.
+      const replayRow = h("tr.mod-replay", { hidden: true }, h("td", { colspan: 6 }));
+      let replay = null;
+      replayBtn.addEventListener("click", () => {
+        replayRow.hidden = !replayRow.hidden;
+        replayBtn.setAttribute("aria-expanded", String(!replayRow.hidden));
+        if (!replayRow.hidden && !replay) {
+          replay = new Replay(replayRow.firstChild, f.race, [{ player: f.racer || "p1", name: f.player_name }], f.racer);
+          replays.push(replay);
+        }
+      });
       clear.addEventListener("click", () => decide({ type: "mod_clear", race: f.race, player: f.player }, row, clear));
       close.addEventListener("click", () => {
         if (!window.confirm(`Close ${f.player_name}'s account for fair play? Its opponents get back the points they lost to it.`)) return;
         decide({ type: "mod_close", player: f.player, reason: "fair_play" }, row, close);
       });
-      return row;
+      return [row, replayRow];
     });
     replace(body, h("div.table-scroll", {}, h("table.data-table.mod-table", {},
       h("caption.sr-only", {}, "Flagged results"),
       h("thead", {}, h("tr", {}, ["Result", "Time or cards", "Signals", "Suspicion", "", ""]
         .map((t) => h("th", { scope: "col" }, t)))),
-      h("tbody", {}, rows))));
+      h("tbody", {}, rows.flat()))));
   }
 
   load();
   return () => {
     closed = true;
+    for (const r of replays) r.destroy();
   };
 }
