@@ -330,9 +330,6 @@ PASSWORD_WAITING = 256
 #: in together fits; one address cannot keep the pool's threads busy for long.
 PASSWORD_HASH_RATE = 0.5
 PASSWORD_HASH_BURST = 40.0
-PLAYERS_PER_ADDRESS_HOUR = 20  # (the limits before issue 28: gone with the next commit)
-PASSWORD_CHECKS_PER_MINUTE = 10
-SIGN_IN_FAILURES_PER_HOUR = 10
 #: Milliseconds a sign-in ticket is valid.
 TICKET_MS = 60_000
 #: Seconds between two looks for finished races not scored yet.
