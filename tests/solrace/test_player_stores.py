@@ -140,6 +140,22 @@ async def test_sign_in_failures_networks_and_accounts_per_day(store: PlayerStore
     assert await store.take_account("tag1", "2026-12-05", 3)  # the next day
 
 
+async def test_redis_counts_are_one_count_for_every_process(redis: RedisServer) -> None:
+    """Two processes' stores (two clients of one Redis) counting accounts of one network at
+    once: never more than the cap between them; a failure counted by one is seen by the other."""
+    client = connect(redis.url)
+    await client.flushdb()
+    one, two = RedisPlayers(client), RedisPlayers(connect(redis.url))
+    taken = await asyncio.gather(*(store.take_account("net", "2026-12-04", 7)
+                                   for store in (one, two) * 10))
+    assert taken.count(True) == 7
+    await one.add_failure(["n:ann"], 5)
+    await two.add_failure(["n:ann"], 9)
+    assert await one.failures(["n:ann"], 10) == [(2, 9)]
+    await client.aclose()
+    await two.client.aclose()
+
+
 async def test_failures_are_forgotten_an_hour_after_the_last(tmp_path: Path) -> None:
     """In memory (the embedded server): forgotten after an hour, and bounded."""
     from solrace.store.memory_failures import MemoryFailures
