@@ -19,8 +19,6 @@ from .conftest import T
 from .servers import RedisServer, Solrace
 from .test_cluster_play import fetch
 
-pytestmark = pytest.mark.cluster
-
 
 @pytest.fixture
 def redis(tmp_path: Path) -> Iterator[RedisServer]:
