@@ -244,16 +244,23 @@ class RedisPlayers:
                 await read()
         await read()
         shared = 0
-        for _, pid, name in sorted(players):
-            key = name_key(name)
-            done = await self._script("index_name", INDEX_NAME, [
-                pkey(NAME_INDEX + key), pkey(NAME_INDEX + own_key(key, pid)), pkey(f"p:{pid}")],
-                [pid, key, own_key(key, pid)])
-            if done == 2:
-                shared += 1
-                log.warning("player %s: his name %r is the same name as an older player's "
-                            "under %s: kept, under the key %r", pid, name, NAMES_VERSION,
-                            own_key(key, pid))
+        ordered = sorted(players)
+        sha = await self.client.script_load(INDEX_NAME)
+        for start in range(0, len(ordered), 500):  # in order: a pipeline keeps it
+            chunk = ordered[start:start + 500]
+            async with self.client.pipeline(transaction=False) as pipe:
+                for _, pid, name in chunk:
+                    key = name_key(name)
+                    pipe.evalsha(sha, 3, pkey(NAME_INDEX + key),
+                                 pkey(NAME_INDEX + own_key(key, pid)), pkey(f"p:{pid}"),
+                                 pid, key, own_key(key, pid))
+                done = await pipe.execute()
+            for (_, pid, name), claimed in zip(chunk, done, strict=True):
+                if claimed == 2:
+                    shared += 1
+                    log.warning("player %s: his name %r is the same name as an older player's "
+                                "under %s: kept, under a key of his own", pid, name,
+                                NAMES_VERSION)
         await self.client.set(pkey("names"), NAMES_VERSION)
         log.info("names indexed under %s: %d players, %d sharing a name", NAMES_VERSION,
                  len(players), shared)
