@@ -11,7 +11,8 @@ everysec``, as compose.yaml), two ``solrace serve --redis`` processes A and B, a
 Each visitor is a browser as the server sees it: ``GET /`` gives it the ``sr_player`` cookie,
 it opens ``/ws`` with that cookie and sends ``set_name`` (a unique name: it becomes a player).
 Every visitor comes from an address of its own (``X-Forwarded-For``, hence ``--trust-proxy``):
-the server lets one address create 20 players an hour, and 1,000 visitors are 1,000 homes.
+the server guards against a flood of new players from one address (a token bucket), and 1,000
+visitors are 1,000 homes.
 All identities are made first (``--visitors`` for the two processes on Redis, visitor *i* on A
 or B by turns, and as many for the embedded process), outside the timing.
 

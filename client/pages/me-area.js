@@ -12,6 +12,9 @@ const SHORT_TITLES = { scotch: "Scotch", "quadruple-canfield": "Canfield", yukon
 /** Messages for the server's refusals, in the player's words. */
 function reason(err, what) {
   if (err.code === "name_taken") return "That name belongs to another player: choose another.";
+  if (err.code === "name_reserved") return "That name is kept for the site: choose another.";
+  // The server says how long to wait (failed sign-ins, new accounts from one network).
+  if (err.code === "rate_limited" && err.message) return `${err.message[0].toUpperCase()}${err.message.slice(1)}.`;
   if (err.code === "rate_limited") return "Too many tries: wait a while before trying again.";
   if (err.code === "forbidden") return what === "password" ? "The current password is wrong." : "Wrong name or password.";
   return err.message || "That did not work: try again.";

@@ -292,12 +292,50 @@ MATCHED_TIMEOUT_MS = 5000
 #: House bots playing at once in one process, and for one client address.
 HOUSE_BOTS = 200
 HOUSE_BOTS_PER_ADDRESS = 4
-#: Players one client address may create per hour (a new browser, cookies cleared).
-PLAYERS_PER_ADDRESS_HOUR = 20
-#: Password checks (sign-in, a new password) per client address per minute; failed sign-ins
-#: per name and per address per hour.
-PASSWORD_CHECKS_PER_MINUTE = 10
-SIGN_IN_FAILURES_PER_HOUR = 10
+#: New players (guests: a browser's key that does something) per client address: a token bucket
+#: of NEW_PLAYERS_RATE a second with bursts of NEW_PLAYERS_BURST. A flood guard only: a school,
+#: a café or a mobile carrier's NAT puts hundreds of people behind one address, and a guest
+#: costs one row; what a guest can do that counts (rated races) needs an account, capped below.
+NEW_PLAYERS_RATE = 1.0
+NEW_PLAYERS_BURST = 200.0
+#: Guests who become accounts (a first password) per client address per UTC day, counted in
+#: the store (shared by every process). A class of 30 signs up together, and a second class
+#: the same day still can; one machine cannot mint accounts by the hundred.
+ACCOUNTS_PER_ADDRESS_DAY = 60
+#: Sign-in failures (docs/protocol.md "Who you are"): each name at each address, each
+#: address, and each name get delays that double with every failure past a few free ones
+#: (2^(k - free) seconds after k failures), up to a cap; an attempt made before its delay is
+#: over is refused with ``retry_after``, unchecked. A network the player signed in from (or
+#: set his password from) before is delayed only by its own failures for that name: an
+#: attacker elsewhere cannot lock him out. From a network new to him, other networks'
+#: failures for his name delay him SIGN_IN_NAME_DELAY_S at most.
+SIGN_IN_FREE_FAILURES = 3
+#: ... failures from one address (any names) before it is delayed: a school's forgotten
+#: passwords, not a guesser trying name after name.
+SIGN_IN_ADDRESS_FREE_FAILURES = 30
+#: The longest delay (s) for one name at one address, and for one address.
+SIGN_IN_MAX_DELAY_S = 900
+#: The longest delay (s) failures for a name make at networks that have failed none of them:
+#: a guesser spread over many addresses gets a try per this many seconds for that name.
+SIGN_IN_NAME_DELAY_S = 8
+#: Failures are forgotten this long (s) after the last one under their key.
+SIGN_IN_FORGET_S = 3600
+#: Failure counters one process keeps in memory (the embedded server), at most.
+SIGN_IN_KEYS = 100_000
+#: Networks remembered per player (the latest ones he signed in from), and for how long.
+KNOWN_NETWORKS = 20
+KNOWN_NETWORK_DAYS = 90
+#: Password hashing (scrypt: ~50 ms of CPU and 16 MiB each) runs in a pool of its own, off the
+#: event loop: this many threads, fed in turn by client address, with at most
+#: PASSWORD_WAITING_PER_ADDRESS jobs waiting per address and PASSWORD_WAITING in all. A flood
+#: from N addresses delays anyone else by at most about N hashes.
+PASSWORD_THREADS = 2
+PASSWORD_WAITING_PER_ADDRESS = 3
+PASSWORD_WAITING = 256
+#: Hashes one client address may ask for: a token bucket (per second, burst): a class signing
+#: in together fits; one address cannot keep the pool's threads busy for long.
+PASSWORD_HASH_RATE = 0.5
+PASSWORD_HASH_BURST = 40.0
 #: Milliseconds a sign-in ticket is valid.
 TICKET_MS = 60_000
 #: Seconds between two looks for finished races not scored yet.

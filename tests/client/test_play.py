@@ -160,9 +160,12 @@ def test_a_name_kept_and_signing_in_on_another_device(pages: Pages) -> None:
     pick = second.locator(".me-menu summary")
     pick.click()
     second.click("#me-rename")
-    second.fill("#me-name-input", "keeper")  # the same name, once case-folded
+    second.fill("#me-name-input", "k\u0435\u0435per")  # the same name: Cyrillic е, lower case
     second.click("#me-name-form button[type=submit]")
     second.wait_for_selector(".me-panel .form-msg >> text=belongs to another player")
+    second.fill("#me-name-input", "Ace bot")  # a house bot's
+    second.click("#me-name-form button[type=submit]")
+    second.wait_for_selector(".me-panel .form-msg >> text=kept for the site")
     # ...until it signs in with the password: then it is that player.
     second.click("#me-sign-in")
     second.fill("#signin-name", "Keeper")

@@ -109,7 +109,8 @@ def sock(live: Live) -> Iterator[ClientConnection]:
 CODES = {"bad_message", "not_found", "forbidden", "race_full", "race_not_running",
          "illegal_move", "rate_limited", "bad_seq", "race_started", "no_racers",
          "race_not_over", "limit_reached", "unavailable", "internal", "entry_closed",
-         "tournament_full", "tournament_started", "tournament_over", "nothing_waiting"}
+         "tournament_full", "tournament_started", "tournament_over", "nothing_waiting",
+         "name_taken", "name_reserved"}
 
 
 def still_answers(ws: ClientConnection, live: Live) -> None:

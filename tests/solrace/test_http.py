@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import solrace.net.app as app_module
+import solrace.net.connection as connection_module
 import solrules
 from solrace.core.race import Race
 from solrace.core.race_parts import Options
@@ -81,6 +83,49 @@ async def test_a_header_given_twice_is_a_bad_request(server: Server) -> None:
             status, headers, _ = await get(port, path, extra=extra)
             assert status == 400, (path, extra)
             assert headers["x-content-type-options"] == "nosniff"
+
+
+async def test_every_header_that_decides_something_given_twice_is_400(server: Server) -> None:
+    """The players' routes read a ticket, a sign-out's header and, behind a proxy, the scheme:
+    each given twice is a bad request (it used to raise inside the route: 500)."""
+    port = port_of(server)
+    server.app.routes.trust_proxy = True  # X-Forwarded-Proto decides the cookie's Secure
+    for path, header, value in (("/api/session", "X-Solrace-Ticket", "a" * 43),
+                                ("/api/signout", "X-Solrace-Signout", "1"),
+                                ("/", "X-Forwarded-Proto", "https")):
+        status, _, _ = await get(port, path, extra=f"{header}: {value}\r\n")
+        assert status in (200, 204, 403), (path, status)  # once: the route's own answer
+        status, headers, _ = await get(port, path, extra=f"{header}: {value}\r\n" * 2)
+        assert status == 400, (path, header, status)
+        assert headers["x-content-type-options"] == "nosniff"
+
+
+def test_every_header_read_from_a_request_must_be_single() -> None:
+    """No ``headers.get`` on a request can raise: each header read that way is one that a
+    request may give once only (checked before any route reads it)."""
+    import re
+
+    import solrace.net.web as web
+
+    for module in (web, app_module, connection_module):
+        read = set(re.findall(r'headers\.get\("([^"]+)"', Path(module.__file__).read_text()))
+        assert read <= set(web.SINGLE_HEADERS), (module.__name__, read - set(web.SINGLE_HEADERS))
+
+
+async def test_accept_encoding_may_come_in_several_lines(tmp_path: Path) -> None:
+    """A header a client may split over several lines is read whole: a replay asked for with
+    ``Accept-Encoding`` twice comes gzipped if either line takes gzip (it used to be a 500)."""
+    long_race(tmp_path / "long.db", 10)
+    store = SQLiteStore(tmp_path / "long.db")
+    app = App(store, client=tmp_path, http_rate=0, rate_limit=0)
+    async with serving(app) as server:
+        status, headers, body = await get(
+            port_of(server), "/api/races/long/replay/p1",
+            extra="Accept-Encoding: identity\r\nAccept-Encoding: gzip\r\n")
+        assert status == 200 and headers["content-encoding"] == "gzip"
+        assert len(json.loads(gzip.decompress(body))["moves"]) == 10
+    app.close()
+    store.close()
 
 
 async def test_the_librarys_own_answers_carry_the_security_headers(server: Server) -> None:

@@ -1,7 +1,9 @@
 """The player stores, SQLite and Redis (a real ``redis-server`` on a free port), held to one
-contract: unique folded names, hashed keys, single-use tickets, a race scored exactly once
-(also when several scorers race each other), the leaderboard's filter, the daily deal's
-first-one-wins. And the quick-race queues, in memory and in Redis, to theirs."""
+contract: names unique by skeleton (and stores keyed under an earlier rule keyed again),
+hashed keys, single-use tickets, sign-in failures, known networks and accounts per network
+and day, a race scored exactly once (also when several scorers race each other), the
+leaderboard's filter, the daily deal's first-one-wins. And the quick-race queues, in memory
+and in Redis, to theirs."""
 
 from __future__ import annotations
 
@@ -111,6 +113,131 @@ async def test_names_keys_and_tickets(store: PlayerStore) -> None:
     assert await store.take_ticket("t1", now) is None  # once
     await store.put_ticket("t2", "pl1", now + 60_000)
     assert await store.take_ticket("t2", now + 60_001) is None  # expired
+
+
+async def test_names_are_one_name_by_skeleton(store: PlayerStore) -> None:
+    assert await store.create(player("pl1", "anna5629"), "k1")
+    # A Cyrillic а, capitals, full width, a Greek Α: one name for a reader, one name here.
+    for twin in ("\u0430nna5629", "ANNA5629", "\uff41\uff4e\uff4e\uff415629", "\u0391NNA5629"):
+        assert not await store.create(player("pl2", twin), "k2"), twin
+        assert (await store.by_name(twin)) == player("pl1", "anna5629"), twin
+    assert await store.create(player("pl2", "Bob"), "k2")
+    assert not await store.rename("pl2", "\u0430nna5629")
+    assert (await store.by_name("B0B")).id == "pl2"  # type: ignore[union-attr]
+    assert await store.rename("pl2", "B0b")  # 0 is o: his own name, written otherwise
+    assert (await store.by_id("pl2")).name == "B0b"  # type: ignore[union-attr]
+    assert await store.create(player("pl3", "rn"), "k3")
+    assert not await store.create(player("pl4", "m"), "k4")  # m looks like rn
+
+
+async def test_sign_in_failures_networks_and_accounts_per_day(store: PlayerStore) -> None:
+    now = 10**12
+    keys = ["n:ann", "a:tag1", "p:tag1:ann"]
+    assert await store.failures(keys, now) == [(0, 0)] * 3
+    await store.add_failure(keys, now)
+    await store.add_failure(keys[:1], now + 5)
+    assert await store.failures(keys, now + 10) == [(2, now + 5), (1, now), (1, now)]
+    await store.clear_failures(keys[2:])
+    assert await store.failures(keys, now + 10) == [(2, now + 5), (1, now), (0, 0)]
+    assert await store.failures(["n:nobody"], now) == [(0, 0)]
+
+    assert await store.create(player("pl1", "Ann"), "k1")
+    assert not await store.known_network("pl1", "tag1", now)
+    await store.add_network("pl1", "tag1", now)
+    assert await store.known_network("pl1", "tag1", now + 1)
+    assert not await store.known_network("pl1", "tag2", now + 1)
+    assert not await store.known_network("pl1", "tag1", now + 91 * 86_400_000)  # long ago
+    for i in range(25):  # only his latest networks are kept
+        await store.add_network("pl1", f"net{i}", now + 1 + i)
+    assert not await store.known_network("pl1", "tag1", now + 30)
+    assert await store.known_network("pl1", "net24", now + 30)
+
+    taken = [await store.take_account("tag1", "2026-12-04", 3) for _ in range(5)]
+    assert taken == [True, True, True, False, False]
+    assert await store.take_account("tag2", "2026-12-04", 3)  # another network
+    assert await store.take_account("tag1", "2026-12-05", 3)  # the next day
+
+
+async def test_redis_counts_are_one_count_for_every_process(redis: RedisServer) -> None:
+    """Two processes' stores (two clients of one Redis) counting accounts of one network at
+    once: never more than the cap between them; a failure counted by one is seen by the other."""
+    client = connect(redis.url)
+    await client.flushdb()
+    one, two = RedisPlayers(client), RedisPlayers(connect(redis.url))
+    taken = await asyncio.gather(*(store.take_account("net", "2026-12-04", 7)
+                                   for store in (one, two) * 10))
+    assert taken.count(True) == 7
+    await one.add_failure(["n:ann"], 5)
+    await two.add_failure(["n:ann"], 9)
+    assert await one.failures(["n:ann"], 10) == [(2, 9)]
+    await client.aclose()
+    await two.client.aclose()
+
+
+async def test_failures_are_forgotten_an_hour_after_the_last(tmp_path: Path) -> None:
+    """In memory (the embedded server): forgotten after an hour, and bounded."""
+    from solrace.store.memory_failures import MemoryFailures
+
+    book = MemoryFailures(size=3)
+    book.add(["a", "b"], 0)
+    book.add(["a"], 3_000_000)
+    assert book.get(["a", "b"], 3_700_000) == [(2, 3_000_000), (0, 0)]
+    assert book.get(["a"], 6_600_001) == [(0, 0)]
+    book.add(["c", "d", "e", "f"], 7_000_000)
+    assert len(book.counts) == 3 and "c" not in book.counts  # the least recent forgotten
+
+
+async def test_an_old_database_is_keyed_again_by_skeleton(tmp_path: Path) -> None:
+    """Names keyed under the rule before (NFKC, case-folded): at the first start on the new
+    rule the older of two players whose names are now one name keeps it; the newer keeps his
+    name as shown, under a key of his own, and can rename himself."""
+    import sqlite3
+    import unicodedata
+
+    path = tmp_path / "race.db"
+    SQLiteStore(path).close()  # the schema
+    db = sqlite3.connect(path)
+    old = [("plold", "anna", 1_000), ("plnew", "\u0430nna", 2_000), ("plbob", "Bob", 3_000)]
+    db.executemany("INSERT INTO players VALUES (?,?,?,?,NULL)",
+                   [(pid, name, unicodedata.normalize("NFKC", name).casefold(), at)
+                    for pid, name, at in old])
+    db.executemany("INSERT INTO player_keys VALUES (?,?,0)",
+                   [(f"k{pid}", pid) for pid, _, _ in old])
+    db.commit()
+    db.close()
+    races = SQLiteStore(path)
+    store = races.players()
+    assert (await store.by_name("\u0430nna")).id == "plold"  # type: ignore[union-attr]
+    assert (await store.by_key("kplnew")).name == "\u0430nna"  # type: ignore[union-attr]
+    assert not await store.create(player("pl9", "ANNA"), "k9")
+    assert await store.rename("plnew", "\u0430nna")  # his own name still
+    assert await store.rename("plnew", "Annette")
+    assert not await store.rename("plbob", "\u0430nna")  # the older one's
+    races.close()
+    races = SQLiteStore(path)  # keyed once: the second start changes nothing
+    assert (await races.players().by_name("annette")).id == "plnew"  # type: ignore[union-attr]
+    races.close()
+
+
+async def test_redis_names_before_skeletons_are_indexed(redis: RedisServer) -> None:
+    """Players written by the version before (their hash without ``nk``, the folded-name
+    keys): the first identity call of a new process indexes them by skeleton, oldest first."""
+    client = connect(redis.url)
+    await client.flushdb()
+    for pid, name, at in (("plold", "anna", 1_000), ("plnew", "\u0430nna", 2_000)):
+        await client.hset(f"sr:{{pl}}:p:{pid}", mapping={"name": name, "created_at": at})
+        await client.set(f"sr:{{pl}}:name:{name}", pid)
+        await client.set(f"sr:{{pl}}:key:k{pid}", pid)
+    first, second = RedisPlayers(client), RedisPlayers(connect(redis.url))
+    got = await asyncio.gather(first.by_name("ANNA"), second.by_name("anna"))
+    assert [p.id for p in got if p is not None] == ["plold", "plold"]
+    assert not await first.create(player("pl9", "\u0430NNA"), "k9")
+    assert await second.rename("plnew", "\u0430nna")  # his own name still
+    assert await second.rename("plnew", "Annette")
+    assert (await first.by_name("annette")).id == "plnew"  # type: ignore[union-attr]
+    assert not await first.rename("plold", "Annette")
+    await client.aclose()
+    await second.client.aclose()
 
 
 async def test_a_race_is_scored_once_even_by_racing_scorers(store: PlayerStore) -> None:

@@ -3,8 +3,9 @@
 A browser holds a long random *key* (a cookie the server sets; see docs/protocol.md, "Who you
 are"); the server keeps only its SHA-256, so a stolen database gives no key. A key is long and
 random, so a fast hash is enough; a *password* is chosen by a person, so it is kept as
-``hashlib.scrypt`` (memory-hard) with a salt of its own. Names are unique once folded: two
-names that differ only in case or Unicode compatibility form ("Ann", "ＡＮＮ") are one name.
+``hashlib.scrypt`` (memory-hard) with a salt of its own. Names are unique by their skeleton
+(:func:`name_key`, :mod:`solrace.core.names`): names a reader cannot tell apart ("Ann", "ＡＮＮ",
+"Аnn" with a Cyrillic А) are one name.
 
 Pure: no I/O, no randomness (keys, ids and salts come from :mod:`solrace.service.entropy`);
 scrypt costs ~50 ms of CPU: the server runs it in a thread.
@@ -14,8 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import unicodedata
 from dataclasses import dataclass
+
+from solrace.core.names import skeleton
 
 #: scrypt's cost: n=2^14, r=8 (16 MiB of memory per hash), p=1.
 SCRYPT_N = 1 << 14
@@ -74,8 +76,15 @@ def well_formed_key(key: str) -> bool:
 
 
 def name_key(name: str) -> str:
-    """The form under which two names are the same name."""
-    return unicodedata.normalize("NFKC", name).casefold().strip()
+    """The form under which two names are the same name: its skeleton
+    (:func:`solrace.core.names.skeleton`)."""
+    return skeleton(name)
+
+
+def own_key(key: str, pid: str) -> str:
+    """The key a player's name is kept under when an older player's name has the same key (a
+    store keyed under an earlier rule): no name has it (a skeleton holds no newline)."""
+    return f"{key}\n{pid}"
 
 
 def hash_password(password: str, salt: bytes) -> str:

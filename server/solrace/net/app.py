@@ -24,7 +24,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 from solrace.bus.base import Bus
 from solrace.bus.memory_bus import MemoryBus
-from solrace.core.keys import KEY_BYTES, MasterKey
+from solrace.core.keys import KEY_BYTES, MasterKey, net_tag
 from solrace.core.quotas import Caps
 from solrace.net import raw_frames
 from solrace.net.connection import Connection, Output
@@ -157,7 +157,9 @@ class App:
             make = getattr(store, "players", None)
             players = make() if make is not None else None
         self.players = players
-        self.accounts = Accounts(players, clock, self.hub.reply_later)
+        net = self.master_key.derive("net")
+        self.accounts = Accounts(players, clock, self.hub.reply_later,
+                                 tag=lambda address: net_tag(net, address))
         self.house_bots = HouseBots(self.hub, solver)
         self.hub.house_bots = self.house_bots
         self.matchmaker = Matchmaker(self.hub, self.accounts, self.house_bots, LocalQueues(),
@@ -278,6 +280,7 @@ class App:
 
     def close(self) -> None:
         self.routes.close()
+        self.accounts.close()
         if self.pool is not None:
             self.pool.close()
         if self.solver is not None:

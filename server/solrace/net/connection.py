@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import dataclasses
 import itertools
 import logging
 import time
 import urllib.parse
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
@@ -106,6 +107,17 @@ def batch_frame(payloads: list[bytes], binary: bool) -> bytes:
             head = b"\xdd" + n.to_bytes(4, "big")
         return frame(head + b"".join(payloads), True)
     return frame(b"[" + b",".join(payloads) + b"]", False)
+
+
+def _names_itself(cmd: codec.Command, anonymous: bool, seats: dict[str, str]
+                  ) -> TypeGuard[codec.Join | codec.TournamentCmd]:
+    """Does ``cmd`` make a racer (or a tournament's entrant) under a name it gives? An
+    anonymous connection's new seat in a race, and anyone's entry in a tournament."""
+    if isinstance(cmd, codec.Join):
+        return anonymous and cmd.token is None and cmd.name is not None and \
+            cmd.race not in seats
+    return isinstance(cmd, codec.TournamentCmd) and cmd.action == "join" and \
+        cmd.token is None and cmd.name is not None
 
 
 class Output:
@@ -402,11 +414,23 @@ class Connection:
             # A player joins under his name and rating as they are now.
             return self.supervisor.spawn(self._refreshed(front, cmd), f"join of {self.id}",
                                          timeout=SETTLE_TIMEOUT)
+        if front is not None and _names_itself(cmd, self.who is None, self.seats):
+            # Someone who is not racing as a player never races under a player's name, or a
+            # reserved one: the store says (solrace.service.accounts: racer_name).
+            return self.supervisor.spawn(self._renamed(front, cmd), f"join of {self.id}",
+                                         timeout=SETTLE_TIMEOUT)
         return self._route(cmd)
 
     async def _refreshed(self, front: Front, cmd: codec.Command) -> None:
         await front.refresh(self)
         barrier = self._route(cmd)
+        if barrier is not None:
+            await barrier
+
+    async def _renamed(self, front: Front, cmd: codec.Join | codec.TournamentCmd) -> None:
+        assert cmd.name is not None
+        name = await front.accounts.racer_name(cmd.name, self.who)
+        barrier = self._route(cmd if name == cmd.name else dataclasses.replace(cmd, name=name))
         if barrier is not None:
             await barrier
 

@@ -19,7 +19,6 @@ import http.cookies
 import json
 import logging
 import math
-import time
 import urllib.parse
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -38,11 +37,12 @@ from solrace.core.rating import PROVISIONAL
 from solrace.core.scoring import stats
 from solrace.protocol import messages
 from solrace.protocol.replays import Builder
+from solrace.service.accounts import player_view
 from solrace.service.entropy import new_key
+from solrace.service.rates import AddressRates
 from solrace.settings import (
     ANALYSIS_RETRY_S,
     HTTP_BURST,
-    HTTP_CLIENTS,
     HTTP_RATE,
     LEADERBOARD_MIN_RACES,
     REPLAY_CACHE_BYTES,
@@ -154,38 +154,6 @@ def json_response(status: int, obj: Any, extra: Iterable[tuple[str, str]] = ()) 
     return response(status, body, "application/json", extra)
 
 
-class AddressRates:
-    """A token bucket per client address (``rate`` per second, bursts of ``burst``, by default
-    twice the rate), for at most ``size`` addresses at once (the least recently seen are
-    forgotten)."""
-
-    def __init__(self, rate: float, size: int = HTTP_CLIENTS,
-                 clock: Callable[[], float] = time.monotonic, burst: float | None = None
-                 ) -> None:
-        self.rate = rate
-        self.burst = burst if burst is not None else 2 * rate
-        self.size = size
-        self.clock = clock
-        self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # tokens, when
-
-    def allow(self, address: str, cost: float = 1.0) -> bool:
-        return self.wait(address, cost) == 0.0
-
-    def wait(self, address: str, cost: float = 1.0) -> float:
-        """0.0 if a request of ``cost`` may go now (and it is counted); else the seconds until
-        it could (for ``Retry-After``), and nothing is counted."""
-        if self.rate <= 0:
-            return 0.0
-        now = self.clock()
-        tokens, then = self.buckets.pop(address, (self.burst, now))
-        tokens = min(self.burst, tokens + (now - then) * self.rate)
-        allowed = tokens >= cost
-        self.buckets[address] = (tokens - cost if allowed else tokens, now)
-        while len(self.buckets) > self.size:
-            self.buckets.popitem(last=False)
-        return 0.0 if allowed else (cost - tokens) / self.rate
-
-
 class ReplayCache:
     """Built replays (encoded), least recently used out first, at most ``limit`` bytes."""
 
@@ -215,8 +183,17 @@ SLOW_CLIENT_BYTES = 256 * 1024
 #: Seconds an answer may take to be read, at most.
 MAX_ANSWER_SECONDS = 60.0
 
-#: Request headers that must appear at most once (their value decides something).
-SINGLE_HEADERS = ("Host", "Origin", "If-None-Match", "X-Forwarded-For", "X-Real-IP", "Cookie")
+#: Request headers that must appear at most once (their value decides something): a request
+#: with one of them twice is answered 400 before anything reads it (``Headers.get`` would raise
+#: on it). Every header this module reads is one of these, but ``Accept-Encoding``, which may
+#: come in several lines (:func:`accepts_gzip` reads them all).
+SINGLE_HEADERS = ("Host", "Origin", "If-None-Match", "X-Forwarded-For", "X-Real-IP", "Cookie",
+                  "X-Forwarded-Proto", "X-Solrace-Ticket", "X-Solrace-Signout")
+
+
+def accepts_gzip(headers: Headers) -> bool:
+    """Does the client take a gzipped answer (any of its ``Accept-Encoding`` lines)?"""
+    return "gzip" in ", ".join(headers.get_all("Accept-Encoding"))
 
 
 #: The browser's player key (see docs/protocol.md, "Who you are").
@@ -374,7 +351,7 @@ class Routes:
             cost = 1.0
             if "/replay/" in path:
                 race_id, player = path.rsplit("/", 3)[1::2]
-                gz = "gzip" if "gzip" in (request.headers.get("Accept-Encoding") or "") else ""
+                gz = "gzip" if accepts_gzip(request.headers) else ""
                 cached = self.replays.get((race_id, player, gz)) is not None
                 cost = 1.0 if cached else REPLAY_COST
             wait = self.rates.wait(address, cost)
@@ -382,7 +359,7 @@ class Routes:
             return json_response(429, {"error": "rate_limited"},
                                  [("Retry-After", str(max(1, math.ceil(wait))))])
         try:
-            gzip_ok = "gzip" in (request.headers.get("Accept-Encoding") or "")
+            gzip_ok = accepts_gzip(request.headers)
             answer = await self.route(path, request.headers.get("If-None-Match"), gzip_ok,
                                       request, address)
         except Exception:
@@ -548,11 +525,7 @@ class Routes:
             return {"type": "me", "player": None, "anonymous": False}
         assert self.front is not None and self.front.accounts.store is not None
         ratings = await self.front.accounts.store.ratings(player.id)
-        return {"type": "me", "anonymous": False,
-                "player": {"id": player.id, "name": player.name,
-                           "password": player.password is not None,
-                           "created_at": player.created_at,
-                           "ratings": {g: r.as_dict() for g, r in ratings.items()}}}
+        return {"type": "me", "anonymous": False, "player": player_view(player, ratings)}
 
     def close(self) -> None:
         self.builder.close()

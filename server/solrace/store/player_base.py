@@ -33,15 +33,16 @@ class PlayerStore(Protocol):
         """The player one of whose browser keys hashes to ``key_hash``."""
 
     async def by_name(self, name: str) -> Player | None:
-        """The player whose name is ``name`` (as folded: see ``identity.name_key``)."""
+        """The player whose name is ``name`` (by skeleton: see ``identity.name_key``)."""
 
     async def by_id(self, pid: str) -> Player | None: ...
 
     async def create(self, player: Player, key_hash: str) -> bool:
-        """Store a new player and his first key; False (nothing stored) if the name is taken."""
+        """Store a new player and his first key; False (nothing stored) if the name is taken
+        (another player's name has the same skeleton)."""
 
     async def rename(self, pid: str, name: str) -> bool:
-        """False (nothing changed) if another player has that name."""
+        """False (nothing changed) if another player has that name (by skeleton)."""
 
     async def set_password(self, pid: str, record: str) -> None: ...
 
@@ -55,6 +56,28 @@ class PlayerStore(Protocol):
 
     async def take_ticket(self, ticket_hash: str, now: int) -> str | None:
         """The player of an unused ticket that has not expired, used up now; else None."""
+
+    async def failures(self, keys: list[str], now: int) -> list[tuple[int, int]]:
+        """Failed sign-ins under each key (a name, a network, or both: see
+        solrace.service.accounts): how many, and the time of the last one (ms); (0, 0) for a
+        key with none. A key's failures are forgotten ``SIGN_IN_FORGET_S`` after its last."""
+
+    async def add_failure(self, keys: list[str], now: int) -> None:
+        """One more failed sign-in under each key, now."""
+
+    async def clear_failures(self, keys: list[str]) -> None: ...
+
+    async def known_network(self, pid: str, tag: str, now: int) -> bool:
+        """Did the player sign in (or set his password) from this network (its tag:
+        ``core.keys.net_tag``) within ``KNOWN_NETWORK_DAYS``?"""
+
+    async def add_network(self, pid: str, tag: str, now: int) -> None:
+        """Remember that network for the player (his ``KNOWN_NETWORKS`` latest ones)."""
+
+    async def take_account(self, tag: str, day: str, cap: int) -> bool:
+        """Count one more account made from this network on this UTC day (``YYYY-MM-DD``),
+        unless ``cap`` are counted already: then False, and nothing counted. Shared by every
+        process of the store."""
 
     async def ratings(self, pid: str) -> dict[str, Rating]:
         """The player's rating per game he has played rated races of."""

@@ -3,10 +3,16 @@
 Every key has the hash tag ``{pl}``: scoring a race writes several players' ratings in one
 script, which a Redis Cluster only runs on keys of one slot. Keys::
 
-    sr:{pl}:p:ID            hash: name, created_at, password
-    sr:{pl}:name:KEY        the id of the player named KEY (the folded name; SET NX claims it)
+    sr:{pl}:p:ID            hash: name, created_at, password, nk (his name's key, below)
+    sr:{pl}:nk:V:KEY        the id of the player whose name's key is KEY under the names' rule
+                            V (solrace.core.names.VERSION; SET NX claims it)
+    sr:{pl}:names           the rule V whose index is complete (see "Names" below)
     sr:{pl}:key:HASH        the id of the player one of whose browser keys hashes to HASH
     sr:{pl}:t:HASH          a sign-in ticket: "player-id expires-at" (cleared after an hour)
+    sr:{pl}:fail:KEY        hash: n, last: failed sign-ins under KEY (expires an hour after
+                            the last; KEY: solrace.service.accounts)
+    sr:{pl}:nets:ID         sorted set: the networks (tags) the player signed in from, by time
+    sr:{pl}:acct:DAY:TAG    accounts made from a network that UTC day (expires after two days)
     sr:{pl}:r:ID            hash: game -> msgpack [mu, sigma, races]
     sr:{pl}:res:ID          list: the player's results, newest first (msgpack maps; capped)
     sr:{pl}:lb:GAME         sorted set: rated players of GAME by mu
@@ -17,6 +23,16 @@ script, which a Redis Cluster only runs on keys of one slot. Keys::
     sr:{pl}:dres:GAME:DAY   list: the day's results (msgpack maps)
     sr:{pl}:days:ID:GAME    set: the days he played GAME's daily deal to its end
 
+Names: a name's key is its skeleton (``identity.name_key``); the index of keys lives under
+the rule's version, so a new rule (a newer Unicode table) builds a new index and never
+disturbs the old one. The first process of a new version to touch a name builds it: every
+player, oldest first, claims his key (SET NX); a player whose key an older one claimed gets
+a key of his own (``identity.own_key``) which no name can have, so his name stays his.
+Processes that build it at once end with the same index (each goes oldest first). Players
+created meanwhile by a process of the version before (a rolling upgrade) are not in it:
+finish such an upgrade before players sign up again (the keys before skeletons,
+``sr:{pl}:name:FOLDED``, are left as they were).
+
 Scoring reads the counted players' ratings, works out the new ones here, and writes them with
 the results in one script that first checks that the race is not scored yet and that every
 rating it read is still as it was (its race count); if one changed meanwhile (another race of
@@ -25,39 +41,68 @@ the same player scored by another process) nothing is written and the scorer rea
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 from typing import Any
 
 import msgpack
 from redis.exceptions import NoScriptError, ResponseError
 
 from solrace.cluster.connect import TO_SCORE, RedisClient
-from solrace.core.identity import Player, name_key
+from solrace.core.identity import Player, name_key, own_key
+from solrace.core.names import VERSION as NAMES_VERSION
 from solrace.core.rating import Rating
 from solrace.core.scoring import Result, Scoring, changes, new_ratings, with_ratings
+from solrace.settings import KNOWN_NETWORK_DAYS, KNOWN_NETWORKS, SIGN_IN_FORGET_S
 from solrace.store.player_base import STATS_RESULTS
+
+log = logging.getLogger(__name__)
 
 
 def pkey(name: str) -> str:
     return f"sr:{{pl}}:{name}"
 
 
-#: KEYS: name key, player hash, key key. ARGV: id, name, created_at. 1, or 0 if the name is
-#: taken.
+#: The index of names' keys under the current rule.
+NAME_INDEX = f"nk:{NAMES_VERSION}:"
+
+#: KEYS: name key, player hash, key key. ARGV: id, name, created_at, the name's key. 1, or 0 if
+#: the name is taken.
 CREATE = """
 if redis.call('SET', KEYS[1], ARGV[1], 'NX') == false then return 0 end
-redis.call('HSET', KEYS[2], 'name', ARGV[2], 'created_at', ARGV[3])
+redis.call('HSET', KEYS[2], 'name', ARGV[2], 'created_at', ARGV[3], 'nk', ARGV[4])
 redis.call('SET', KEYS[3], ARGV[1])
 return 1
 """
 
-#: KEYS: new name key, old name key, player hash. ARGV: id, name. 1, or 0 if taken.
+#: KEYS: new name key, old name key, player hash. ARGV: id, name, new key. 1, or 0 if taken.
 RENAME = """
 local owner = redis.call('GET', KEYS[1])
 if owner and owner ~= ARGV[1] then return 0 end
-if KEYS[2] ~= KEYS[1] then redis.call('DEL', KEYS[2]) end
+if KEYS[2] ~= KEYS[1] and redis.call('GET', KEYS[2]) == ARGV[1] then
+  redis.call('DEL', KEYS[2])
+end
 redis.call('SET', KEYS[1], ARGV[1])
-redis.call('HSET', KEYS[3], 'name', ARGV[2])
+redis.call('HSET', KEYS[3], 'name', ARGV[2], 'nk', ARGV[3])
+return 1
+"""
+
+#: KEYS: the name's key, his own key (``identity.own_key``), player hash. ARGV: id, key, own.
+#: Claims the key for the player unless an older one has it, else the fallback.
+INDEX_NAME = """
+local owner = redis.call('GET', KEYS[1])
+if owner == false or owner == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[1]); redis.call('HSET', KEYS[3], 'nk', ARGV[2]); return 1
+end
+redis.call('SET', KEYS[2], ARGV[1]); redis.call('HSET', KEYS[3], 'nk', ARGV[3]); return 2
+"""
+
+#: KEYS[1]: the day's counter. ARGV: cap, seconds to keep it. 1 if counted, 0 at the cap.
+TAKE_ACCOUNT = """
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n >= tonumber(ARGV[1]) then return 0 end
+redis.call('INCR', KEYS[1]); redis.call('EXPIRE', KEYS[1], ARGV[2])
 return 1
 """
 
@@ -138,6 +183,8 @@ class RedisPlayers:
     def __init__(self, client: RedisClient) -> None:
         self.client = client
         self._sha: dict[str, str] = {}
+        self._indexed = False
+        self._indexing = asyncio.Lock()
 
     async def _script(self, name: str, body: str, keys: list[str], args: list[Any]) -> Any:
         sha = self._sha.get(name)
@@ -163,30 +210,94 @@ class RedisPlayers:
         return None if value is None else _text(value)
 
     # ------------------------------------------------------------------ identity
+    async def _names(self) -> None:
+        """Before the first name is read or claimed: the index of the current rule is
+        complete (built now if no process has built it yet; see the module docstring)."""
+        if self._indexed:
+            return
+        async with self._indexing:
+            if self._indexed:
+                return
+            if await self._get("names") != NAMES_VERSION:
+                await self.index_names()
+            self._indexed = True
+
+    async def index_names(self) -> int:
+        """Build the index of names' keys under the current rule; the players whose name
+        shares its key with an older player's (keyed ``identity.own_key``)."""
+        players: list[tuple[int, str, str]] = []
+        batch: list[str] = []
+
+        async def read() -> None:
+            async with self.client.pipeline(transaction=False) as pipe:
+                for k in batch:
+                    pipe.hmget(k, "name", "created_at")
+                got = await pipe.execute()
+            for k, (name, created) in zip(batch, got, strict=True):
+                if name is not None and created is not None:
+                    players.append((int(created), k.rsplit(":", 1)[1], _text(name)))
+            batch.clear()
+
+        async for k in self.client.scan_iter(match=pkey("p:*"), count=1000, _type="HASH"):
+            batch.append(_text(k))
+            if len(batch) >= 500:
+                await read()
+        await read()
+        shared = 0
+        ordered = sorted(players)
+        sha = await self.client.script_load(INDEX_NAME)
+        for start in range(0, len(ordered), 500):  # in order: a pipeline keeps it
+            chunk = ordered[start:start + 500]
+            async with self.client.pipeline(transaction=False) as pipe:
+                for _, pid, name in chunk:
+                    key = name_key(name)
+                    pipe.evalsha(sha, 3, pkey(NAME_INDEX + key),
+                                 pkey(NAME_INDEX + own_key(key, pid)), pkey(f"p:{pid}"),
+                                 pid, key, own_key(key, pid))
+                done = await pipe.execute()
+            for (_, pid, name), claimed in zip(chunk, done, strict=True):
+                if claimed == 2:
+                    shared += 1
+                    log.warning("player %s: his name %r is the same name as an older player's "
+                                "under %s: kept, under a key of his own", pid, name,
+                                NAMES_VERSION)
+        await self.client.set(pkey("names"), NAMES_VERSION)
+        log.info("names indexed under %s: %d players, %d sharing a name", NAMES_VERSION,
+                 len(players), shared)
+        return shared
+
     async def by_key(self, key_hash: str) -> Player | None:
         return await self._player(await self._get(f"key:{key_hash}"))
 
     async def by_name(self, name: str) -> Player | None:
-        return await self._player(await self._get(f"name:{name_key(name)}"))
+        await self._names()
+        return await self._player(await self._get(NAME_INDEX + name_key(name)))
 
     async def by_id(self, pid: str) -> Player | None:
         return await self._player(pid)
 
     async def create(self, player: Player, key_hash: str) -> bool:
+        await self._names()
+        key = name_key(player.name)
         done = await self._script(
             "create", CREATE,
-            [pkey(f"name:{name_key(player.name)}"), pkey(f"p:{player.id}"),
-             pkey(f"key:{key_hash}")], [player.id, player.name, player.created_at])
+            [pkey(NAME_INDEX + key), pkey(f"p:{player.id}"), pkey(f"key:{key_hash}")],
+            [player.id, player.name, player.created_at, key])
         return bool(done)
 
     async def rename(self, pid: str, name: str) -> bool:
-        current = await self._player(pid)
-        if current is None:
+        await self._names()
+        fields = await self.client.hmget(pkey(f"p:{pid}"), "name", "nk")
+        if fields[0] is None:
             return False
+        old = _text(fields[1]) if fields[1] is not None else name_key(_text(fields[0]))
+        key = name_key(name)
+        if old == own_key(key, pid):
+            key = old  # his own name, kept under a key of his own (index_names)
         done = await self._script(
             "rename", RENAME,
-            [pkey(f"name:{name_key(name)}"), pkey(f"name:{name_key(current.name)}"),
-             pkey(f"p:{pid}")], [pid, name])
+            [pkey(NAME_INDEX + key), pkey(NAME_INDEX + old), pkey(f"p:{pid}")],
+            [pid, name, key])
         return bool(done)
 
     async def set_password(self, pid: str, record: str) -> None:
@@ -208,6 +319,43 @@ class RedisPlayers:
             return None
         pid, expires = _text(value).split(" ")
         return pid if int(expires) >= now else None
+
+    # ------------------------------------------------------- sign-ins and accounts
+    async def failures(self, keys: list[str], now: int) -> list[tuple[int, int]]:
+        async with self.client.pipeline(transaction=False) as pipe:
+            for k in keys:
+                pipe.hmget(pkey(f"fail:{k}"), "n", "last")
+            got = await pipe.execute()
+        return [(int(n), int(last)) if n is not None and last is not None else (0, 0)
+                for n, last in got]
+
+    async def add_failure(self, keys: list[str], now: int) -> None:
+        async with self.client.pipeline(transaction=False) as pipe:
+            for k in keys:
+                pipe.hincrby(pkey(f"fail:{k}"), "n", 1)
+                pipe.hset(pkey(f"fail:{k}"), "last", now)
+                pipe.expire(pkey(f"fail:{k}"), SIGN_IN_FORGET_S)
+            await pipe.execute()
+
+    async def clear_failures(self, keys: list[str]) -> None:
+        await self.client.delete(*(pkey(f"fail:{k}") for k in keys))
+
+    async def known_network(self, pid: str, tag: str, now: int) -> bool:
+        at = await self.client.zscore(pkey(f"nets:{pid}"), tag)
+        return at is not None and at > now - KNOWN_NETWORK_DAYS * 86_400_000
+
+    async def add_network(self, pid: str, tag: str, now: int) -> None:
+        k = pkey(f"nets:{pid}")
+        async with self.client.pipeline(transaction=False) as pipe:
+            pipe.zadd(k, {tag: now})
+            pipe.zremrangebyrank(k, 0, -KNOWN_NETWORKS - 1)
+            pipe.expire(k, KNOWN_NETWORK_DAYS * 86_400)
+            await pipe.execute()
+
+    async def take_account(self, tag: str, day: str, cap: int) -> bool:
+        done = await self._script("take_account", TAKE_ACCOUNT, [pkey(f"acct:{day}:{tag}")],
+                                  [cap, 2 * 86_400])
+        return bool(done)
 
     # ------------------------------------------------------------------- ratings
     async def ratings(self, pid: str) -> dict[str, Rating]:

@@ -6,19 +6,33 @@ current commit (``busy_timeout``). The tables are created with the races' schema
 (:mod:`solrace.store.sqlite_schema`); ``to_score`` is filled by the race writer itself, in the
 transaction that writes a player's ``join``, so that a race with players is never forgotten by
 the sweep.
+
+Names are unique by their key (``name_key``: the skeleton, :mod:`solrace.core.names`). The
+rule's version is kept in ``meta`` (``name_keys``): a database whose keys were made under
+another (the NFKC case fold of before, or an older Unicode table) gets every player's key
+made again the first time this store opens it, oldest player first, in one transaction. When
+two players' names turn out to be one name under the new rule, the older keeps it; the newer
+keeps his name as it is shown but gets a key of his own (``identity.own_key``), which no
+other name can have (so nobody can take that name from him, and he can still rename himself).
+
+Sign-in failures (:meth:`SQLitePlayers.failures`) are counted in this process's memory: the
+embedded server is one process. The networks a player signed in from and the accounts made
+per network and day are tables.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sqlite3
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from solrace.core.identity import Player, name_key
+from solrace.core.identity import Player, name_key, own_key
+from solrace.core.names import VERSION as NAMES_VERSION
 from solrace.core.rating import Rating
 from solrace.core.scoring import (
     Result,
@@ -28,6 +42,10 @@ from solrace.core.scoring import (
     new_ratings,
     with_ratings,
 )
+from solrace.settings import KNOWN_NETWORK_DAYS, KNOWN_NETWORKS
+from solrace.store.memory_failures import MemoryFailures
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -54,6 +72,41 @@ def _player(row: tuple[Any, ...] | None) -> Player | None:
     return None if row is None else Player(row[0], row[1], row[2], row[3])
 
 
+def migrate_names(db: sqlite3.Connection) -> int:
+    """Make every player's ``name_key`` again if it was made under another rule (see the
+    module docstring); the number of players whose key changed."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'name_keys'").fetchone()
+    if row is not None and row[0] == NAMES_VERSION:
+        return 0
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        players = db.execute("SELECT id, name, name_key FROM players "
+                             "ORDER BY created_at, id").fetchall()
+        # Out of the way first: the new keys may be the old keys of others.
+        db.execute("UPDATE players SET name_key = char(0) || id")
+        used: set[str] = set()
+        changed = 0
+        for pid, name, old in players:
+            key = name_key(name)
+            if key in used:
+                key = own_key(key, pid)
+                log.warning("player %s: his name %r is now the same name as an older "
+                            "player's: kept, under the key %r", pid, name, key)
+            used.add(key)
+            changed += key != old
+            db.execute("UPDATE players SET name_key = ? WHERE id = ?", (key, pid))
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('name_keys', ?)", (NAMES_VERSION,))
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    if changed:
+        log.info("names keyed again under %s: %d of %d players", NAMES_VERSION, changed,
+                 len(players))
+    return changed
+
+
 def _result(row: tuple[Any, ...]) -> dict[str, Any]:
     r = dict(zip(RESULT_COLUMNS, row, strict=True))
     for flag in _FLAGS:
@@ -73,11 +126,16 @@ class SQLitePlayers:
         self._connect = connect
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="solrace-players")
         self._local = threading.local()
+        self._failures = MemoryFailures()
 
     def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
         if db is None:
             db = self._local.db = self._connect()
+            try:  # before anything reads a name
+                migrate_names(db)
+            except sqlite3.OperationalError as exc:  # a read-only file: the keys it has
+                log.error("cannot key the players' names again: %s", exc)
         return db
 
     async def _run(self, work: Callable[[sqlite3.Connection], T], write: bool = False) -> T:
@@ -129,9 +187,13 @@ class SQLitePlayers:
 
     async def rename(self, pid: str, name: str) -> bool:
         def work(db: sqlite3.Connection) -> bool:
+            key = name_key(name)
+            row = db.execute("SELECT name_key FROM players WHERE id = ?", (pid,)).fetchone()
+            if row is not None and row[0] == own_key(key, pid):
+                key = row[0]  # his own name, kept under a key of his own (migrate_names)
             try:
                 db.execute("UPDATE players SET name = ?, name_key = ? WHERE id = ?",
-                           (name, name_key(name), pid))
+                           (name, key, pid))
             except sqlite3.IntegrityError:
                 return False
             return True
@@ -163,6 +225,43 @@ class SQLitePlayers:
             row = db.execute("DELETE FROM tickets WHERE hash = ? RETURNING player, expires_at",
                              (ticket_hash,)).fetchone()
             return None if row is None or row[1] < now else str(row[0])
+
+        return await self._run(work, write=True)
+
+    # ------------------------------------------------------- sign-ins and accounts
+    async def failures(self, keys: list[str], now: int) -> list[tuple[int, int]]:
+        return self._failures.get(keys, now)
+
+    async def add_failure(self, keys: list[str], now: int) -> None:
+        self._failures.add(keys, now)
+
+    async def clear_failures(self, keys: list[str]) -> None:
+        self._failures.clear(keys)
+
+    async def known_network(self, pid: str, tag: str, now: int) -> bool:
+        row = await self._run(lambda db: db.execute(
+            "SELECT at FROM known_networks WHERE player = ? AND tag = ?", (pid, tag)).fetchone())
+        return row is not None and row[0] > now - KNOWN_NETWORK_DAYS * 86_400_000
+
+    async def add_network(self, pid: str, tag: str, now: int) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("INSERT OR REPLACE INTO known_networks VALUES (?,?,?)", (pid, tag, now))
+            db.execute("DELETE FROM known_networks WHERE player = ? AND tag NOT IN (SELECT tag "
+                       "FROM known_networks WHERE player = ? ORDER BY at DESC LIMIT ?)",
+                       (pid, pid, KNOWN_NETWORKS))
+
+        await self._run(work, write=True)
+
+    async def take_account(self, tag: str, day: str, cap: int) -> bool:
+        def work(db: sqlite3.Connection) -> bool:
+            db.execute("DELETE FROM account_days WHERE day < ?", (day,))
+            row = db.execute("SELECT n FROM account_days WHERE tag = ? AND day = ?",
+                             (tag, day)).fetchone()
+            if row is not None and row[0] >= cap:
+                return False
+            db.execute("INSERT INTO account_days VALUES (?, ?, 1) ON CONFLICT (tag, day) "
+                       "DO UPDATE SET n = n + 1", (tag, day))
+            return True
 
         return await self._run(work, write=True)
 

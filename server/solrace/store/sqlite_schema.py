@@ -106,6 +106,18 @@ CREATE TABLE IF NOT EXISTS tickets (
     player TEXT NOT NULL,
     expires_at INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS known_networks (
+    player TEXT NOT NULL,
+    tag TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (player, tag)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS account_days (
+    tag TEXT NOT NULL,
+    day TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (tag, day)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS ratings (
     player TEXT NOT NULL,
     game TEXT NOT NULL,
