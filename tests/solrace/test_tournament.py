@@ -267,3 +267,25 @@ def test_the_csv_shows_every_name_as_text() -> None:
     assert all(line.startswith('"') for line in text.splitlines())
     semicolon = list(csv.reader(io.StringIO(text), delimiter=";"))
     assert all(not cell.lstrip().startswith(("=", "@")) for row in semicolon for cell in row)
+
+
+def test_a_resign_is_a_loss_and_a_flagged_result_gets_no_place() -> None:
+    t, log = entered("rounds", 4, race_size=4, gap=0, rounds=1)
+    log += t.start("host", T0, seeds()).log
+    rnd = t.current()
+    assert rnd is not None
+    # e2 resigned with more cards than e3, who ran out of time: e3 is ahead of him. e1 finished
+    # first but at machine speed: kept off the table's places.
+    results = [Result("e1", True, 300, 52, 300, False, True), fin("e4", 500),
+               Result("e2", False, None, 20, 100, True), dnf("e3", 5, 50)]
+    log += t.race_over(rnd.races[0], results, T0 + 1000).log
+    assert t.round_places(rnd) == {"e4": 1, "e3": 2, "e2": 3, "e1": 4}
+    table = t.standings()
+    assert [(r["entrant"], r["place"], r.get("flagged", False)) for r in table] == [
+        ("e4", 1, False), ("e3", 2, False), ("e2", 3, False), ("e1", None, True)]
+    # The flag is in the tournament's log: a tournament rebuilt from it agrees.
+    again, _ = entered("rounds", 4, race_size=4, gap=0, rounds=1)
+    rebuilt = Tournament("t1", again.settings, "host", T0)
+    for entry in log:
+        rebuilt.replay(entry)
+    assert rebuilt.standings() == table

@@ -260,8 +260,8 @@ class Tournament:
             return TOutcome()
         if race in cur.results:
             return TOutcome()
-        data = [[r.entrant, r.finished, r.time_ms, r.cards, r.reached_ms, r.resigned]
-                for r in results]
+        data = [[r.entrant, r.finished, r.time_ms, r.cards, r.reached_ms, r.resigned,
+                 *([True] if r.flagged else [])] for r in results]
         out = TOutcome(log=[self._log(now, "result", {"race": race, "results": data})])
         out.extend(self._apply_result(race, results, now))
         return out
@@ -473,16 +473,25 @@ class Tournament:
                     cards[r.entrant] += r.cards
                     if r.finished and r.time_ms is not None:
                         time_ms[r.entrant] += r.time_ms
+        flagged = self.flagged()
         order = sorted(self.entrants.values(),
-                       key=lambda e: (-points[e.entrant], -cards[e.entrant],
-                                      time_ms[e.entrant], e.order))
+                       key=lambda e: (e.entrant in flagged, -points[e.entrant],
+                                      -cards[e.entrant], time_ms[e.entrant], e.order))
         table_places = shared_places(
-            [(points[e.entrant], cards[e.entrant], time_ms[e.entrant]) for e in order])
-        return [{"entrant": e.entrant, "name": e.name, "bot": e.bot, "place": place,
+            [(e.entrant in flagged, points[e.entrant], cards[e.entrant], time_ms[e.entrant])
+             for e in order])
+        return [{"entrant": e.entrant, "name": e.name, "bot": e.bot,
+                 "place": None if e.entrant in flagged else place,
                  "points": points[e.entrant], "cards": cards[e.entrant],
                  "time_ms": time_ms[e.entrant], "rounds": per_round[e.entrant],
-                 "removed": e.removed}
+                 "removed": e.removed, **({"flagged": True} if e.entrant in flagged else {})}
                 for e, place in zip(order, table_places, strict=True)]
+
+    def flagged(self) -> set[str]:
+        """Entrants with a result played at machine speed: listed without a place (kept off
+        the prizes; solrace.core.fairplay)."""
+        return {r.entrant for rnd in self.rounds for results in rnd.results.values()
+                for r in results if r.flagged}
 
     def round_places(self, rnd: Round) -> dict[str, int]:
         """Places over the whole field of a round (1 = best; equal results share one)."""

@@ -85,13 +85,19 @@ class Result:
     cards: int
     reached_ms: int
     resigned: bool
+    #: Played at machine speed (solrace.core.fairplay): behind everyone, no place in the table.
+    flagged: bool = False
 
     def rank(self) -> tuple[int, int, int]:
-        """The result as a sort key, smaller is better: finishers by time, the others by
-        cards (desc), then by who got there first. Equal ranks share a place."""
+        """The result as a sort key, smaller is better: finishers by time, then those who did
+        not finish and did not resign, then those who resigned (a resign is a loss), each by
+        cards (desc), then by who got there first; a flagged result last. Equal ranks share a
+        place."""
+        if self.flagged:
+            return (3, 0, 0)
         if self.finished:
             return (0, self.time_ms or 0, 0)
-        return (1, -self.cards, self.reached_ms)
+        return (2 if self.resigned else 1, -self.cards, self.reached_ms)
 
     def key(self, order: int) -> tuple[int, int, int, int]:
         """:meth:`rank`, then entry order: the order of a listing (and who wins a knockout

@@ -436,6 +436,7 @@ def standings_csv(t: Tournament) -> str:
     writer = csv.writer(out, lineterminator="\r\n", quoting=csv.QUOTE_ALL)
     writer.writerow(["place", "name", "points", "entrant", "bot"])
     for row in t.standings():
-        writer.writerow([row["place"], csv_cell(row["name"]), row["points"], row["entrant"],
+        place = row["place"] if row["place"] is not None else "flagged"
+        writer.writerow([place, csv_cell(row["name"]), row["points"], row["entrant"],
                          "yes" if row["bot"] else "no"])
     return out.getvalue()

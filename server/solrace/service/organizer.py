@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from solrace.bus.base import Event
+from solrace.core import fairplay
 from solrace.core.race import Race
 from solrace.core.race_parts import Options, Outcome
 from solrace.core.shared_deal import SharedDeal
@@ -200,9 +201,15 @@ class Organizer:
         results = []
         for player, entrant in seats.items():
             racer = race.racers[player]
+            # Entrants are not accounts (no moderator looks at them): only the timing rule,
+            # worked out here from the race itself, keeps a machine off the prizes.
+            flagged = not racer.bot and race.started_at is not None and fairplay.signals(
+                race.game, race.seed, racer.actions, racer.times, race.started_at,
+                racer.finished_at is not None, racer.hints).flagged
             results.append(Result(
                 entrant, racer.finished_at is not None, race.time_ms(racer),
                 racer.game.progress()[0], max(0, racer.reached_at - started), racer.resigned,
+                flagged,
             ))
         out = t.race_over(race.race, results, self.clock())
         if out.log or out.events:
