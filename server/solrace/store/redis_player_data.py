@@ -42,6 +42,8 @@ never overwrite each other's changes.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from dataclasses import MISSING, fields
 from typing import Any
 
@@ -278,6 +280,11 @@ return 1
 """
 
 
+@functools.cache
+def _sha(body: str) -> str:
+    return hashlib.sha1(body.encode()).hexdigest()
+
+
 class Conflict(Exception):
     """A value an operation read changed before its script ran: nothing was written; read
     again."""
@@ -346,27 +353,25 @@ class Ops:
 
 
 class Scripts:
-    """Scripts run by their SHA, loaded again if Redis lost its script cache."""
+    """Scripts run by their SHA (worked out here: no round trip to load one), loaded when Redis
+    does not know it (a restart empties its script cache)."""
 
     def __init__(self, client: RedisClient) -> None:
         self.client = client
-        self._sha: dict[str, str] = {}
 
-    async def run(self, name: str, body: str, keys: list[str], args: list[Any]) -> Any:
-        sha = self._sha.get(name)
-        if sha is None:
-            sha = self._sha[name] = await self.client.script_load(body)
+    async def run(self, body: str, keys: list[str], args: list[Any]) -> Any:
+        sha = _sha(body)
         try:
             return await self.client.evalsha(sha, len(keys), *keys, *args)
-        except NoScriptError:  # Redis restarted without its script cache
-            self._sha[name] = await self.client.script_load(body)
-            return await self.client.evalsha(self._sha[name], len(keys), *keys, *args)
+        except NoScriptError:
+            await self.client.script_load(body)
+            return await self.client.evalsha(sha, len(keys), *keys, *args)
 
     async def apply(self, ops: Ops) -> bool:
         """Run ``ops``: True if written, False if a :meth:`Ops.done_if` found it done; raises
         :class:`Conflict` if a value checked had changed."""
         try:
-            done = await self.run("apply", APPLY, ops.keys, ops.args)
+            done = await self.run(APPLY, ops.keys, ops.args)
         except ResponseError as exc:
             if "CONFLICT" in str(exc):
                 raise Conflict from exc

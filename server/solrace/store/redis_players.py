@@ -91,8 +91,8 @@ class RedisPlayers:
         self.client = client
         self.scripts = Scripts(client)
 
-    async def _script(self, name: str, body: str, keys: list[str], args: list[Any]) -> Any:
-        return await self.scripts.run(name, body, keys, args)
+    async def _script(self, body: str, keys: list[str], args: list[Any]) -> Any:
+        return await self.scripts.run(body, keys, args)
 
     async def _player(self, pid: str | None) -> Player | None:
         if pid is None:
@@ -119,7 +119,7 @@ class RedisPlayers:
 
     async def create(self, player: Player, key_hash: str) -> bool:
         done = await self._script(
-            "create", CREATE,
+            CREATE,
             [pkey(f"name:{name_key(player.name)}"), player_key(player.id),
              pkey(f"key:{key_hash}")], [player.id, player.name, player.created_at])
         return bool(done)
@@ -129,7 +129,7 @@ class RedisPlayers:
         if current is None:
             return False
         done = await self._script(
-            "rename", RENAME,
+            RENAME,
             [pkey(f"name:{name_key(name)}"), pkey(f"name:{name_key(current.name)}"),
              player_key(pid)], [pid, name])
         return bool(done)
@@ -148,7 +148,7 @@ class RedisPlayers:
         await self.client.set(pkey(f"t:{ticket_hash}"), f"{pid} {expires_at}", ex=3600)
 
     async def take_ticket(self, ticket_hash: str, now: int) -> str | None:
-        value = await self._script("take_ticket", TAKE_TICKET, [pkey(f"t:{ticket_hash}")], [])
+        value = await self._script(TAKE_TICKET, [pkey(f"t:{ticket_hash}")], [])
         if value is None:
             return None
         pid, expires = text(value).split(" ")
