@@ -146,11 +146,12 @@ def unpack_row(raw: bytes | str) -> dict[str, Any]:
     """A stored result as :meth:`Result.as_dict` gives it, with ``cleared``; a field written
     before it existed gets its default."""
     row: dict[str, Any] = msgpack.unpackb(data(raw), raw=False)
-    for name, default in _DEFAULTS.items():
-        row.setdefault(name, default)
-    row.setdefault("cleared", False)
-    row["delta"] = (None if row["after"] is None or row["before"] is None
-                    else row["after"] - row["before"])
+    if "cleared" not in row:  # written before fair play (a new row has every field)
+        for name, default in _DEFAULTS.items():
+            row.setdefault(name, default)
+        row["cleared"] = False
+        row["delta"] = (None if row["after"] is None or row["before"] is None
+                        else row["after"] - row["before"])
     return row
 
 
