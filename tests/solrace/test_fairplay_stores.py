@@ -7,20 +7,24 @@ walkouts, and the fields the daily table and the moderators need."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import pytest
 from solrace.cluster.connect import connect
 from solrace.core.fairplay import Signals
 from solrace.core.identity import Player
+from solrace.core.race import Race
+from solrace.core.race_parts import Options
 from solrace.core.scoring import scoring
+from solrace.settings import REPEAT_WINDOW_MS
 from solrace.store.player_base import PlayerStore
 from solrace.store.sqlite_store import SQLiteStore
 
 from .servers import RedisServer
-from .test_player_stores import rated_race
+from .test_player_stores import committed_moves, rated_race
 
 
 @pytest.fixture(scope="module")
@@ -197,3 +201,304 @@ async def test_roles(stores: tuple[PlayerStore, Any]) -> None:
     assert await mod.role("pa") == "moderator" and await mod.roles() == [("pa", "moderator")]
     await mod.set_role("pa", None)
     assert await mod.role("pa") is None and await mod.roles() == []
+
+
+def daily_race(race_id: str, pid: str, moves: int, day: str = "2026-12-02",
+               net: str = "n1") -> Race:
+    """A finished attempt of an account at the day's deal: ``moves`` moves, then a resign
+    (fewer than three: aborted)."""
+    race = Race(race_id, "scotch", 5, "salt",
+                Options(players=1, time_limit=900, kind="daily", day=day), 0, "host")
+    race.join(f"N{pid}", "tok", 0, pid=pid, net=net, account=True)
+    race.start("host", 0)
+    race.tick(10_000)
+    at = committed_moves(race, "p1", moves, 11_000)
+    race.resign("p1", at)
+    return race
+
+
+async def test_every_field_of_a_result_is_kept(stores: tuple[PlayerStore, Any]) -> None:
+    """A result reads back as it was written (``Result.as_dict``), ``cleared`` False."""
+    store, _ = stores
+    await players(store, "pa", "pb", "pc")
+    held = scoring(rated_race("r1", ["pa", "pb"]), {"p1": flagged(), "p2": clean()})
+    casual = scoring(rated_race("r2", ["pa", "pc"], nets=["same", "same"]))
+    assert casual.casual == "not_all_accounts"  # a custom race, one network
+    for s in (held, casual):
+        await store.score(s)
+    for s in (held, casual):
+        for r in s.results:
+            mine = next(row for row in await store.results(r.player) if row["race"] == r.race)
+            assert mine == {**r.as_dict(), "cleared": False}
+
+
+async def test_the_daily_table_keeps_what_it_ranks_by(stores: tuple[PlayerStore, Any]) -> None:
+    """The day's results carry the fair-play fields; an aborted attempt keeps no streak alive;
+    a moderator's clear shows in the day's table."""
+    store, mod = stores
+    await players(store, "pa", "pb")
+    await store.score(scoring(daily_race("d1", "pa", 4), {"p1": flagged(4)}))
+    await store.score(scoring(daily_race("d2", "pb", 1, net="n2")))
+    rows = {r["player"]: r for r in await store.daily_results("scotch", "2026-12-02")}
+    assert rows["pa"]["flagged"] is True and rows["pa"]["cleared"] is False
+    assert rows["pa"]["account"] is True and rows["pa"]["net"] == "n1"
+    assert rows["pb"]["aborted"] is True and rows["pb"]["flagged"] is False
+    assert await store.days_played("pa", "scotch") == ["2026-12-02"]
+    assert await store.days_played("pb", "scotch") == []
+    listed = await mod.flagged(10)
+    assert [(r["race"], r["player"]) for r in listed] == [("d1", "pa")]
+    done = await mod.clear("d1", "pa", None, 5_000)
+    assert done is not None and done["ratings"] is None  # a daily race is never rated
+    rows = {r["player"]: r for r in await store.daily_results("scotch", "2026-12-02")}
+    assert rows["pa"]["cleared"] is True
+    assert (await store.results("pa"))[0]["cleared"] is True
+
+
+async def test_a_closed_account_stays_off_the_leaderboard(
+        stores: tuple[PlayerStore, Any]) -> None:
+    store, mod = stores
+    await players(store, "cheat", "pb")
+    for i in range(3):
+        await store.score(scoring(rated_race(f"r{i}", ["cheat", "pb"])))
+    assert "cheat" in [row["id"] for row in await store.leaderboard("scotch", 3, 400.0, 10)]
+    await mod.close("cheat", None, "fair_play", 9_000)
+    await store.score(scoring(rated_race("later", ["cheat", "pb"])))  # rated all the same
+    assert (await store.ratings("cheat"))["scotch"].races == 4
+    assert [row["id"] for row in await store.leaderboard("scotch", 3, 400.0, 10)] == ["pb"]
+
+
+async def test_rated_pairs_count_within_the_window(stores: tuple[PlayerStore, Any]) -> None:
+    store, _ = stores
+    await players(store, "pa", "pb")
+    await store.score(scoring(rated_race("old", ["pa", "pb"])))
+    later = REPEAT_WINDOW_MS + 60_000
+    race = rated_race("new", ["pa", "pb"], start=later)
+    await store.score(scoring(race))
+    assert race.finished_at is not None
+    assert await store.together("pa", "pb", race.finished_at - REPEAT_WINDOW_MS) == 1
+    assert await store.together("pa", "pb", race.finished_at) == 1
+
+
+# -------------------------------------------------------------------------- Redis only
+async def test_redis_keeps_only_the_windows_of_pairs_and_walkouts(redis: RedisServer) -> None:
+    """What a score adds to the history of rated pairs (and of walkouts) is trimmed to the
+    window when written, and the key expires after it: a player's pairs cannot grow without
+    end."""
+    from solrace.store.redis_player_data import pair_key
+    from solrace.store.redis_players import RedisPlayers
+
+    client = connect(redis.url)
+    await client.flushdb()
+    store = RedisPlayers(client)
+    await players(store, "pa", "pb")
+    for i in range(3):
+        await store.score(scoring(rated_race(f"old{i}", ["pa", "pb"])))
+    assert await client.zcard(pair_key("pa", "pb")) == 3
+    await store.score(scoring(rated_race("new", ["pa", "pb"], start=REPEAT_WINDOW_MS + 60_000)))
+    assert await client.zrange(pair_key("pb", "pa"), 0, -1) == [b"new"]
+    assert 0 < await client.pttl(pair_key("pa", "pb")) <= REPEAT_WINDOW_MS
+    await client.aclose()
+
+
+async def test_redis_history_cap_drops_what_falls_off(redis: RedisServer) -> None:
+    """``APPLY``'s push: a result that falls off a player's capped history leaves his results
+    and the flagged set with it (the entry of a result from before fair play just goes)."""
+    from solrace.store.redis_player_data import (
+        FLAGGED,
+        Ops,
+        Scripts,
+        history,
+        history_key,
+        results_key,
+    )
+
+    client = connect(redis.url)
+    await client.flushdb()
+    scripts = Scripts(client)
+    legacy = msgpack.packb({"race": "r0", "player": "pa", "game": "scotch", "at": 1,
+                            "place": 1, "racers": 2, "time_ms": None, "foundation": 3,
+                            "total": 52, "finished": False, "name": "PA", "rated": True,
+                            "before": 1500, "after": 1520, "deviation": 300})
+    await client.rpush(history_key("pa"), legacy)
+    for i in (1, 2, 3):
+        ops = Ops()
+        ops.hset(results_key("pa"), f"r{i}", msgpack.packb(
+            {"race": f"r{i}", "player": "pa", "game": "scotch", "at": 10 * i, "place": 1,
+             "racers": 1, "time_ms": None, "foundation": 0, "total": 52, "finished": False,
+             "name": "PA", "flagged": True}))
+        ops.zadd(FLAGGED, 1.0, f"r{i}|pa")
+        ops.push_result("pa", f"r{i}", 2)
+        assert await scripts.apply(ops)
+        rows = [row for _, row in await history(client, "pa", 10)]
+        if i == 1:  # the old result reads with the fields it never had
+            assert [r["race"] for r in rows] == ["r1", "r0"]
+            assert rows[1]["delta"] == 20 and rows[1]["aborted"] is False
+            assert rows[1]["cleared"] is False and rows[1]["signals"] is None
+    assert [r["race"] for r in rows] == ["r3", "r2"]
+    assert sorted(await client.hkeys(results_key("pa"))) == [b"r2", b"r3"]
+    assert await client.zrange(FLAGGED, 0, -1) == [b"r2|pa", b"r3|pa"]
+    await client.aclose()
+
+
+async def test_redis_apply_writes_nothing_when_a_value_read_changed(
+        redis: RedisServer) -> None:
+    """A check that fails stops every write of the script, also the ones before it."""
+    from solrace.store.redis_player_data import Conflict, Ops, Scripts
+
+    client = connect(redis.url)
+    await client.flushdb()
+    scripts = Scripts(client)
+    await client.hset("sr:{pl}:x", "f", "now")
+    ops = Ops()
+    ops.hset("sr:{pl}:y", "g", "written")
+    ops.same("sr:{pl}:x", "f", "before")
+    with pytest.raises(Conflict):
+        await scripts.apply(ops)
+    assert await client.exists("sr:{pl}:y") == 0
+    ops = Ops()
+    ops.same("sr:{pl}:x", "f", "now")
+    ops.same("sr:{pl}:x", "absent", None)
+    ops.hset("sr:{pl}:y", "g", "written")
+    assert await scripts.apply(ops)
+    assert await client.hget("sr:{pl}:y", "g") == b"written"
+    await client.aclose()
+
+
+class Meanwhile:
+    """The scripts of a Redis store, with ``other()`` run once just before its first one: what
+    another process does between this store's reads and its write. Counts the scripts sent."""
+
+    def __init__(self, client: Any, other: Callable[[], Awaitable[Any]]) -> None:
+        from solrace.store.redis_player_data import Scripts
+
+        self.scripts = Scripts(client)
+        self.other: Callable[[], Awaitable[Any]] | None = other
+        self.sent = 0
+
+    async def run(self, body: str, keys: list[str], args: list[Any]) -> Any:
+        return await self.scripts.run(body, keys, args)
+
+    async def apply(self, ops: Any) -> bool:
+        if self.other is not None:
+            other, self.other = self.other, None
+            await other()
+        self.sent += 1
+        return await self.scripts.apply(ops)
+
+
+@pytest.fixture
+async def redis_stores(redis: RedisServer) -> AsyncIterator[tuple[Any, Any, Any]]:
+    from solrace.store.redis_moderation import RedisModeration
+    from solrace.store.redis_players import RedisPlayers
+
+    client = connect(redis.url)
+    await client.flushdb()
+    yield RedisPlayers(client), RedisModeration(client), client
+    await client.aclose()
+
+
+async def test_redis_a_clear_between_anothers_reads_and_write(
+        redis_stores: tuple[Any, Any, Any]) -> None:
+    """pa's clear has read that pb's flagged result waits; pb's clear runs to its end; pa's
+    script then finds pb's result changed, writes nothing, and reads again: now nothing waits,
+    and it applies the race's ratings."""
+    store, mod, client = redis_stores
+    await players(store, "pa", "pb")
+    await store.score(scoring(rated_race("r1", ["pa", "pb"]), {"p1": flagged(),
+                                                               "p2": flagged()}))
+    second = type(mod)(client)
+    mod.scripts = Meanwhile(client, lambda: second.clear("r1", "pb", None, 5_000))
+    first = await mod.clear("r1", "pa", None, 5_000)
+    assert mod.scripts.sent == 2  # a conflict, then the clear
+    assert first is not None and first["ratings"] is not None
+    assert (await store.ratings("pa"))["scotch"].races == 1
+    assert (await store.ratings("pb"))["scotch"].races == 1
+    assert await store.scored("r1") == first["ratings"]
+    rows = {r["player"]: r for p in ("pa", "pb") for r in await store.results(p)}
+    assert all(r["cleared"] and r["rated"] and not r["held"] for r in rows.values())
+
+
+async def test_redis_a_score_between_a_clears_reads_and_write(
+        redis_stores: tuple[Any, Any, Any]) -> None:
+    """A held race's clear has read pa's rating; a race of pa is scored meanwhile: the clear
+    reads again and starts from the rating that race left (none of the two is lost)."""
+    store, mod, client = redis_stores
+    await players(store, "pa", "pb", "pc")
+    await store.score(scoring(rated_race("r1", ["pa", "pb"]), {"p1": flagged()}))
+    mod.scripts = Meanwhile(client, lambda: store.score(scoring(rated_race("r2", ["pa", "pc"]))))
+    done = await mod.clear("r1", "pa", None, 5_000)
+    assert mod.scripts.sent == 2
+    assert done is not None and done["ratings"] is not None
+    assert (await store.ratings("pa"))["scotch"].races == 2
+    mine = {r["race"]: r for r in await store.results("pa")}
+    assert mine["r1"]["before"] == mine["r2"]["after"]
+    assert (await store.ratings("pa"))["scotch"].shown == mine["r1"]["after"]
+
+
+async def test_redis_a_clear_between_a_scores_reads_and_write(
+        redis_stores: tuple[Any, Any, Any]) -> None:
+    """The other way round: the score has read pa's rating when the clear applies r1's."""
+    store, mod, client = redis_stores
+    await players(store, "pa", "pb", "pc")
+    await store.score(scoring(rated_race("r1", ["pa", "pb"]), {"p1": flagged()}))
+    store.scripts = Meanwhile(client, lambda: mod.clear("r1", "pa", None, 5_000))
+    assert await store.score(scoring(rated_race("r2", ["pa", "pc"]))) is not None
+    assert store.scripts.sent == 2
+    assert (await store.ratings("pa"))["scotch"].races == 2
+    mine = {r["race"]: r for r in await store.results("pa")}
+    assert mine["r2"]["before"] == mine["r1"]["after"]
+
+
+async def test_redis_a_close_between_anothers_reads_and_write(
+        redis_stores: tuple[Any, Any, Any]) -> None:
+    """Two accounts that beat pb closed at once: the first close's refund to pb is worked out
+    from pb's rating before the second one's refund; it reads again, and pb gets both."""
+    store, mod, client = redis_stores
+    await players(store, "c1", "c2", "pb")
+    for i in range(2):
+        await store.score(scoring(rated_race(f"a{i}", ["c1", "pb"])))
+        await store.score(scoring(rated_race(f"b{i}", ["c2", "pb"])))
+    lost = sum(r["before"] - r["after"] for r in await store.results("pb"))
+    before = (await store.ratings("pb"))["scotch"]
+    other = type(mod)(client)
+    mod.scripts = Meanwhile(client, lambda: other.close("c2", None, "fair_play", 9_000))
+    done = await mod.close("c1", None, "fair_play", 9_000)
+    assert mod.scripts.sent == 2 and done["closed"] is True
+    after = (await store.ratings("pb"))["scotch"]
+    assert round(after.mu - before.mu) == lost
+    board = [row["id"] for row in await store.leaderboard("scotch", 1, 400.0, 10)]
+    assert board == ["pb"]
+
+
+async def test_redis_a_score_between_a_closes_reads_and_write(
+        redis_stores: tuple[Any, Any, Any]) -> None:
+    """A race of the account is scored while it is being closed: the close reads again (the
+    account's history changed), and the race's refund and leaderboard are taken care of."""
+    store, mod, client = redis_stores
+    await players(store, "cheat", "pb")
+    await store.score(scoring(rated_race("r1", ["cheat", "pb"])))
+    mod.scripts = Meanwhile(client, lambda: store.score(scoring(rated_race(
+        "r2", ["cheat", "pb"], game="yukon"))))
+    done = await mod.close("cheat", None, "fair_play", 9_000)
+    assert mod.scripts.sent == 2
+    assert sorted(r["race"] for r in done["refunds"]) == ["r1", "r2"]
+    for game in ("scotch", "yukon"):  # the game he had no rating in when the close read
+        assert [r["id"] for r in await store.leaderboard(game, 1, 400.0, 10)] == ["pb"]
+
+
+async def test_redis_a_refund_between_a_scores_reads_and_write(
+        redis_stores: tuple[Any, Any, Any]) -> None:
+    """A refund changes a rating but not its count of races: the score checks the whole rating
+    it read, so it reads again and keeps the refund."""
+    store, mod, client = redis_stores
+    await players(store, "cheat", "pb", "pc")
+    await store.score(scoring(rated_race("r1", ["cheat", "pb"])))
+    lost = (await store.results("pb"))[0]
+    was = (await store.ratings("pb"))["scotch"]
+    store.scripts = Meanwhile(client, lambda: mod.close("cheat", None, "fair_play", 9_000))
+    assert await store.score(scoring(rated_race("r2", ["pc", "pb"]))) is not None
+    assert store.scripts.sent == 2
+    mine = {r["race"]: r for r in await store.results("pb")}
+    assert mine["r2"]["before"] == round(was.mu + lost["before"] - lost["after"])
+    assert (await store.ratings("pb"))["scotch"].races == 2
+    assert (await store.ratings("pb"))["scotch"].shown == mine["r2"]["after"]

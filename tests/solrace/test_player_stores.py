@@ -68,19 +68,20 @@ def committed_moves(race: Race, player: str, n: int, at: int, home_first: bool =
 
 
 def rated_race(race_id: str, pids: list[str], winner: int = 0, game: str = "scotch",
-               nets: list[str] | None = None, accounts: bool = True) -> Race:
+               nets: list[str] | None = None, accounts: bool = True, start: int = 0) -> Race:
     """A finished rated race of these players (accounts from networks of their own unless
-    said): each makes three moves (the winner sends cards home first), then everyone but the
-    winner resigns."""
+    said), made at ``start``: each makes three moves (the winner sends cards home first), then
+    everyone but the winner resigns."""
     seed = next(s for s in range(1, 500)
                 if any(">f" in m.text() for m in solrules.new_game(game, s).legal_moves()))
-    race = Race(race_id, game, seed, "salt", Options(players=len(pids), rated=True), 0, "host")
+    race = Race(race_id, game, seed, "salt", Options(players=len(pids), rated=True), start,
+                "host")
     nets = nets or [f"net{i}" for i in range(len(pids))]
     for i, pid in enumerate(pids):
-        race.join(f"N{pid}", f"tok{i}", 0, pid=pid, net=nets[i], account=accounts)
-    race.start("host", 0)
-    race.tick(10_000)
-    at = 11_000
+        race.join(f"N{pid}", f"tok{i}", start, pid=pid, net=nets[i], account=accounts)
+    race.start("host", start)
+    race.tick(start + 10_000)
+    at = start + 11_000
     for i, p in enumerate(race.racers):
         at = committed_moves(race, p, 3, at, home_first=i == winner)
     for i, p in enumerate(race.racers):

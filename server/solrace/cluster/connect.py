@@ -19,8 +19,9 @@ Keys of unit ``U``::
                           [seed, par moves] (taken with LPOP: once, by one process)
     sr:{pl}:toscore       set of races a player joined, not scored yet (the sweep's list)
 
-Players (:mod:`solrace.store.redis_players`) share one hash tag, ``{pl}``: scoring a race
-updates several players in one script. Pairing queues (:mod:`solrace.service.matchmaker`) are
+Players and fair play (their keys: :mod:`solrace.store.redis_player_data`) share one hash
+tag, ``{pl}``: scoring a race, clearing a result or closing an account updates several players
+in one script. Pairing queues (:mod:`solrace.service.matchmaker`) are
 ``sr:{q}:…``.
 """
 

@@ -1,4 +1,6 @@
 """Players in Redis (:class:`~solrace.store.player_base.PlayerStore`), shared by every process.
+The keys, the stored form of a result and the script every score goes through are in
+:mod:`solrace.store.redis_player_data`.
 
 Every key has the hash tag ``{pl}``: scoring a race writes several players' ratings in one
 script, which a Redis Cluster only runs on keys of one slot. Keys::
@@ -14,13 +16,15 @@ script, which a Redis Cluster only runs on keys of one slot. Keys::
     sr:{pl}:nets:ID         sorted set: the networks (tags) the player signed in from, by time
     sr:{pl}:acct:DAY:TAG    accounts made from a network that UTC day (expires after two days)
     sr:{pl}:r:ID            hash: game -> msgpack [mu, sigma, races]
-    sr:{pl}:res:ID          list: the player's results, newest first (msgpack maps; capped)
+    sr:{pl}:res:ID          list: the races of the player's results, newest first (capped;
+                            the results themselves, and every fair-play key: see
+                            solrace.store.redis_player_data)
     sr:{pl}:lb:GAME         sorted set: rated players of GAME by mu
     sr:{pl}:scored          hash: race -> the ``ratings`` body (JSON) of every scored race
     sr:{pl}:toscore         set: races a player joined, not scored yet
     sr:{pl}:daily:GAME:DAY  "seed salt" of the day's deal (SET NX: the first one drawn)
     sr:{pl}:att:GAME:DAY    hash: player id -> his attempt's race
-    sr:{pl}:dres:GAME:DAY   list: the day's results (msgpack maps)
+    sr:{pl}:dr:GAME:DAY     hash: the day's results (player -> msgpack map)
     sr:{pl}:days:ID:GAME    set: the days he played GAME's daily deal to its end
 
 Names: a name's key is its skeleton (``identity.name_key``); the index of keys lives under
@@ -33,10 +37,13 @@ created meanwhile by a process of the version before (a rolling upgrade) are not
 finish such an upgrade before players sign up again (the keys before skeletons,
 ``sr:{pl}:name:FOLDED``, are left as they were).
 
-Scoring reads the counted players' ratings, works out the new ones here, and writes them with
-the results in one script that first checks that the race is not scored yet and that every
-rating it read is still as it was (its race count); if one changed meanwhile (another race of
-the same player scored by another process) nothing is written and the scorer reads again.
+Scoring reads the counted players' ratings (and, when one is written for the first time, that
+it is absent), works out the new ones here, and writes everything a score writes — results,
+ratings, leaderboard, a held race's rating inputs, the flagged set, the history of rated pairs,
+walkouts, the daily table, and the mark that the race is scored — in one ``APPLY`` that first
+checks that the race is not scored yet and that every rating it read is still as it was; if one
+changed meanwhile (another race of the same player scored, a clear or a refund, by any process)
+nothing is written and the scorer reads again.
 """
 
 from __future__ import annotations
@@ -44,24 +51,53 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from typing import Any
+from typing import Any, cast
 
 import msgpack
-from redis.exceptions import NoScriptError, ResponseError
 
 from solrace.cluster.connect import TO_SCORE, RedisClient
+from solrace.core.fairplay import suspicion_of
 from solrace.core.identity import Player, name_key, own_key
 from solrace.core.names import VERSION as NAMES_VERSION
 from solrace.core.rating import Rating
-from solrace.core.scoring import Result, Scoring, changes, new_ratings, with_ratings
-from solrace.settings import KNOWN_NETWORK_DAYS, KNOWN_NETWORKS, SIGN_IN_FORGET_S
+from solrace.core.scoring import Result, Scoring, changes, held_entries, new_ratings, with_ratings
+from solrace.settings import (
+    KNOWN_NETWORK_DAYS,
+    KNOWN_NETWORKS,
+    REPEAT_WINDOW_MS,
+    SIGN_IN_FORGET_S,
+    WALKOUT_WINDOW_MS,
+)
 from solrace.store.player_base import STATS_RESULTS
+from solrace.store.redis_player_data import (
+    CLOSURES,
+    FLAGGED,
+    HELD,
+    SCORED,
+    Conflict,
+    Ops,
+    Scripts,
+    board_key,
+    day_results_key,
+    days_key,
+    history,
+    of,
+    pack_rating,
+    pack_row,
+    pair_key,
+    pkey,
+    player_key,
+    ratings_key,
+    result_row,
+    results_key,
+    stored_ratings,
+    text,
+    unpack_rating,
+    unpack_row,
+    walkouts_key,
+)
 
 log = logging.getLogger(__name__)
-
-
-def pkey(name: str) -> str:
-    return f"sr:{{pl}}:{name}"
 
 
 #: The index of names' keys under the current rule.
@@ -106,48 +142,6 @@ redis.call('INCR', KEYS[1]); redis.call('EXPIRE', KEYS[1], ARGV[2])
 return 1
 """
 
-#: KEYS[1]: scored hash, KEYS[2]: toscore set, then the data keys. ARGV: race, body, then
-#: operations: 'C' key# game races (the rating must have this race count, -1: none),
-#: 'R' key# game packed (HSET), 'Z' key# score member (ZADD), 'L' key# packed cap (LPUSH and
-#: LTRIM to cap; cap 0: RPUSH, no trim), 'S' key# member (SADD). 1, 0 if already scored, or
-#: the error CONFLICT.
-SCORE = """
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
-local i = 3
-while i <= #ARGV do
-  if ARGV[i] == 'C' then
-    local cur = redis.call('HGET', KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2])
-    local races = -1
-    if cur then races = cmsgpack.unpack(cur)[3] end
-    if races ~= tonumber(ARGV[i + 3]) then return redis.error_reply('CONFLICT') end
-    i = i + 4
-  elseif ARGV[i] == 'S' then i = i + 3
-  else i = i + 4 end
-end
-i = 3
-while i <= #ARGV do
-  local op, k = ARGV[i], KEYS[tonumber(ARGV[i + 1])]
-  if op == 'R' then
-    redis.call('HSET', k, ARGV[i + 2], ARGV[i + 3]); i = i + 4
-  elseif op == 'Z' then
-    redis.call('ZADD', k, ARGV[i + 2], ARGV[i + 3]); i = i + 4
-  elseif op == 'L' then
-    local cap = tonumber(ARGV[i + 3])
-    if cap > 0 then
-      redis.call('LPUSH', k, ARGV[i + 2]); redis.call('LTRIM', k, 0, cap - 1)
-    else
-      redis.call('RPUSH', k, ARGV[i + 2])
-    end
-    i = i + 4
-  elseif op == 'S' then
-    redis.call('SADD', k, ARGV[i + 2]); i = i + 3
-  else i = i + 4 end
-end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('SREM', KEYS[2], ARGV[1])
-return 1
-"""
-
 #: KEYS[1]: ticket. The player's id, and the ticket deleted; nil if there is none.
 TAKE_TICKET = """
 local pid = redis.call('GET', KEYS[1])
@@ -155,26 +149,9 @@ if pid then redis.call('DEL', KEYS[1]) end
 return pid
 """
 
-#: How many times scoring reads again after a conflict before it gives up for now (the sweep
-#: comes back to the race).
+#: How many times scoring (or a moderator's clear or close) reads again after a conflict before
+#: it gives up for now (the sweep comes back to the race; the moderator tries again).
 SCORE_TRIES = 8
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
-class _Ops:
-    """A SCORE script's keys and operations."""
-
-    def __init__(self) -> None:
-        self.keys = [pkey("scored"), TO_SCORE]
-        self.args: list[Any] = []
-
-    def k(self, name: str) -> int:
-        if name not in self.keys:
-            self.keys.append(name)
-        return self.keys.index(name) + 1
 
 
 class RedisPlayers:
@@ -182,32 +159,25 @@ class RedisPlayers:
 
     def __init__(self, client: RedisClient) -> None:
         self.client = client
-        self._sha: dict[str, str] = {}
+        self.scripts = Scripts(client)
         self._indexed = False
         self._indexing = asyncio.Lock()
 
-    async def _script(self, name: str, body: str, keys: list[str], args: list[Any]) -> Any:
-        sha = self._sha.get(name)
-        if sha is None:
-            sha = self._sha[name] = await self.client.script_load(body)
-        try:
-            return await self.client.evalsha(sha, len(keys), *keys, *args)
-        except NoScriptError:  # Redis restarted without its script cache
-            self._sha[name] = await self.client.script_load(body)
-            return await self.client.evalsha(self._sha[name], len(keys), *keys, *args)
+    async def _script(self, body: str, keys: list[str], args: list[Any]) -> Any:
+        return await self.scripts.run(body, keys, args)
 
     async def _player(self, pid: str | None) -> Player | None:
         if pid is None:
             return None
-        fields = await self.client.hgetall(pkey(f"p:{pid}"))
+        fields = await self.client.hgetall(player_key(pid))
         if not fields:
             return None
-        f = {_text(k): _text(v) for k, v in fields.items()}
+        f = {text(k): text(v) for k, v in fields.items()}
         return Player(pid, f["name"], int(f["created_at"]), f.get("password") or None)
 
     async def _get(self, name: str) -> str | None:
         value = await self.client.get(pkey(name))
-        return None if value is None else _text(value)
+        return None if value is None else text(value)
 
     # ------------------------------------------------------------------ identity
     async def _names(self) -> None:
@@ -235,11 +205,11 @@ class RedisPlayers:
                 got = await pipe.execute()
             for k, (name, created) in zip(batch, got, strict=True):
                 if name is not None and created is not None:
-                    players.append((int(created), k.rsplit(":", 1)[1], _text(name)))
+                    players.append((int(created), k.rsplit(":", 1)[1], text(name)))
             batch.clear()
 
         async for k in self.client.scan_iter(match=pkey("p:*"), count=1000, _type="HASH"):
-            batch.append(_text(k))
+            batch.append(text(k))
             if len(batch) >= 500:
                 await read()
         await read()
@@ -280,8 +250,8 @@ class RedisPlayers:
         await self._names()
         key = name_key(player.name)
         done = await self._script(
-            "create", CREATE,
-            [pkey(NAME_INDEX + key), pkey(f"p:{player.id}"), pkey(f"key:{key_hash}")],
+            CREATE,
+            [pkey(NAME_INDEX + key), player_key(player.id), pkey(f"key:{key_hash}")],
             [player.id, player.name, player.created_at, key])
         return bool(done)
 
@@ -290,18 +260,18 @@ class RedisPlayers:
         fields = await self.client.hmget(pkey(f"p:{pid}"), "name", "nk")
         if fields[0] is None:
             return False
-        old = _text(fields[1]) if fields[1] is not None else name_key(_text(fields[0]))
+        old = text(fields[1]) if fields[1] is not None else name_key(text(fields[0]))
         key = name_key(name)
         if old == own_key(key, pid):
             key = old  # his own name, kept under a key of his own (index_names)
         done = await self._script(
-            "rename", RENAME,
-            [pkey(NAME_INDEX + key), pkey(NAME_INDEX + old), pkey(f"p:{pid}")],
+            RENAME,
+            [pkey(NAME_INDEX + key), pkey(NAME_INDEX + old), player_key(pid)],
             [pid, name, key])
         return bool(done)
 
     async def set_password(self, pid: str, record: str) -> None:
-        await self.client.hset(pkey(f"p:{pid}"), "password", record)
+        await self.client.hset(player_key(pid), "password", record)
 
     async def add_key(self, pid: str, key_hash: str, now: int) -> None:
         await self.client.set(pkey(f"key:{key_hash}"), pid)
@@ -314,10 +284,10 @@ class RedisPlayers:
         await self.client.set(pkey(f"t:{ticket_hash}"), f"{pid} {expires_at}", ex=3600)
 
     async def take_ticket(self, ticket_hash: str, now: int) -> str | None:
-        value = await self._script("take_ticket", TAKE_TICKET, [pkey(f"t:{ticket_hash}")], [])
+        value = await self._script(TAKE_TICKET, [pkey(f"t:{ticket_hash}")], [])
         if value is None:
             return None
-        pid, expires = _text(value).split(" ")
+        pid, expires = text(value).split(" ")
         return pid if int(expires) >= now else None
 
     # ------------------------------------------------------- sign-ins and accounts
@@ -353,99 +323,117 @@ class RedisPlayers:
             await pipe.execute()
 
     async def take_account(self, tag: str, day: str, cap: int) -> bool:
-        done = await self._script("take_account", TAKE_ACCOUNT, [pkey(f"acct:{day}:{tag}")],
+        done = await self._script(TAKE_ACCOUNT, [pkey(f"acct:{day}:{tag}")],
                                   [cap, 2 * 86_400])
         return bool(done)
 
     # ------------------------------------------------------------------- ratings
     async def ratings(self, pid: str) -> dict[str, Rating]:
-        fields = await self.client.hgetall(pkey(f"r:{pid}"))
-        out = {}
-        for game, packed in fields.items():
-            mu, sigma, races = msgpack.unpackb(packed)
-            out[_text(game)] = Rating(mu, sigma, races)
-        return out
+        fields = await self.client.hgetall(ratings_key(pid))
+        return {text(game): unpack_rating(packed) for game, packed in fields.items()}
 
     async def score(self, s: Scoring) -> dict[str, Any] | None:
         for _ in range(SCORE_TRIES):
-            if await self.client.hexists(pkey("scored"), s.race):
-                return None
-            players = [key for key, _ in s.counted if not key.startswith("bot:")] if s.rated \
-                else []
-            current: dict[str, Rating] = {}
-            ops = _Ops()
-            for pid in players:
-                packed = await self.client.hget(pkey(f"r:{pid}"), s.game)
-                races = -1
-                if packed is not None:
-                    mu, sigma, races = msgpack.unpackb(packed)
-                    current[pid] = Rating(mu, sigma, races)
-                ops.args += ["C", ops.k(pkey(f"r:{pid}")), s.game, races]
-            results: list[Result] = s.results
-            moves: list[dict[str, Any]] = []
-            if s.rated:
-                new = new_ratings(s, current)
-                moves = changes(s, current, new)
-                results = with_ratings(s, current, new)
-                for pid in players:
-                    r = new[pid]
-                    ops.args += ["R", ops.k(pkey(f"r:{pid}")), s.game,
-                                 msgpack.packb([r.mu, r.sigma, r.races])]
-                    ops.args += ["Z", ops.k(pkey(f"lb:{s.game}")), r.mu, pid]
-            for res in results:
-                packed_res = msgpack.packb(res.as_dict())
-                ops.args += ["L", ops.k(pkey(f"res:{res.player}")), packed_res, STATS_RESULTS]
-                if res.kind == "daily" and res.day is not None:
-                    ops.args += ["L", ops.k(pkey(f"dres:{res.game}:{res.day}")), packed_res, 0]
-                    ops.args += ["S", ops.k(pkey(f"days:{res.player}:{res.game}")), res.day]
-            body = {"rated": s.rated, "game": s.game, "changes": moves}
             try:
-                done = await self._script("score", SCORE, ops.keys,
-                                          [s.race, json.dumps(body), *ops.args])
-            except ResponseError as exc:
-                if "CONFLICT" in str(exc):
-                    continue
-                raise
-            return body if done else None
+                return await self._score(s)
+            except Conflict:
+                continue
         raise RuntimeError(f"race {s.race}: ratings kept changing while it was scored")
 
+    async def _score(self, s: Scoring) -> dict[str, Any] | None:
+        if await self.client.hexists(SCORED, s.race):
+            return None
+        ops = Ops()
+        ops.done_if(SCORED, s.race)
+        results: list[Result] = s.results
+        moves: list[dict[str, Any]] = []
+        if s.rated and not s.held:
+            players = [key for key, _ in s.counted if not key.startswith("bot:")]
+            current: dict[str, Rating] = {}
+            stored = await stored_ratings(self.client, [(pid, s.game) for pid in players])
+            for pid, packed in zip(players, stored, strict=True):
+                ops.same(ratings_key(pid), s.game, packed)
+                if packed is not None:
+                    current[pid] = unpack_rating(packed)
+            new = new_ratings(s, current)
+            moves = changes(s, current, new)
+            results = with_ratings(s, current, new)
+            for pid in players:
+                ops.hset(ratings_key(pid), s.game, pack_rating(new[pid]))
+                # Never back on a leaderboard once closed (checked in the script: a close may
+                # come between this read and the write).
+                ops.zadd(board_key(s.game), new[pid].mu, pid, unless_in=CLOSURES)
+            at = results[0].at if results else 0
+            for a, b in s.pairs():
+                ops.recent(pair_key(a, b), at, s.race, REPEAT_WINDOW_MS, at)
+        elif s.held:  # what the ratings need once a moderator clears the race
+            ops.hset(HELD, s.race, msgpack.packb([s.game, held_entries(s)]))
+        for res in results:
+            self._add_result(ops, res)
+        body = s.body(moves)
+        ops.hset(SCORED, s.race, json.dumps(body))
+        ops.srem(TO_SCORE, s.race)
+        return body if await self.scripts.apply(ops) else None
+
+    @staticmethod
+    def _add_result(ops: Ops, res: Result) -> None:
+        """Write one new result: the player's copy and history, the flagged set, his
+        walkouts, the day's table and his days played."""
+        packed = pack_row(result_row(res))
+        ops.hset(results_key(res.player), res.race, packed)
+        ops.push_result(res.player, res.race, STATS_RESULTS)
+        if res.flagged:
+            ops.zadd(FLAGGED, suspicion_of(res.signals), of(res.race, res.player))
+        if res.walkout:
+            ops.recent(walkouts_key(res.player), res.at, res.race, WALKOUT_WINDOW_MS, res.at)
+        if res.kind == "daily" and res.day is not None:
+            ops.hset(day_results_key(res.game, res.day), of(res.race, res.player), packed)
+            if not res.aborted:  # an aborted attempt keeps no streak alive
+                ops.sadd(days_key(res.player, res.game), res.day)
+
+    async def together(self, a: str, b: str, since: int) -> int:
+        return int(await self.client.zcount(pair_key(a, b), since, "+inf"))
+
+    async def walkouts(self, pid: str, since: int) -> list[int]:
+        got = await self.client.zrangebyscore(walkouts_key(pid), since, "+inf", withscores=True)
+        return [int(at) for _, at in cast(list[tuple[bytes, float]], got)]
+
     async def scored(self, race: str) -> dict[str, Any] | None:
-        body = await self.client.hget(pkey("scored"), race)
+        body = await self.client.hget(SCORED, race)
         return None if body is None else dict(json.loads(body))
 
     async def to_score(self, limit: int) -> list[str]:
         members = await self.client.srandmember(TO_SCORE, limit) or []
-        return [_text(m) for m in members]
+        return [text(m) for m in members]
 
     async def done_scoring(self, race: str) -> None:
         await self.client.srem(TO_SCORE, race)
 
     async def results(self, pid: str, limit: int = 20) -> list[dict[str, Any]]:
-        raw = await self.client.lrange(pkey(f"res:{pid}"), 0, limit - 1)
-        return [msgpack.unpackb(r, raw=False) for r in raw]
+        return [row for _, row in await history(self.client, pid, limit)]
 
     async def leaderboard(self, game: str, min_races: int, max_deviation: float,
                           limit: int) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         start = 0
         while len(out) < limit:
-            ids = await self.client.zrevrange(pkey(f"lb:{game}"), start, start + 4 * limit - 1)
+            ids = await self.client.zrevrange(board_key(game), start, start + 4 * limit - 1)
             if not ids:
                 break
             start += len(ids)
             async with self.client.pipeline(transaction=False) as pipe:
                 for pid in ids:
-                    pipe.hget(pkey(f"r:{_text(pid)}"), game)
-                    pipe.hget(pkey(f"p:{_text(pid)}"), "name")
+                    pipe.hget(ratings_key(text(pid)), game)
+                    pipe.hget(player_key(text(pid)), "name")
                 got = await pipe.execute()
             for i, pid in enumerate(ids):
                 packed, name = got[2 * i], got[2 * i + 1]
                 if packed is None or name is None:
                     continue
-                mu, sigma, races = msgpack.unpackb(packed)
-                if races >= min_races and sigma <= max_deviation:
-                    out.append({"id": _text(pid), "name": _text(name), "rating": round(mu),
-                                "deviation": round(sigma), "races": races})
+                r = unpack_rating(packed)
+                if r.races >= min_races and r.sigma <= max_deviation:
+                    out.append({"id": text(pid), "name": text(name), "rating": round(r.mu),
+                                "deviation": round(r.sigma), "races": r.races})
         return out[:limit]
 
     # --------------------------------------------------------------------- daily
@@ -453,7 +441,7 @@ class RedisPlayers:
         value = await self.client.get(pkey(f"daily:{game}:{day}"))
         if value is None:
             return None
-        seed, salt = _text(value).split(" ")
+        seed, salt = text(value).split(" ")
         return int(seed), salt
 
     async def put_daily(self, game: str, day: str, seed: int, salt: str) -> tuple[int, str]:
@@ -466,12 +454,11 @@ class RedisPlayers:
     async def daily_attempt(self, game: str, day: str, pid: str, race: str) -> str:
         k = pkey(f"att:{game}:{day}")
         await self.client.hsetnx(k, pid, race)
-        return _text(await self.client.hget(k, pid))
+        return text(await self.client.hget(k, pid))
 
     async def daily_results(self, game: str, day: str) -> list[dict[str, Any]]:
-        raw = await self.client.lrange(pkey(f"dres:{game}:{day}"), 0, -1)
-        return [msgpack.unpackb(r, raw=False) for r in raw]
+        return [unpack_row(raw) for raw in await self.client.hvals(day_results_key(game, day))]
 
     async def days_played(self, pid: str, game: str, limit: int = 400) -> list[str]:
-        days = await self.client.smembers(pkey(f"days:{pid}:{game}"))
-        return sorted((_text(d) for d in days), reverse=True)[:limit]
+        days = await self.client.smembers(days_key(pid, game))
+        return sorted((text(d) for d in days), reverse=True)[:limit]

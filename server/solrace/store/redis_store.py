@@ -42,6 +42,7 @@ from solrace.store.records import (
     tournament_from_record,
     tournament_record,
 )
+from solrace.store.redis_moderation import RedisModeration
 from solrace.store.redis_players import RedisPlayers
 
 log = logging.getLogger(__name__)
@@ -570,6 +571,10 @@ class RedisStore:
     def players(self) -> RedisPlayers:
         """The players, in the same Redis (solrace.store.redis_players)."""
         return RedisPlayers(self.client)
+
+    def moderation(self) -> RedisModeration:
+        """Fair play, kept with the players (solrace.store.redis_moderation)."""
+        return RedisModeration(self.client)
 
     # -------------------------------------------------------------------- pool
     async def pool_put(self, game: str, deals: list[tuple[int, int]]) -> None:
