@@ -46,7 +46,8 @@ class SQLiteModeration:
             f"SELECT {cols}, p.name FROM results r JOIN players p ON p.id = r.player "
             "WHERE r.flagged = 1 AND r.cleared = 0 "
             "AND r.player NOT IN (SELECT player FROM closures) "
-            "ORDER BY r.at DESC LIMIT ?", (limit * 4,)).fetchall())
+            "ORDER BY json_extract(r.signals, '$.suspicion') DESC, r.at DESC LIMIT ?",
+            (limit,)).fetchall())
         out = []
         for row in rows:
             result = _result(row[:-1])
