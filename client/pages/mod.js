@@ -41,13 +41,18 @@ export function mount(root) {
   async function load() {
     try {
       const data = await fetchJSON("/api/mod/flags");
-      if (!closed) show(data.flags || []);
-    } catch (err) {
+      if (closed) return;
+      if (data.moderator === false) {
+        body.removeAttribute("aria-busy");
+        replace(body, h("p.mod-refused", {}, "This page is for moderators. A server's operator makes one " +
+          "with `solrace mod add NAME`."));
+        return;
+      }
+      show(data.flags || []);
+    } catch {
       if (closed) return;
       body.removeAttribute("aria-busy");
-      replace(body, h("p.mod-refused", {}, err.status === 403
-        ? "This page is for moderators. A server's operator makes one with `solrace mod add NAME`."
-        : "This page did not load: try again in a moment."));
+      replace(body, h("p.mod-refused", {}, "This page did not load: try again in a moment."));
     }
   }
 

@@ -247,7 +247,10 @@ export function mountResults(el, session) {
 
   async function loadSummary() {
     // Today's deal stays secret until the day is over: nothing to ask the API for yet.
-    if (model.options?.kind === "daily" && (model.seed === null || model.seed === undefined)) return;
+    if (model.options?.kind === "daily" && (model.seed === null || model.seed === undefined)) {
+      renderReplay();
+      return;
+    }
     try {
       summary = await fetchJSON(`/api/races/${encodeURIComponent(race)}`);
     } catch {

@@ -71,6 +71,11 @@ def test_finishing_then_live_standings_then_rematch(pages: Pages, new_bot: NewBo
     wait_toast(loser, "Winnie finished 1st")
     loser.click("#resign")
     loser.click("#resign")
+    # A resign is a loss, and the results say so in words.
+    loser.wait_for_selector('.you-outcome[data-outcome="resigned"] >> text=Lost (resigned)',
+                            timeout=WAIT_MS)
+    assert "lost (resigned)" in loser.locator(".standings-table tr.is-you").inner_text()
+    winner.wait_for_selector('.you-outcome[data-outcome="won"] >> text=Won', timeout=WAIT_MS)
     # Over: Winnie asks for a rematch and lands in the new race, joined.
     winner.wait_for_selector('#verify-result[data-ok="true"]', timeout=WAIT_MS)
     winner.click(".results .rematch")

@@ -427,7 +427,8 @@ class Routes:
             return await self.replay(parts[2], parts[4], gzip_ok,
                                      moderator=await self.is_moderator(request))
         if len(parts) == 5 and parts[:2] == ["api", "races"] and parts[3] == "analysis":
-            return await self.analysis(parts[2], parts[4], address)
+            return await self.analysis(parts[2], parts[4], address,
+                                       moderator=await self.is_moderator(request))
         return json_response(404, {"error": "not_found"})
 
     def page(self, etag: str | None, request: Request | None) -> Response:
@@ -504,12 +505,13 @@ class Routes:
         assert front is not None
         mod = front.moderation
         player = await front.accounts.of_cookie(cookie)
-        if mod is None or player is None or not await mod.is_moderator(player.id):
-            return json_response(403, {"error": "forbidden",
-                                       "message": "for moderators only"})
         if what != "flags":
             return json_response(404, {"error": "not_found"})
-        return json_response(200, {"flags": await mod.flags()})
+        if mod is None or player is None or not await mod.is_moderator(player.id):
+            # Not an error for the page that asks (a browser reports every 4xx as a failed
+            # load): it says the page is for moderators.
+            return json_response(200, {"moderator": False, "flags": []})
+        return json_response(200, {"moderator": True, "flags": await mod.flags()})
 
     async def is_moderator(self, request: Request | None) -> bool:
         """Does the request come from a moderator's browser? (A moderator may look at a
@@ -573,15 +575,17 @@ class Routes:
             extra.append(("Content-Encoding", "gzip"))
         return response(200, body, "application/json", extra)
 
-    async def analysis(self, race_id: str, player: str, address: str) -> Response:
+    async def analysis(self, race_id: str, player: str, address: str,
+                       moderator: bool = False) -> Response:
         """A racer's post-race analysis (:mod:`solrace.solver.analyst`): only once the deal is
-        revealed; ``202`` while it is worked out, or while it waits for others (too many
-        being worked out: not started yet)."""
+        revealed (to a moderator, once the race is over: a flagged daily result is judged
+        before the day ends); ``202`` while it is worked out, or while it waits for others
+        (too many being worked out: not started yet)."""
         race = await self.hub.load(race_id)
         if race is None or player not in race.racers:
             return json_response(404, {"error": "not_found"})
         race.deal.release(self.hub.clock())
-        if not race.revealed:
+        if not race.revealed and not (moderator and race.status == "finished"):
             return json_response(403, {"error": "forbidden", "message": "the analysis opens "
                                        "once the deal is revealed"})
         status, report = self.analyst.ask(race, player, address)
