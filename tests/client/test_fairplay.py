@@ -60,8 +60,8 @@ def test_a_machine_speed_daily_result_is_flagged_then_cleared(
         game = solrules.guess_game(board, random.Random(1))
         result = solrules.solve(game, solrules.Budget(nodes=400_000, seconds=20.0))
         assert result.verdict == "won", "the daily deal is a winnable one"
-        cheat.evaluate("async (line) => { for (const m of line) await window.solrace.session.move(m); }",
-                       list(result.line))
+        cheat.evaluate("async (line) => { for (const m of line) "
+                       "await window.solrace.session.move(m); }", list(result.line))
         cheat.wait_for_selector(".standings-table >> text=52 / 52", timeout=WAIT_MS)
         # The day's table: his result, flagged, no place.
         table = pages.open("/daily/scotch")
