@@ -15,14 +15,15 @@ over its purpose, so that no two uses ever share a key:
 **Where the key lives.** Never in the store it protects: ``solrace serve`` reads it once at
 start from a file of its own (``--key-file``; beside the SQLite file by default, ``<db>.key``;
 required on Redis, the same file for every process) and hands it to the server
-(:mod:`solrace.tools.key_file`). A copy of the database alone therefore tells nothing sealed
-in it, nor any network's tag.
+(:mod:`solrace.tools.key_file`). A copy of the database alone therefore opens nothing sealed
+in it, nor tells which network a tag stands for.
 
 **What a lost key costs** (a new one is made where the file is missing, and a warning logged
 when the store already holds data): the pool's sealed deals cannot be opened any more, so they
-are dropped as they are taken, never dealt, and the solver refills the pool (50 deals of a game
-take a few minutes: docs/architecture.md, "Data on disk"); and the network tags of past results
-no longer match the tags of new ones, so the same-network rules start again from nothing.
+are dropped as they are taken, never dealt, and the solver refills the pool (50 deals of each
+game from empty: about half a minute here, docs/architecture.md, "Data on disk"); and the
+network tags of past results no longer match the tags of new ones, so the same-network rules
+start again from nothing.
 Nothing else depends on it: races, players, ratings and the daily deals are in clear in the
 store (a running race's seed is, as it must be rebuilt after a crash).
 
