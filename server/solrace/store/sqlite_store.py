@@ -156,7 +156,10 @@ class SQLiteStore:
             # were readable in every copy of the file, so they are dropped, never dealt (sealed
             # in place, they would still be dealt, and their clear text stay in the file's free
             # pages and in its old copies); the solver refills the pool.
-            log.warning("the pool's deals in clear text of an older version are dropped")
+            (old,) = db.execute("SELECT count(*) FROM pool").fetchone()
+            if old:
+                log.warning("the pool's %d deals in clear text (an older version's) are "
+                            "dropped, never dealt", old)
             db.execute("DROP TABLE pool")
             db.executescript(POOL_TABLE)
         writer = self._connect(writable=True)
