@@ -73,7 +73,13 @@ async def echo_server() -> None:
 
 
 # -------------------------------------------------------------------------- helpers
+#: The master key's file of every server a benchmark starts (processes on one Redis must share
+#: one; ``solrace serve --redis`` refuses to start without): made by the first, in /tmp.
+BENCH_KEY = Path(tempfile.gettempdir()) / "solrace-bench.key"
+
+
 def start(cmd: list[str], env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
+    env = {"SOLRACE_KEY_FILE": str(BENCH_KEY), **(env if env is not None else os.environ)}
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
     assert proc.stdout is not None
     line = proc.stdout.readline()

@@ -344,6 +344,14 @@ SCORE_SWEEP_EVERY = 60.0
 LEADERBOARD_MIN_RACES = 5
 #: The daily deal's time limit (seconds).
 DAILY_TIME_LIMIT = 900
+#: Drawing a day's deal when the pool has none ready: fresh seeds solved one after the other
+#: until one is won, at most this many, in at most this many seconds (then ``unavailable``:
+#: never an unchecked deal). Measured with the par budget: a deal is decided in 0.2 s or less
+#: nearly always; won: Scotch ~64 %, Yukon ~90 %, Quadruple Canfield ~100 % of deals
+#: (docs/winnability.md), so 20 Scotch deals with none won is a chance of 0.36^20 ≈ 1e-9, and a
+#: deal the budget leaves unknown costs at most PAR_SECONDS.
+DAILY_DRAW_TRIES = 20
+DAILY_DRAW_SECONDS = 60.0
 
 # ------------------------------------------------------------- fair play (core/fairplay.py)
 #: A manual move made this soon (ms) after the racer's action before it is faster than a

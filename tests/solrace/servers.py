@@ -4,7 +4,9 @@ Cluster) started on free ports in a temporary directory, and ``solrace serve`` p
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
+import os
 import random
 import select
 import shutil
@@ -12,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -21,6 +24,10 @@ from .conftest import T
 
 REDIS = shutil.which("redis-server")
 REDIS_CLI = shutil.which("redis-cli")
+#: The master key's file of the ``solrace serve`` processes started here (one deployment: on a
+#: Redis, every process needs the same; the first one makes it), one per test process.
+KEY_FILE = Path(tempfile.gettempdir()) / f"solrace-tests-{os.getpid()}.key"
+atexit.register(lambda: KEY_FILE.unlink(missing_ok=True))
 
 
 def _ephemeral_start() -> int:
@@ -152,7 +159,8 @@ class Solrace:
             [sys.executable, "-m", "solrace", "serve", "--port", str(self.port), *self.redis_args,
              "--countdown", "0.2", "--rate-limit", "0", "--http-rate", "0", "--pool", "0",
              *self.extra],
-            stdout=subprocess.PIPE, text=True)
+            stdout=subprocess.PIPE, text=True,
+            env={"SOLRACE_KEY_FILE": str(KEY_FILE), **os.environ})
         assert self.proc.stdout is not None
         # Never a read without a deadline: a server that does not start fails the test (with
         # what it said), it does not hold the suite up.

@@ -52,9 +52,9 @@ async def solver_server(tmp_path: Path) -> AsyncIterator[Server]:
     # these tests check (seen beside a CPU burner: a hint's job overran and came back empty).
     solver = Solver(hint_seconds=5.0, par_seconds=5.0, nice=0)
     lengths = catalogue(tmp_path / "catalogue")
-    for game, by_seed in lengths.items():
-        await storage.pool_put(game, list(by_seed.items()))
     pool = Pool(storage, solrules.GAMES, solver=None, size=0)
+    for game, by_seed in lengths.items():
+        await pool.put(game, list(by_seed.items()))
     app = App(storage, countdown=0.05, rate_limit=0, client=tmp_path, solver=solver,
               pool=pool)
     async with serving(app) as srv:

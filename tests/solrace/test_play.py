@@ -15,6 +15,7 @@ import pytest
 import solrules
 from solrace.core import daily as calendar
 from solrace.net.app import App
+from solrace.solver.jobs import Solver
 from solrace.store.sqlite_store import SQLiteStore
 from solrace.tools.race_client import RaceClient, ServerError
 
@@ -42,12 +43,26 @@ class Clock:
 
 @pytest.fixture
 async def play(tmp_path: Path) -> AsyncIterator[tuple[Server, Clock]]:
+    async for served in playing(tmp_path):
+        yield served
+
+
+@pytest.fixture
+async def play_solving(tmp_path: Path) -> AsyncIterator[tuple[Server, Clock]]:
+    """The same server with a solver (the daily deal is one it has won; no hints)."""
+    async for served in playing(tmp_path, Solver(hint_seconds=0, par_seconds=5.0, nice=0)):
+        yield served
+
+
+async def playing(tmp_path: Path,
+                  solver: Solver | None = None) -> AsyncIterator[tuple[Server, Clock]]:
     clock = Clock()
     store = SQLiteStore(tmp_path / "race.db")
     client_dir = tmp_path / "client"
     client_dir.mkdir()
     (client_dir / "index.html").write_text("<!doctype html><title>solrace</title>")
-    app = App(store, countdown=0.05, rate_limit=0, http_rate=0, client=client_dir, clock=clock)
+    app = App(store, countdown=0.05, rate_limit=0, http_rate=0, client=client_dir, clock=clock,
+              solver=solver)
     seed = seed_with_home_move()
     app.hub.deals.draw = lambda game, winnable=False: seed  # type: ignore[method-assign]
     await app.start()
@@ -249,8 +264,8 @@ async def test_a_race_left_unscored_by_a_dead_process_is_scored_by_the_next(
 
 
 async def test_the_daily_deal_stays_secret_until_the_day_is_over(
-        play: tuple[Server, Clock]) -> None:
-    srv, clock = play
+        play_solving: tuple[Server, Clock]) -> None:
+    srv, clock = play_solving
     ann, ann_key = await browser(srv)
     await ann.request({"type": "set_name", "name": "Ann"})
     paired = await ann.request({"type": "daily", "game": "scotch"})

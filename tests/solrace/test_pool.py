@@ -36,7 +36,9 @@ async def test_the_refill_solves_fresh_deals_until_the_pool_is_full(tmp_path: Pa
         stats = pool.stats("scotch")
         assert stats["tried"] >= stats["kept"] >= 3 and stats["kept_per_minute"] > 0
         assert pool.available("scotch") == 1
-        deals = [pool.take("scotch")] + await store.pool_take("scotch", 100)
+        deals = [pool.take("scotch")]
+        await pool.claim("scotch", 100)
+        deals += [pool.take("scotch") for _ in range(pool.available("scotch"))]
         assert len(deals) >= 3 and len({seed for seed, _ in deals}) == len(deals)
         for seed, moves in deals:  # each is won, as the pool says, with its par
             result = solrules.solve(solrules.new_game("scotch", seed), solrules.Budget(400_000))
@@ -53,12 +55,12 @@ async def test_the_refill_solves_fresh_deals_until_the_pool_is_full(tmp_path: Pa
 async def test_two_processes_never_take_the_same_deal_from_sqlite(tmp_path: Path) -> None:
     first = SQLiteStore(tmp_path / "race.db")
     second = SQLiteStore(tmp_path / "race.db")
-    await first.pool_put("yukon", [(seed, 90) for seed in range(1, 201)])
+    await first.pool_put("yukon", [f"entry {i}" for i in range(1, 201)])
     try:
         takes = await asyncio.gather(*[store.pool_take("yukon", 7)
                                        for _ in range(15) for store in (first, second)])
-        seeds = [seed for taken in takes for seed, _ in taken]
-        assert len(seeds) == 200 and len(set(seeds)) == 200
+        entries = [entry for taken in takes for entry in taken]
+        assert len(entries) == 200 and len(set(entries)) == 200
         assert await first.pool_size("yukon") == 0
     finally:
         first.close()
@@ -69,12 +71,12 @@ async def test_two_processes_never_take_the_same_deal_from_redis(tmp_path: Path)
     redis = RedisServer(tmp_path / "redis")
     stores = [RedisStore(connect(redis.url), f"p{i}") for i in range(2)]
     try:
-        await stores[0].pool_put("scotch", [(2**63 + seed, 80) for seed in range(300)])
+        await stores[0].pool_put("scotch", [f"s1.entry-{i}" for i in range(300)])
         takes = await asyncio.gather(*[store.pool_take("scotch", 11)
                                        for _ in range(15) for store in stores])
-        seeds = [seed for taken in takes for seed, _ in taken]
-        assert len(seeds) == 300 and len(set(seeds)) == 300
-        assert all(seed >= 2**63 for seed in seeds)  # 64-bit seeds survive the round trip
+        entries = [entry for taken in takes for entry in taken]
+        assert len(entries) == 300 and len(set(entries)) == 300
+        assert all(entry.startswith("s1.entry-") for entry in entries)  # text round trip
         assert await stores[1].pool_size("scotch") == 0
     finally:
         for store in stores:
@@ -103,9 +105,10 @@ async def test_the_public_catalogue_does_not_find_a_pool_deal(tmp_path: Path,
         result = solrules.solve(solrules.new_game("yukon", seed), solrules.Budget(20_000))
         if result.verdict == "won":
             fresh.append((seed, len(result.line)))
-    await store.pool_put("yukon", fresh)
+    pool = Pool(store, solrules.GAMES, size=0)
+    await pool.put("yukon", fresh)
     app = App(store, countdown=0.05, rate_limit=0, client=tmp_path, demo_catalogue=demo,
-              pool=None if demo else Pool(store, solrules.GAMES, size=0))
+              pool=None if demo else pool)
     found = []
     async with serving(app) as srv:
         for _ in range(3):

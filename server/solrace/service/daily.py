@@ -1,10 +1,14 @@
 """The daily deal: one secret deal per game per UTC day, played alone against the clock by
 every player who wants, once.
 
-The day's deal is drawn when the day's first player asks: a fresh winnable deal from the
-server's private pool (:mod:`solrace.solver.pool`; a secret random deal where the server keeps
-no pool), kept by the store with the first one drawn winning (two processes drawing at once
-agree). Every attempt is a race of one player on that deal, with the day's salt: its
+The day's deal is drawn when the day's first player asks: always a fresh, secret deal the
+solver has won — from the server's private pool (:mod:`solrace.solver.pool`), or, when it has
+none ready (or the server keeps no pool), fresh seeds solved then and there until one is won
+(:func:`solrace.solver.pool.first_won`, bounded: ``DAILY_DRAW_TRIES``, ``DAILY_DRAW_SECONDS``);
+a server that runs no solver, or finds none won in time, answers ``unavailable``, never an
+unchecked deal. One draw per game and day runs at a time in a process (every player asking
+meanwhile waits for it), and the store keeps the first deal written (two processes drawing at
+once agree). Every attempt is a race of one player on that deal, with the day's salt: its
 commitment is the day's. The deal is *held* (:attr:`solrace.core.shared_deal.SharedDeal.held_until`)
 until every attempt of the day has ended: no seed, no boards, no replay, and nobody but the
 player may follow his race, until then. Calendar, streaks, the table:
@@ -13,6 +17,7 @@ player may follow his race, until then. Calendar, streaks, the table:
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -25,13 +30,15 @@ from solrace.core.dispatch import Seat
 from solrace.core.race import Race
 from solrace.core.race_parts import Options, RaceError, commitment
 from solrace.protocol import codec, messages
-from solrace.settings import DAILY_TIME_LIMIT
+from solrace.settings import DAILY_DRAW_SECONDS, DAILY_DRAW_TRIES, DAILY_TIME_LIMIT
+from solrace.solver.pool import first_won
 from solrace.store.player_base import PlayerStore
 
 if TYPE_CHECKING:
     from solrace.service.accounts import Accounts, Client
     from solrace.service.hub import Hub
     from solrace.service.matchmaker import Matchmaker
+    from solrace.solver.jobs import Solver
 
 log = logging.getLogger(__name__)
 
@@ -50,23 +57,62 @@ class DailyDeals:
         self.matchmaker = matchmaker
         #: Which of these players' accounts are closed for fair play (out of every table).
         self.closed = closed
+        #: The draws running in this process, by (game, day): one at a time each.
+        self._drawing: dict[tuple[str, str], asyncio.Task[tuple[int, str] | None]] = {}
 
     def reveal_at(self, day: str) -> int:
         return calendar.reveal_at(day, DAILY_TIME_LIMIT, self.hub.countdown_ms)
 
     async def deal(self, game: str, day: str, draw: bool = True) -> tuple[int, str] | None:
-        """The day's deal of ``game`` (seed, salt), drawn now if ``draw`` and nobody has."""
+        """The day's deal of ``game`` (seed, salt), drawn now if ``draw`` and nobody has (see
+        the module docstring): RaceError ``unavailable`` when no winnable deal can be had.
+        A caller that goes away (a closed connection) leaves the draw running for the others."""
         kept = await self.store.daily(game, day)
         if kept is not None or not draw:
             return kept
         deals = self.hub.deals
+        solver = self.hub.assist.solver
+        if solver is None or solver.par_seconds <= 0:  # its jobs would end unknown at once
+            solver = deals.pool.solver if deals.pool is not None else None
+        if solver is None and (deals.pool is None or deals.demo):
+            raise RaceError("unavailable", "this server runs no solver: it has no daily deal "
+                            "it knows to be winnable")
+        running = self._drawing.get((game, day))
+        if running is None:
+            running = self.hub.supervisor.spawn(
+                self._draw(game, day, solver), f"draw the daily {game} deal of {day}",
+                timeout=DAILY_DRAW_SECONDS)
+            self._drawing[game, day] = running
+            running.add_done_callback(lambda _: self._drawing.pop((game, day), None))
+        try:
+            kept = await asyncio.shield(running)
+        except TimeoutError:
+            kept = None
+        if kept is None:
+            raise RaceError("unavailable", "no deal known to be winnable is ready for today: "
+                            "try again in a minute")
+        return kept
+
+    async def _draw(self, game: str, day: str, solver: Solver | None) -> tuple[int, str] | None:
+        """One draw of the day's deal (see :meth:`deal`); None if no winnable deal was had."""
+        deals = self.hub.deals
         seed: int | None = None
-        if deals.pool is not None:
+        if deals.pool is not None and not deals.demo:
             await deals.claim(game, 1)
             if deals.ready(game):
                 seed = deals.draw(game, True)
+        if seed is None and solver is not None:
+            # Never a public deal, never an unchecked one: fresh secret seeds, solved.
+            found = await first_won(game, solver.solve, (secrets.randbits(64)
+                                                         for _ in range(DAILY_DRAW_TRIES)))
+            if found is not None:
+                seed = found[0]
+                solver.remember(game, seed, {"verdict": "won", "moves": found[1]})
+            else:
+                log.warning("no %s deal won in %d tries for the daily deal", game,
+                            DAILY_DRAW_TRIES)
         if seed is None:
-            seed = secrets.randbits(64)  # never a public deal: a fresh secret one
+            return None
         return await self.store.put_daily(game, day, seed, self.hub.entropy.salt())
 
     async def handle(self, conn: Client, cmd: codec.PlayCmd) -> None:

@@ -19,6 +19,13 @@ that is dealt twice leaks itself. So the deals come from a pool that is never pu
   (``GET /api/games``).
 - **Empty.** A game with no deal ready answers ``unavailable`` (the client may try again in
   a few seconds); nothing falls back to a public list.
+- **Sealed at rest.** The store never holds a deal in clear: each entry is the seed and its
+  par sealed (:func:`seal_deal`, :func:`solrace.core.keys.seal`) under the master key's
+  ``pool`` key, for its game, with a nonce of its own; the store keeps opaque text. An entry
+  that does not open when taken (sealed under another key — a lost key, a process started with
+  another one —, moved to another game's pool, altered, or a clear-text deal of an older
+  version) is dropped, logged and counted (``dropped`` in :meth:`Pool.stats`), never dealt;
+  the claim takes the next ones, and the refill makes up for it.
 
 Only the I/O lives here (store calls, the solver's process, the background task); what a deal
 is and who may see it is decided elsewhere.
@@ -32,10 +39,11 @@ import logging
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from solrace.core.keys import KEY_BYTES, NONCE_BYTES, MasterKey, SealError, seal, unseal
 from solrace.service.supervisor import Supervisor
 from solrace.settings import (
     POOL_IDLE,
@@ -50,6 +58,36 @@ log = logging.getLogger(__name__)
 #: Seconds a claim of deals from the store may take.
 CLAIM_TIMEOUT = 10.0
 
+Solve = Callable[[str, int], Awaitable[dict[str, Any]]]
+
+
+def seal_deal(key: bytes, game: str, seed: int, moves: int, nonce: bytes) -> str:
+    """A deal of the pool as the store keeps it: its seed (8 bytes) and par (4 bytes) sealed
+    under ``key`` (the master key's ``pool`` key) for ``game``, which the tag covers (a deal
+    moved into another game's pool does not open)."""
+    return seal(key, b"pool:" + game.encode(),
+                seed.to_bytes(8, "big") + moves.to_bytes(4, "big"), nonce)
+
+
+def open_deal(key: bytes, game: str, entry: str) -> tuple[int, int]:
+    """The (seed, par moves) of an entry made by :func:`seal_deal` with the same key and
+    game; :class:`~solrace.core.keys.SealError` for anything else."""
+    plain = unseal(key, b"pool:" + game.encode(), entry)
+    if len(plain) != 12:
+        raise SealError("not a deal of the pool")
+    return int.from_bytes(plain[:8], "big"), int.from_bytes(plain[8:], "big")
+
+
+async def first_won(game: str, solve: Solve, seeds: Iterable[int]) -> tuple[int, int] | None:
+    """The first of ``seeds`` that ``solve`` (e.g. :meth:`Solver.solve`) wins, with its par
+    (seed, moves); None when none is won (lost, unknown, or a failed job). Each seed is solved
+    in turn, and never one more once a deal is won: a bounded ``seeds`` bounds the work (the
+    daily deal draws this way when the pool has none ready)."""
+    for seed in seeds:
+        par = await solve(game, seed)
+        if par.get("verdict") == "won" and "moves" in par:
+            return seed, int(par["moves"])
+    return None
 
 
 @dataclass
@@ -59,23 +97,29 @@ class Tally:
     tried: int = 0  # deals solved
     kept: int = 0  # won, put in the pool
     seconds: float = 0.0  # spent waiting for the solver
+    dropped: int = 0  # entries taken from the store that did not open: never dealt
 
     def as_dict(self, since: float, now: float) -> dict[str, Any]:
         minutes = max(1e-9, (now - since) / 60)
-        return {"tried": self.tried, "kept": self.kept,
+        return {"tried": self.tried, "kept": self.kept, "dropped": self.dropped,
                 "kept_per_minute": round(self.kept / minutes, 2),
                 "seconds_per_kept": round(self.seconds / self.kept, 3) if self.kept else None}
 
 
 class Pool:
     """See the module docstring. ``solver`` None: nothing is solved here (another process,
-    or an operator, fills the store), deals are only taken."""
+    or an operator, fills the store), deals are only taken. ``key``: the deployment's master
+    key (every process sharing the store must have the same); None: a random one, for as long
+    as this object lives (a test: what it puts in the store opens for it alone)."""
 
     def __init__(self, store: Store, games: Iterable[str], solver: Solver | None = None,
                  size: int = POOL_SIZE, reserve: int = POOL_RESERVE,
                  clock: Callable[[], float] = time.monotonic,
-                 supervisor: Supervisor | None = None) -> None:
+                 supervisor: Supervisor | None = None, key: MasterKey | None = None) -> None:
         self.store = store
+        if key is None:
+            key = MasterKey(secrets.token_bytes(KEY_BYTES))
+        self._key = key.derive("pool")
         self.supervisor = supervisor if supervisor is not None else Supervisor()
         self.games = list(games)
         self.solver = solver
@@ -123,12 +167,32 @@ class Pool:
                 del self._claims[game]
 
     async def _claim(self, game: str, n: int) -> None:
-        need = n - self.available(game)
-        if need <= 0:
-            return
-        taken = await self.store.pool_take(game, need)
-        self.reserve[game].extend(taken)
-        self.ready[game] = max(0, self.ready[game] - len(taken))
+        # Entries that do not open are dropped and more taken in their place, until the
+        # reserve has ``n`` or the store has no more: every round takes entries out of the
+        # store for good, so this ends.
+        while (need := n - self.available(game)) > 0:
+            taken = await self.store.pool_take(game, need)
+            self.ready[game] = max(0, self.ready[game] - len(taken))
+            dropped: list[str] = []
+            for entry in taken:
+                try:
+                    self.reserve[game].append(open_deal(self._key, game, entry))
+                except SealError as exc:
+                    dropped.append(str(exc))
+            if dropped:
+                self.tally[game].dropped += len(dropped)
+                log.warning("pool of %s: %d entries that do not open dropped, never dealt "
+                            "(%s): sealed under another key, altered, or of an older version",
+                            game, len(dropped), "; ".join(sorted(set(dropped))))
+            if len(taken) < need:
+                return
+
+    async def put(self, game: str, deals: list[tuple[int, int]]) -> None:
+        """Add solved winnable deals (seed, par moves) of ``game`` to the store's pool,
+        sealed (see the module docstring)."""
+        await self.store.pool_put(game, [
+            seal_deal(self._key, game, seed, moves, secrets.token_bytes(NONCE_BYTES))
+            for seed, moves in deals])
 
     # -------------------------------------------------------------- the task
     def start(self) -> None:
@@ -197,7 +261,7 @@ class Pool:
         tally.seconds += self.clock() - t0
         tally.tried += 1
         if par.get("verdict") == "won" and "moves" in par:
-            await self.store.pool_put(game, [(seed, int(par["moves"]))])
+            await self.put(game, [(seed, int(par["moves"]))])
             tally.kept += 1
             self.ready[game] += 1
 

@@ -117,12 +117,13 @@ class Store(Protocol):
     async def startup_tournaments(self) -> list[Tournament]:
         """The same for tournaments (their races are loaded on their own)."""
 
-    async def pool_put(self, game: str, deals: list[tuple[int, int]]) -> None:
-        """Add solved winnable deals (seed, par moves) to the shared pool of ``game``."""
+    async def pool_put(self, game: str, entries: list[str]) -> None:
+        """Add entries to the shared pool of ``game``, in order: solved winnable deals, each
+        sealed by the pool (:mod:`solrace.solver.pool`), opaque text to the store."""
 
-    async def pool_take(self, game: str, n: int) -> list[tuple[int, int]]:
-        """Take up to ``n`` deals out of the pool, atomically: a deal taken here is never
-        given to anyone else, by any process."""
+    async def pool_take(self, game: str, n: int) -> list[str]:
+        """Take up to ``n`` entries out of the pool, oldest first, atomically: an entry taken
+        here is never given to anyone else, by any process."""
 
     async def pool_size(self, game: str) -> int:
         """How many deals of ``game`` the pool holds."""

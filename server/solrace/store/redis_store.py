@@ -577,19 +577,17 @@ class RedisStore:
         return RedisModeration(self.client)
 
     # -------------------------------------------------------------------- pool
-    async def pool_put(self, game: str, deals: list[tuple[int, int]]) -> None:
-        if deals:
-            await self.client.rpush(pool_key(game),
-                                    *(msgpack.packb([str(s), m]) for s, m in deals))
+    async def pool_put(self, game: str, entries: list[str]) -> None:
+        if entries:
+            await self.client.rpush(pool_key(game), *(e.encode() for e in entries))
 
-    async def pool_take(self, game: str, n: int) -> list[tuple[int, int]]:
-        # LPOP with a count is one command: two processes never get the same deal.
+    async def pool_take(self, game: str, n: int) -> list[str]:
+        # LPOP with a count is one command: two processes never get the same deal. An entry
+        # of another format (a clear-text deal of an older version) comes back as text the
+        # pool cannot open, and is dropped there.
         raw = await self.client.lpop(pool_key(game), n) or []
-        out = []
-        for item in raw:
-            seed, moves = msgpack.unpackb(item, raw=False)
-            out.append((int(seed), int(moves)))
-        return out
+        return [item.decode("utf-8", "replace") if isinstance(item, bytes) else str(item)
+                for item in raw]
 
     async def pool_size(self, game: str) -> int:
         return int(await self.client.llen(pool_key(game)))

@@ -40,6 +40,17 @@ def dumps(data: Any) -> str:
     return encode_json(data).decode()
 
 
+#: The private pool of winnable deals (solrace.solver.pool): each entry sealed by the pool,
+#: opaque text here (a copy of the file tells no deal).
+POOL_TABLE = """
+CREATE TABLE IF NOT EXISTS pool (
+    id INTEGER PRIMARY KEY,
+    game TEXT NOT NULL,
+    entry TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pool_game ON pool (game, id);
+"""
+
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS races (
     race TEXT PRIMARY KEY,
@@ -82,13 +93,7 @@ CREATE TABLE IF NOT EXISTS tlog (
     data TEXT,
     PRIMARY KEY (tournament, n)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS pool (
-    id INTEGER PRIMARY KEY,
-    game TEXT NOT NULL,
-    seed TEXT NOT NULL,
-    moves INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS pool_game ON pool (game, id);
+{POOL_TABLE.strip()}
 CREATE TABLE IF NOT EXISTS players (
     id TEXT PRIMARY KEY,
     name TEXT NOT NULL,

@@ -42,6 +42,7 @@ from solrace.store.sqlite_schema import (
     COLUMNS,
     INSERT_RACE,
     MIGRATIONS,
+    POOL_TABLE,
     SCHEMA,
     build_race,
     build_tournament,
@@ -158,6 +159,17 @@ class SQLiteStore:
         # Made after the columns it covers (a database from before them gets it now).
         db.execute("CREATE INDEX IF NOT EXISTS results_flagged ON results (flagged, cleared) "
                    "WHERE flagged = 1")
+        if "entry" not in {row[1] for row in db.execute("PRAGMA table_info(pool)")}:
+            # The pool of a version that kept its deals in clear (seed, moves): those deals
+            # were readable in every copy of the file, so they are dropped, never dealt (sealed
+            # in place, they would still be dealt, and their clear text stay in the file's free
+            # pages and in its old copies); the solver refills the pool.
+            (old,) = db.execute("SELECT count(*) FROM pool").fetchone()
+            if old:
+                log.warning("the pool's %d deals in clear text (an older version's) are "
+                            "dropped, never dealt", old)
+            db.execute("DROP TABLE pool")
+            db.executescript(POOL_TABLE)
         writer = self._connect(writable=True)
         writer.execute("PRAGMA wal_autocheckpoint=0")
         self.db, self._writer, self._readonly = db, writer, False
@@ -551,19 +563,18 @@ class SQLiteStore:
         finally:
             db.close()
 
-    async def pool_put(self, game: str, deals: list[tuple[int, int]]) -> None:
-        rows = [(game, str(seed), moves) for seed, moves in deals]
+    async def pool_put(self, game: str, entries: list[str]) -> None:
+        rows = [(game, entry) for entry in entries]
         await asyncio.get_running_loop().run_in_executor(
             self._reader, self._pool,
-            lambda db: db.executemany("INSERT INTO pool (game, seed, moves) VALUES (?,?,?)",
-                                      rows))
+            lambda db: db.executemany("INSERT INTO pool (game, entry) VALUES (?,?)", rows))
 
-    async def pool_take(self, game: str, n: int) -> list[tuple[int, int]]:
-        def take(db: sqlite3.Connection) -> list[tuple[int, int]]:
+    async def pool_take(self, game: str, n: int) -> list[str]:
+        def take(db: sqlite3.Connection) -> list[str]:
             rows = db.execute(
                 "DELETE FROM pool WHERE id IN (SELECT id FROM pool WHERE game = ? ORDER BY id "
-                "LIMIT ?) RETURNING seed, moves", (game, n)).fetchall()
-            return [(int(seed), int(moves)) for seed, moves in rows]
+                "LIMIT ?) RETURNING id, entry", (game, n)).fetchall()
+            return [str(entry) for _, entry in sorted(rows)]
 
         taken = await asyncio.get_running_loop().run_in_executor(self._reader, self._pool, take)
         return taken  # type: ignore[return-value]

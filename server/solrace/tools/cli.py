@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from websockets.asyncio.server import Server
 
@@ -45,6 +45,9 @@ from solrace.settings import (
 )
 from solrace.tools import mod_cli
 
+if TYPE_CHECKING:
+    from solrace.core.keys import MasterKey
+
 
 def _serve(args: argparse.Namespace) -> int:
     import solrules
@@ -54,12 +57,18 @@ def _serve(args: argparse.Namespace) -> int:
     from solrace.net.web import client_dir
     from solrace.service.supervisor import Supervisor, awaiting
     from solrace.store.sqlite_store import SQLiteStore
+    from solrace.tools.key_file import KeyFileError
 
     nofile = raise_fd_limit()
     max_connections = args.max_connections or max(16, nofile - FD_RESERVE)
     redis_url = args.redis_cluster or args.redis or os.environ.get("SOLRACE_REDIS", "")
     if args.redis_cluster and not redis_url.startswith("redis+cluster://"):
         redis_url = "redis+cluster://" + redis_url.split("://", 1)[-1]
+    try:
+        master_key = _master_key(args, redis_url)
+    except KeyFileError as exc:
+        print(f"solrace: {exc}", file=sys.stderr, flush=True)
+        return 2
     # One supervisor for every background task of the process (solrace.service.supervisor).
     supervisor = Supervisor()
     storage: Any
@@ -93,7 +102,7 @@ def _serve(args: argparse.Namespace) -> int:
         refill = Solver(hint_seconds=0, par_seconds=args.pool_seconds, par_nodes=POOL_NODES,
                         nice=19, supervisor=supervisor)
     pool = None if args.demo_catalogue else Pool(storage, solrules.GAMES, refill, args.pool,
-                                                 supervisor=supervisor)
+                                                 supervisor=supervisor, key=master_key)
     caps = Caps(races=args.max_races, races_per_address=args.races_per_address,
                 lobbies=args.max_lobbies, tournaments=args.max_tournaments,
                 tournaments_per_address=args.tournaments_per_address,
@@ -117,6 +126,7 @@ def _serve(args: argparse.Namespace) -> int:
         demo_catalogue=args.demo_catalogue,
         supervisor=supervisor,
         tend_gc=True,
+        master_key=master_key,
     )
     if redis_url:
         from solrace.cluster.processes import Cluster
@@ -183,6 +193,35 @@ def _serve(args: argparse.Namespace) -> int:
                 file=sys.stderr, flush=True)
     print("solrace stopped", flush=True)
     return 0
+
+
+def _master_key(args: argparse.Namespace, redis_url: str) -> MasterKey:
+    """The deployment's master key, read from its file (made if missing: see
+    :mod:`solrace.tools.key_file`). On Redis the file must be named: every process must seal
+    and tag with one key, and a key each would split them silently (each dropping the
+    others' pool, the same network tagged apart)."""
+    from solrace.tools.key_file import KeyFileError, default_for, load_or_create
+
+    named = args.key_file or os.environ.get("SOLRACE_KEY_FILE", "")
+    if not named and redis_url:
+        raise KeyFileError(
+            "on Redis every process needs the same master key: give its file with --key-file "
+            "PATH (or SOLRACE_KEY_FILE), the same file for every process (made at the first "
+            "start if missing; compose.yaml mounts one in every replica)")
+    path = Path(named) if named else default_for(args.db)
+    store_exists = not redis_url and Path(args.db).exists()
+    key, made = load_or_create(path)
+    if made and store_exists:
+        logging.getLogger("solrace").warning(
+            "made a new master key in %s for a database that had none here: the pool's deals "
+            "sealed under another key are dropped and solved again, network tags start anew",
+            path)
+    elif made:
+        logging.getLogger("solrace").warning(
+            "made a new master key in %s%s: keep it out of the database's backups, or back it "
+            "up apart", path, " (every process on this Redis must read this file)"
+            if redis_url else "")
+    return key
 
 
 def _is_redis_error(exc: BaseException) -> bool:
@@ -291,6 +330,12 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8080, help="0 picks a free port (printed)")
     s.add_argument("--db", default="./solrace.db", help="SQLite file (the embedded default)")
+    s.add_argument("--key-file", default="", metavar="PATH",
+                   help="the master key's file (or SOLRACE_KEY_FILE): 32 random bytes that seal "
+                        "the pool's upcoming deals and tag networks, kept outside the store; "
+                        "made at the first start if missing (0600). Default: beside the "
+                        "database, DB.key; required with --redis (the same file for every "
+                        "process)")
     s.add_argument("--redis", default="", metavar="URL",
                    help="join the service on this Redis, e.g. redis://127.0.0.1:6379/0 "
                         "(or SOLRACE_REDIS): races are stored there and shared by every "
