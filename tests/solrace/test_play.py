@@ -268,6 +268,7 @@ async def test_the_daily_deal_stays_secret_until_the_day_is_over(
     srv, clock = play_solving
     ann, ann_key = await browser(srv)
     await ann.request({"type": "set_name", "name": "Ann"})
+    await ann.request({"type": "set_password", "password": "correct horse 42"})  # an account
     paired = await ann.request({"type": "daily", "game": "scotch"})
     day = calendar.day_of(clock())
     assert paired["kind"] == "daily" and paired["day"] == day and paired["opponents"] == []
@@ -285,9 +286,10 @@ async def test_the_daily_deal_stays_secret_until_the_day_is_over(
         await bob.watch(race)
     assert err.value.code == "forbidden"
     assert (await aget(srv, f"/api/races/{race}"))[0] == 403
-    home = [m for m in state["legal"] if ">f" in m][:1]  # a secret deal: maybe none
-    for move in home:
-        await ann.move(race, move)
+    for _ in range(3):  # three moves: committed to it (a secret deal: cards home first)
+        legal = ann.states[race]["legal"]
+        await ann.move(race, next((m for m in legal if ">f" in m), legal[0]))
+    home = ann.states[race]["progress"]["foundation"]
     await ann.resign(race)
     over = await ann.next_event("race_over", timeout=T)
     assert "seed" not in over and "salt" not in over
@@ -300,7 +302,7 @@ async def test_the_daily_deal_stays_secret_until_the_day_is_over(
     page = json.loads(body)
     assert page["you"]["played"] is True and page["you"]["streak"] == 1
     assert [(r["place"], r["name"], r["foundation"]) for r in page["table"]] == [
-        (1, "Ann", len(home))]
+        (1, "Ann", home)]
     ann_id = (await ann.request({"type": "me"}))["player"]["id"]
     assert page["table"][0]["id"] == ann_id and page["you"]["result"]["place"] == 1
     with pytest.raises(ServerError) as err:  # played once a day: no rematch
@@ -308,6 +310,21 @@ async def test_the_daily_deal_stays_secret_until_the_day_is_over(
     assert err.value.code == "forbidden"
     assert "race" not in page["table"][0]  # no replay of today's deal
     assert page["yesterday"] is None
+    # A guest plays it too, unranked: the page says where he would stand.
+    cid, cid_key = await browser(srv)
+    await cid.request({"type": "set_name", "name": "Cid"})
+    theirs = await sit(cid, await cid.request({"type": "daily", "game": "scotch"}))
+    await cid.wait_state(theirs, T)
+    for _ in range(3):
+        legal = cid.states[theirs]["legal"]
+        await cid.move(theirs, next((m for m in legal if ">f" in m), legal[0]))
+    await cid.resign(theirs)
+    await cid.next_event("ratings", timeout=T)
+    status, _, body = await aget(srv, "/api/daily/scotch", {"Cookie": f"sr_player={cid_key}"})
+    page = json.loads(body)
+    assert [r["name"] for r in page["table"]] == ["Ann"]  # accounts only
+    assert page["you"]["ranked"] is False and page["you"]["account"] is False
+    assert page["you"]["played"] is True and page["you"]["would_place"] == 1
     # The next day (and the time limit after it): yesterday's deal is out, replays too.
     clock.offset = calendar.day_start(day) + calendar.DAY_MS + 20 * 60_000 - int(
         time.time() * 1000)
