@@ -449,7 +449,7 @@ class Routes:
         if len(parts) == 5 and parts[:2] == ["api", "races"] and parts[3] == "replay":
             return await self.replay(parts[2], parts[4], gzip_ok)
         if len(parts) == 5 and parts[:2] == ["api", "races"] and parts[3] == "analysis":
-            return await self.analysis(parts[2], parts[4], address)
+            return await self.analysis(parts[2], parts[4], address, request)
         return json_response(404, {"error": "not_found"})
 
     def page(self, etag: str | None, request: Request | None) -> Response:
@@ -559,10 +559,12 @@ class Routes:
             extra.append(("Content-Encoding", "gzip"))
         return response(200, body, "application/json", extra)
 
-    async def analysis(self, race_id: str, player: str, address: str) -> Response:
+    async def analysis(self, race_id: str, player: str, address: str,
+                       request: Request | None = None) -> Response:
         """A racer's post-race analysis (:mod:`solrace.solver.analyst`): only once the deal is
-        revealed; ``202`` while it is worked out, or while it waits for others (too many
-        being worked out: not started yet)."""
+        revealed; ``202`` while it is worked out, or not started yet (its address has its
+        share being worked out, or the process is full). Its positions take their turns as
+        the address's, and within it as the player's of the ``sr_player`` cookie (if known)."""
         race = await self.hub.load(race_id)
         if race is None or player not in race.racers:
             return json_response(404, {"error": "not_found"})
@@ -570,7 +572,13 @@ class Routes:
         if not race.revealed:
             return json_response(403, {"error": "forbidden", "message": "the analysis opens "
                                        "once the deal is revealed"})
-        status, report = self.analyst.ask(race, player, address)
+        known = self.analyst.known(race.race, player)
+        if known is None:  # (the store is asked who asks only then, not at every poll)
+            who, front = None, self.front
+            if request is not None and front is not None and front.accounts.store is not None:
+                who = await front.accounts.of_cookie(player_cookie(request.headers))
+            known = self.analyst.ask(race, player, address, who.id if who else None)
+        status, report = known
         if report is not None:
             return json_response(200, report)
         retry = [("Retry-After", str(ANALYSIS_RETRY_S))]
