@@ -197,11 +197,25 @@ ANALYSIS_POSITION_SECONDS = 3.0
 #: rest stays "unknown" and the analysis says it is incomplete.
 ANALYSIS_SOLVES = 40
 ANALYSIS_SECONDS = 30.0
-#: Analyses being worked out at once in one process (each has one position in the solver's
-#: queue at a time), and of those, started by one client address; one more is refused (503,
-#: 429). A room asking for the same racer's analysis shares one.
-MAX_ANALYSES = 8
-ANALYSES_PER_ADDRESS = 2
+#: Analyses being worked out at once in one process, and of those, started by one client
+#: address. Each has one position at a time waiting in the solver's queue, where positions
+#: take the solver's time in fair shares by address (solrace.solver.fair_queue), so being
+#: admitted means being worked on: with many admitted, each goes slower, none waits for the
+#: others to end. What one address can make the server hold: ANALYSES_PER_ADDRESS analyses
+#: (a copy of the racer's actions and a review of them each, one position each in the queue);
+#: one more is not started (202 "queued": ask again). The last fifth of MAX_ANALYSES is kept
+#: for addresses that hold none (solrace.core.quotas), so a crowd of addresses cannot lock a
+#: newcomer out. A room asking for the same racer's analysis shares one.
+MAX_ANALYSES = 32
+ANALYSES_PER_ADDRESS = 4
+#: Jobs of hints and par served in a row, at most, while a position of an analysis waits;
+#: then that position goes. Hints come first (a racer waits for each), but a flood of them
+#: slows analyses down to one job in ANALYSIS_TURN + 1 and cannot stop them; a hint waits
+#: behind at most one position.
+ANALYSIS_TURN = 4
+#: Jobs the solver remembers having done (kind, client, player, seconds), newest last: what
+#: the fairness of its queue is checked from (tests, bench/analysis_fairness.py).
+SOLVER_HISTORY = 512
 #: Finished analyses kept (a few KB each: one letter per action, a few short lists).
 ANALYSES_KEPT = 1024
 #: Seconds the client is told to wait before asking again for an analysis being worked out.

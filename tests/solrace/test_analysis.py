@@ -7,19 +7,25 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import Counter
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 import solrules
+from solrace.core.race import Race
+from solrace.core.race_parts import Options
 from solrace.net.app import App
+from solrace.service.supervisor import Supervisor
 from solrace.solver.analysis import Review, Tree, drive, moves_summary, thinks
+from solrace.solver.analyst import Analyst
 from solrace.solver.jobs import Solver
 from solrace.solver.worker import replay
 from solrace.store.sqlite_store import SQLiteStore
 
 from .conftest import Server, T, serving
+from .test_accounts import browser
 from .test_http import get, port_of
 from .test_server import drain
 
@@ -167,10 +173,13 @@ async def solver_server(tmp_path: Path) -> AsyncIterator[Server]:
     storage.close()
 
 
-async def analysis(server: Server, race: str, player: str) -> tuple[int, dict[str, Any]]:
-    """The answer once it is no longer 202 (asked again as told)."""
-    for _ in range(int(T * 20)):
-        status, headers, body = await get(port_of(server), f"/api/races/{race}/analysis/{player}")
+async def analysis(server: Server, race: str, player: str, extra: str = "", tries: int = 100
+                   ) -> tuple[int, dict[str, Any]]:
+    """The answer once it is no longer 202 (asked again as told, up to ``tries`` times, a
+    quarter of a second apart); ``extra``: headers."""
+    for _ in range(tries):
+        status, headers, body = await get(port_of(server), f"/api/races/{race}/analysis/{player}",
+                                          extra=extra)
         if status != 202:
             return status, json.loads(body)
         assert int(headers["retry-after"]) >= 1
@@ -257,3 +266,164 @@ async def test_analyses_are_bounded_per_address(solver_server: Server) -> None:
     assert status == 200 and report["verdicts"] == "?" and report["incomplete"]
     status, report = await analysis(solver_server, race, "p2")  # its turn now
     assert status == 200
+
+
+async def test_analyses_over_a_share_wait_and_newcomers_keep_a_reserve() -> None:
+    """Admission (no solver: only the bookkeeping): an address over its share is not started,
+    the last fifth of the process's analyses is kept for addresses that hold none, and
+    nothing is started past the cap."""
+    supervisor = Supervisor()
+    analyst = Analyst(None, supervisor, limit=10, per_address=4)
+    gate = asyncio.Event()
+    review = analyst.review
+
+    async def held(work: Any) -> dict[str, Any]:
+        await gate.wait()
+        return await review(work)
+
+    analyst.review = held  # type: ignore[method-assign]
+    races = []
+    for n in range(4):
+        race = Race(f"r{n}", "scotch", SEED, "salt", Options(4, 60, True), 0, "host", 1000)
+        for i in range(4):
+            race.join(f"racer{i}", f"token{i}", 0)
+        race.start("host", 0)
+        race.tick(1000)
+        races.append(race)
+    keys = iter([(race, p) for race in races for p in race.racers])
+
+    def ask(address: str) -> str:
+        race, player = next(keys)
+        return analyst.ask(race, player, address)[0]
+
+    assert [ask("10.0.0.1") for _ in range(5)] == ["computing"] * 4 + ["busy"]  # its share
+    assert [ask("10.0.0.2") for _ in range(4)] == ["computing"] * 4  # 8: the reserve is left
+    assert ask("10.0.0.3") == "computing"  # held none: takes from the reserve
+    assert ask("10.0.0.3") == "full"  # holds one now: the rest is for those who hold none
+    assert ask("10.0.0.4") == "computing"  # the last one
+    assert ask("10.0.0.5") == "full"  # the cap
+    assert len(analyst.running) == 10
+    race, player = races[0], next(iter(races[0].racers))
+    assert analyst.ask(race, player, "10.0.0.5") == ("computing", None)  # shared, not new
+    gate.set()
+    async with asyncio.timeout(T):
+        while analyst.running:
+            await asyncio.sleep(0.01)
+    assert analyst.by_address == {} and len(analyst.done) == 10
+    assert analyst.ask(race, player, "10.0.0.5")[0] == "done"
+    await supervisor.close()
+
+
+#: A Scotch deal the solver cannot decide (from seeds/catalogue/scotch.jsonl: unknown after
+#: 10 s), nor any position a move from it within a test's half second: each such position of
+#: an analysis takes its whole budget.
+HARD = 2598931407658765443
+
+
+@pytest.fixture
+async def proxied_server(tmp_path: Path) -> AsyncIterator[Server]:
+    """A server with its solver (no hints, no par) behind a proxy it trusts: each request's
+    address is its ``X-Forwarded-For``."""
+    storage = SQLiteStore(tmp_path / "race.db")
+    app = App(storage, countdown=0.05, rate_limit=0, client=tmp_path,
+              solver=Solver(hint_seconds=0, par_seconds=0, nice=0))
+    app.routes.trust_proxy = True
+    async with serving(app) as srv:
+        yield srv
+    await app.stop()
+    storage.close()
+
+
+async def played(server: Server, seed: int, lines: list[list[str]]) -> str:
+    """A Scotch race of ``seed`` whose racers play ``lines`` (one each), over."""
+    host = await server.client()
+    race = (await host.create("scotch", players=len(lines), seed=str(seed)))["race"]
+    racers = []
+    for i in range(len(lines)):
+        client = await server.client()
+        await client.join(race, name=f"r{i}")
+        racers.append(client)
+    for client in racers:  # (all seated first: two ready would start it)
+        await client.ready(race)
+    await racers[0].wait_state(race, T)
+    for client, line in zip(racers, lines, strict=True):
+        for action in line:
+            await (client.undo(race) if action == "undo" else client.move(race, action))
+    for client in racers:
+        await client.resign(race)
+    await drain(racers[-1], "race_over")
+    return race
+
+
+async def test_a_newcomers_analysis_completes_while_four_addresses_keep_the_solver_busy(
+    proxied_server: Server,
+) -> None:
+    """Four addresses each have two analyses of a long race worked out, whose every position
+    takes its whole budget; then a fifth asks for his (a short race, a few quick positions):
+    his is started at once, takes its turns among theirs (at most about one position of each
+    other address per position of his), and is done while all of theirs still go on."""
+    server = proxied_server
+    analyst = server.app.routes.analyst
+    solver = analyst.solver
+    assert solver is not None
+    analyst.position_seconds = 0.5  # the server's is 3 s: the same, only quicker
+    # The long race: eight racers on the hard deal, each trying every move from the deal and
+    # taking it back: 29 stretches of play, 29 positions to solve, none decided.
+    deal = solrules.new_game("scotch", HARD)
+    tries = [a for m in deal.legal_moves() for a in (m.text(), "undo")]
+    long_race = await played(server, HARD, [tries] * 8)
+    short_race = await played(server, SEED, [[*BEFORE, LOSING], []])
+    port = port_of(server)
+
+    def by(address: str) -> str:
+        return f"X-Forwarded-For: {address}\r\n"
+
+    for n in range(8):
+        status, _, body = await get(port, f"/api/races/{long_race}/analysis/p{n + 1}",
+                                    extra=by(f"10.0.0.{n // 2 + 1}"))
+        assert status == 202 and json.loads(body)["status"] == "computing"
+    async with asyncio.timeout(T * 12):
+        while solver.jobs_done < 8:  # theirs under way
+            await asyncio.sleep(0.05)
+    mark = solver.jobs_done
+    newcomer = "192.0.2.7"
+    status, _, body = await get(port, f"/api/races/{short_race}/analysis/p1", extra=by(newcomer))
+    assert status == 202 and json.loads(body)["status"] == "computing"  # started, not queued
+    status, report = await analysis(server, short_race, "p1", extra=by(newcomer), tries=300)
+    assert status == 200 and report["solves"] >= 2
+    # Theirs are all still being worked out.
+    assert all((long_race, f"p{n + 1}") in analyst.running for n in range(8))
+    jobs = list(solver.served)[len(solver.served) - (solver.jobs_done - mark):]
+    his = [i for i, job in enumerate(jobs) if job.client == newcomer]
+    assert len(his) == report["solves"]
+    # Before each of his positions (since he asked, or since his last), at most two of each
+    # other address: the one the worker had in hand, and one whose turn in the round came
+    # before his.
+    for a, b in zip([-1, *his], his, strict=False):
+        between = Counter(job.client for job in jobs[a + 1:b])
+        assert set(between) <= {f"10.0.0.{k}" for k in range(1, 5)}
+        assert max(between.values(), default=0) <= 2, between
+
+
+async def test_an_analysis_takes_its_turns_as_the_player_who_asked(
+    proxied_server: Server,
+) -> None:
+    """Two players behind one address (their cookies say who they are) and a visitor with
+    no player: each one's positions wait in his own line within the address's share."""
+    server = proxied_server
+    solver = server.app.routes.analyst.solver
+    assert solver is not None
+    ids = []
+    cookies = []
+    for name in ("Ann", "Bob"):
+        client, key = await browser(server)
+        me = await client.request({"type": "set_name", "name": name})
+        ids.append(me["player"]["id"])
+        cookies.append(f"Cookie: sr_player={key}\r\n")
+    race = await played(server, SEED, [BEFORE, [], BEFORE[:3]])
+    club = "X-Forwarded-For: 198.51.100.4\r\n"
+    for player, extra in zip(("p1", "p2", "p3"), [*cookies, ""], strict=True):
+        status, _ = await analysis(server, race, player, extra=club + extra)
+        assert status == 200
+    lines = {(job.client, job.player) for job in solver.served}
+    assert lines == {("198.51.100.4", ids[0]), ("198.51.100.4", ids[1]), ("198.51.100.4", "")}

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import solrules
 from solrace.net.app import App
+from solrace.settings import ANALYSIS_TURN
 from solrace.solver.deal_source import DealSource
 from solrace.solver.jobs import Solver
 from solrace.solver.pool import Pool
@@ -267,3 +268,53 @@ async def test_a_refused_hint_never_blocks_the_connection(solver_server: Server)
     with pytest.raises(ServerError):
         await ann.hint(race)
     assert (await ann.ping())["type"] == "pong"
+
+
+async def test_hints_take_turns_by_address_then_by_racer() -> None:
+    """Ann asks three hints and Bob one, both behind one address (a club); another address
+    asks two. The worker answers the addresses in turns, and within the club the racers in
+    turns: Bob's waits for one of Ann's, not three."""
+    solver = Solver(hint_seconds=2.0, par_seconds=0, nice=0)
+    done: list[str] = []
+
+    async def ask(client: str, racer: str, name: str) -> None:
+        await solver.hint("scotch", 2, [], racer, 1, client=client)
+        done.append(name)
+
+    try:
+        asks = [asyncio.ensure_future(ask(c, r, n)) for c, r, n in (
+            ("10.0.0.1", "race1/p1", "ann0"), ("10.0.0.1", "race1/p1", "ann1"),
+            ("10.0.0.1", "race1/p1", "ann2"), ("10.0.0.1", "race2/p1", "bob0"),
+            ("10.0.0.2", "race3/p2", "other0"), ("10.0.0.2", "race3/p2", "other1"))]
+        async with asyncio.timeout(60):
+            await asyncio.gather(*asks)
+        assert done == ["ann0", "other0", "bob0", "other1", "ann1", "ann2"]
+        assert [(s.kind, s.client, s.player) for s in solver.served][:3] == [
+            ("hint", "10.0.0.1", "race1/p1"), ("hint", "10.0.0.2", "race3/p2"),
+            ("hint", "10.0.0.1", "race2/p1")]
+    finally:
+        await solver.stop()
+
+
+async def test_a_flood_of_hints_does_not_hold_an_analysis_back() -> None:
+    """Twelve addresses ask a hint each, then a position of an analysis waits: it goes after
+    ANALYSIS_TURN hints, not after all twelve."""
+    solver = Solver(hint_seconds=2.0, par_seconds=0, nice=0)
+    done: list[str] = []
+
+    async def hint(i: int) -> None:
+        await solver.hint("scotch", 2, [], f"race{i}/p1", 1, client=f"10.1.0.{i}")
+        done.append(f"hint{i}")
+
+    async def position() -> None:
+        await solver.position("scotch", 2, [], 1000, 1.0)
+        done.append("position")
+
+    try:
+        asks = [asyncio.ensure_future(hint(i)) for i in range(12)]
+        asks.append(asyncio.ensure_future(position()))
+        async with asyncio.timeout(120):
+            await asyncio.gather(*asks)
+        assert done.index("position") == ANALYSIS_TURN
+    finally:
+        await solver.stop()

@@ -427,7 +427,7 @@ class Routes:
             return await self.replay(parts[2], parts[4], gzip_ok,
                                      moderator=await self.is_moderator(request))
         if len(parts) == 5 and parts[:2] == ["api", "races"] and parts[3] == "analysis":
-            return await self.analysis(parts[2], parts[4], address,
+            return await self.analysis(parts[2], parts[4], address, request,
                                        moderator=await self.is_moderator(request))
         return json_response(404, {"error": "not_found"})
 
@@ -576,11 +576,14 @@ class Routes:
         return response(200, body, "application/json", extra)
 
     async def analysis(self, race_id: str, player: str, address: str,
-                       moderator: bool = False) -> Response:
+                       request: Request | None = None, moderator: bool = False
+                       ) -> Response:
         """A racer's post-race analysis (:mod:`solrace.solver.analyst`): only once the deal is
         revealed (to a moderator, once the race is over: a flagged daily result is judged
-        before the day ends); ``202`` while it is worked out, or while it waits for others
-        (too many being worked out: not started yet)."""
+        before the day ends); ``202`` while it is worked out, or not started yet (its address
+        has its share being worked out, or the process is full). Its positions take their
+        turns as the address's, and within it as the player's of the ``sr_player`` cookie (if
+        known)."""
         race = await self.hub.load(race_id)
         if race is None or player not in race.racers:
             return json_response(404, {"error": "not_found"})
@@ -588,7 +591,13 @@ class Routes:
         if not race.revealed and not (moderator and race.status == "finished"):
             return json_response(403, {"error": "forbidden", "message": "the analysis opens "
                                        "once the deal is revealed"})
-        status, report = self.analyst.ask(race, player, address)
+        known = self.analyst.known(race.race, player)
+        if known is None:  # (the store is asked who asks only then, not at every poll)
+            who, front = None, self.front
+            if request is not None and front is not None and front.accounts.store is not None:
+                who = await front.accounts.of_cookie(player_cookie(request.headers))
+            known = self.analyst.ask(race, player, address, who.id if who else None)
+        status, report = known
         if report is not None:
             return json_response(200, report)
         retry = [("Retry-After", str(ANALYSIS_RETRY_S))]

@@ -4,17 +4,24 @@
 that the deal is revealed (an analysis says whether positions could be won: before the reveal
 that would tell the racers about the deal, and a daily deal stays secret until its day is
 over); then the analysis is either kept already (the report), being worked out (the client is
-told to ask again), or started now — unless too many are being worked out (:data:`MAX_ANALYSES`
-in the process, :data:`ANALYSES_PER_ADDRESS` started by one client address), which is refused.
-Asking for an analysis someone else started costs nothing: the two share it.
+told to ask again), or started now. Asking for an analysis someone else started costs nothing:
+the two share it.
+
+**Admission.** An analysis started is worked on at once: its positions wait in the solver's
+queue in fair shares of the solver's time by client address, and within an address by the
+player who asked (:mod:`solrace.solver.fair_queue`), so a newcomer's analysis is not held up
+until the others end, only slowed by the share each of them has. What the process holds is
+bounded: :data:`ANALYSES_PER_ADDRESS` analyses per address (one more is not started: ``busy``)
+and :data:`MAX_ANALYSES` in all, whose last fifth is kept for addresses that hold none
+(:func:`solrace.core.quotas.refusal`: ``full``); a client not started is told to ask again.
 
 An analysis is a :class:`~solrace.solver.analysis.Review` driven here: each position it wants
-solved is one job of the solver's process (:meth:`Solver.position`), queued after every hint
-and par, with its own budget (:data:`ANALYSIS_NODES` nodes, :data:`ANALYSIS_POSITION_SECONDS`);
-the review spends at most :data:`ANALYSIS_SOLVES` of them and :data:`ANALYSIS_SECONDS` of solver
-time, then reports what it could not decide as unknown. The event loop only does the
-bookkeeping (microseconds per position). A server without a solver reports the thinks and the
-moves, and every position unknown.
+solved is one job of the solver's process (:meth:`Solver.position`), with its own budget
+(:data:`ANALYSIS_NODES` nodes, :data:`ANALYSIS_POSITION_SECONDS`); the review spends at most
+:data:`ANALYSIS_SOLVES` of them and :data:`ANALYSIS_SECONDS` of solver time, then reports what
+it could not decide as unknown. The event loop only does the bookkeeping (microseconds per
+position). A server without a solver reports the thinks and the moves, and every position
+unknown.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from solrace.core.quotas import refusal
 from solrace.service.supervisor import Supervisor
 from solrace.settings import (
     ANALYSES_KEPT,
@@ -56,7 +64,8 @@ class Work:
     seed: int
     actions: list[str]
     times: list[int]  # race times of each action (ms since the start)
-    address: str
+    address: str  # who asked: his client address ...
+    line: str = ""  # ... and his player id there ("": the address's own line)
 
 
 class Analyst:
@@ -79,26 +88,39 @@ class Analyst:
         self.running: dict[Key, asyncio.Task[None]] = {}
         self.by_address: dict[str, int] = {}
 
-    def ask(self, race: Race, player: str, address: str) -> tuple[str, dict[str, Any] | None]:
-        """The analysis of ``player`` in ``race`` (revealed: the caller checked):
-        ``("done", report)``, ``("computing", None)`` (started now or earlier: ask again),
-        ``("busy", None)`` (this address has its share being worked out) or ``("full",
-        None)`` (the process has as many as it takes)."""
-        key = (race.race, player)
+    def known(self, race: str, player: str) -> tuple[str, dict[str, Any] | None] | None:
+        """``("done", report)``, ``("computing", None)``, or None: not asked yet."""
+        key = (race, player)
         report = self.done.get(key)
         if report is not None:
             self.done.move_to_end(key)
             return "done", report
         if key in self.running:
             return "computing", None
-        if self.by_address.get(address, 0) >= self.per_address:
+        return None
+
+    def ask(self, race: Race, player: str, address: str, requester: str | None = None
+            ) -> tuple[str, dict[str, Any] | None]:
+        """The analysis of ``player`` in ``race`` (revealed: the caller checked):
+        ``("done", report)``, ``("computing", None)`` (started now or earlier: ask again),
+        ``("busy", None)`` (not started: this address has its share being worked out) or
+        ``("full", None)`` (not started: the process has as many as it takes). Started, its
+        positions take their turns in the share of ``address``, and within it of
+        ``requester`` (the player id of who asks; None: the address's own line)."""
+        known = self.known(race.race, player)
+        if known is not None:
+            return known
+        why = refusal(self.by_address.get(address, 0), len(self.running), self.limit,
+                      self.per_address)
+        if why == "share":
             return "busy", None
-        if len(self.running) >= self.limit:
+        if why is not None:
             return "full", None
+        key = (race.race, player)
         racer = race.racers[player]
         start = race.started_at or 0
         work = Work(race, player, race.game, race.seed, list(racer.actions),
-                    [t - start for t in racer.times], address)
+                    [t - start for t in racer.times], address, requester or "")
         self.by_address[address] = self.by_address.get(address, 0) + 1
         task = self.supervisor.spawn(self._work(key, work), f"analysis {race.race}/{player}")
         self.running[key] = task
@@ -137,7 +159,7 @@ class Analyst:
                     continue
                 answer = await self.solver.position(
                     work.game, work.seed, work.actions[:i], self.nodes,
-                    min(self.position_seconds, left))
+                    min(self.position_seconds, left), work.address, work.line)
                 spent += float(answer.get("seconds") or 0.0)
                 i = gen.send((answer["verdict"], answer.get("line") or ()))
         except StopIteration:

@@ -1,13 +1,18 @@
 """The solver service: hints, par and post-race analyses, worked out in a separate process.
 
 :class:`Solver` owns one worker process (:mod:`solrace.solver.worker`, started when first needed,
-at a lower priority) and feeds it one job at a time: hints first, then par, then the positions
-of post-race analyses (:mod:`solrace.solver.analyst`, one position at a time per analysis, so a
-hint waits for at most one position's budget). Each job has a
-budget (nodes and seconds), so a job's CPU is bounded; the queue is bounded too (a hint asked
-when it is full gets ``unavailable``; a par that does not fit is left unknown). A worker that
-dies or overruns its budget by far is killed and started again, and its job answered with an
-error: the server never waits on it for long.
+at a lower priority) and feeds it one job at a time, in the order of its
+:class:`~solrace.solver.fair_queue.FairQueue`: hints first, in turns by client address and
+racer; then par; then the positions of post-race analyses (:mod:`solrace.solver.analyst`, one
+position at a time per analysis), in fair shares of the worker's time by address and player,
+with one position at least every :data:`~solrace.settings.ANALYSIS_TURN` + 1 jobs while one
+waits. A hint waits for at most one position's budget. What each job took of the worker's time
+is measured here and charged to its line; :attr:`Solver.served` keeps the last jobs done. Each
+job has a budget (nodes and seconds), so a job's CPU is bounded; the queue is bounded too (a
+hint asked when it is full gets ``unavailable``; a par that does not fit is left unknown; an
+analysis holds one position in it, and analyses are bounded per address by the analyst). A
+worker that dies or overruns its budget by far is killed and started again, and its job
+answered with an error: the server never waits on it for long.
 
 Par (the solver's line length for a deal, "unwinnable" when proved lost) is cached per deal;
 a deal drawn from the catalogue of winnable deals has its par already (see
@@ -24,6 +29,7 @@ import struct
 import sys
 from collections import OrderedDict, deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +47,10 @@ from solrace.settings import (
     PAR_NODES,
     PAR_SECONDS,
     SOLVER_GRACE,
+    SOLVER_HISTORY,
     SOLVER_NICE,
 )
+from solrace.solver.fair_queue import FairQueue
 
 log = logging.getLogger(__name__)
 
@@ -52,59 +60,15 @@ Par = dict[str, Any]  # {"verdict": "won", "moves": 93} | {"verdict": "lost" | "
 Job = tuple[dict[str, Any], "asyncio.Future[dict[str, Any]]"]
 
 
-class FairQueue:
-    """Jobs waiting for the worker: hints first, served round robin by client, then par, then
-    the positions of post-race analyses.
+@dataclass(frozen=True, slots=True)
+class Served:
+    """A job the worker did: its kind (``hint``, ``par``, ``solve``), the client address and
+    player it was asked for, and the seconds it took the worker."""
 
-    A client (an address) with many hints waiting gets one turn in each round like everyone
-    else, so a hint asked while twenty-five clients keep the solver busy waits for at most
-    one job of each of them, never for all of theirs. Pure bookkeeping: no I/O.
-    """
-
-    def __init__(self) -> None:
-        self.hints: OrderedDict[str, deque[Job]] = OrderedDict()
-        self.pars: deque[Job] = deque()
-        self.analyses: deque[Job] = deque()
-
-    def __len__(self) -> int:
-        return sum(len(q) for q in self.hints.values()) + len(self.pars) + len(self.analyses)
-
-    def clients(self) -> int:
-        """Clients with a hint waiting."""
-        return len(self.hints)
-
-    def add_hint(self, client: str, job: Job) -> None:
-        self.hints.setdefault(client, deque()).append(job)
-
-    def add_par(self, job: Job) -> None:
-        self.pars.append(job)
-
-    def add_analysis(self, job: Job) -> None:
-        self.analyses.append(job)
-
-    def pop(self) -> Job | None:
-        """The next job: the first waiting client's oldest hint (that client goes to the
-        back of the line if it has more), else the oldest par, else the oldest analysis
-        position; None if nothing waits."""
-        if self.hints:
-            client, jobs = next(iter(self.hints.items()))
-            job = jobs.popleft()
-            if jobs:
-                self.hints.move_to_end(client)
-            else:
-                del self.hints[client]
-            return job
-        if self.pars:
-            return self.pars.popleft()
-        return self.analyses.popleft() if self.analyses else None
-
-    def drain(self) -> list[Job]:
-        jobs = [job for q in self.hints.values() for job in q] + list(self.pars) \
-            + list(self.analyses)
-        self.hints.clear()
-        self.pars.clear()
-        self.analyses.clear()
-        return jobs
+    kind: str
+    client: str
+    player: str
+    seconds: float
 
 
 class SolverBusy(Exception):
@@ -133,11 +97,13 @@ class Solver:
         self.nice = nice
         self.pars: OrderedDict[tuple[str, int], Par] = OrderedDict()
         self._waiting_par: dict[tuple[str, int], list[Callable[[Par], None]]] = {}
-        self._queue = FairQueue()
+        self._queue: FairQueue[Job] = FairQueue()
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self._proc: asyncio.subprocess.Process | None = None
         self.jobs_done = 0
+        #: The jobs done last, newest last (see :class:`Served`).
+        self.served: deque[Served] = deque(maxlen=SOLVER_HISTORY)
 
     @property
     def hints_on(self) -> bool:
@@ -147,14 +113,17 @@ class Solver:
     async def hint(self, game: str, seed: int, actions: list[str], key: str, rng: int,
                    client: str = "") -> dict[str, Any]:
         """A move for a racer (see :func:`solrace.solver.worker.hint`): ``{"move", "source",
-        "lost"}``. ``client`` (an address) is the line it waits in (see :class:`FairQueue`).
-        Raises :class:`SolverBusy` when too many clients wait."""
-        if client not in self._queue.hints and self._queue.clients() >= MAX_WAITING_CLIENTS:
+        "lost"}``. ``client`` (an address) is the line it waits in, ``key`` (the racer: race
+        and player) its line within the address's (see
+        :class:`~solrace.solver.fair_queue.FairQueue`). Raises :class:`SolverBusy` when too
+        many clients wait."""
+        if not self._queue.hints.waiting(client) \
+                and self._queue.clients() >= MAX_WAITING_CLIENTS:
             raise SolverBusy("the solver is busy")
         job = {"k": "hint", "g": game, "s": str(seed), "a": actions, "p": key,
                "n": self.hint_nodes, "t": self.hint_seconds, "r": rng}
         future = self._future()
-        self._queue.add_hint(client, (job, future))
+        self._queue.add_hint(client, (job, future), key)
         self._kick()
         answer = await future
         if "error" in answer:
@@ -210,14 +179,16 @@ class Solver:
         return {k: answer[k] for k in ("verdict", "moves") if k in answer}
 
     async def position(self, game: str, seed: int, actions: list[str], nodes: int,
-                       seconds: float) -> dict[str, Any]:
-        """Solve the position after ``actions`` (every card known), after every hint and par
-        waiting: ``{"verdict", "line" (won), "nodes", "seconds"}``, or ``{"verdict":
-        "unknown", "error"}`` if the job failed. For post-race analyses."""
+                       seconds: float, client: str = "", player: str = "") -> dict[str, Any]:
+        """Solve the position after ``actions`` (every card known) when its turn comes: in
+        the share of the solver's time of ``client`` (an address), and within it of
+        ``player`` (see :class:`~solrace.solver.fair_queue.FairQueue`): ``{"verdict", "line"
+        (won), "nodes", "seconds"}``, or ``{"verdict": "unknown", "error"}`` if the job
+        failed. For post-race analyses."""
         job = {"k": "solve", "g": game, "s": str(seed), "a": actions, "n": nodes,
                "t": seconds}
         future = self._future()
-        self._queue.add_analysis((job, future))
+        self._queue.add_analysis((job, future), client, player)
         self._kick()
         answer = await future
         if "error" in answer:
@@ -263,6 +234,7 @@ class Solver:
     # ---------------------------------------------------------------- worker
     async def _run(self) -> None:
         assert self._wake is not None
+        loop = asyncio.get_running_loop()
         while True:
             popped = self._queue.pop()
             while popped is None:
@@ -274,18 +246,28 @@ class Solver:
                 continue
             if job["k"] == "hint":
                 self.hint_budget(job)
+            _, client, player = self._queue.last or ("", "", "")
+            started: float | None = None
             try:
-                answer = await self._ask(job)
+                proc = await self._worker()
+                started = loop.time()  # (a worker's start is nobody's share)
+                answer = await self._ask(proc, job)
             except Exception as exc:
                 log.warning("solver job failed: %s", exc)
                 await self._kill()
                 answer = {"error": "the solver failed on this position"}
+            took = loop.time() - started if started is not None else 0.0
+            self._queue.charge(took)
+            self.served.append(Served(job["k"], client, player, took))
             self.jobs_done += 1
             if not future.done():
                 future.set_result(answer)
+                # Let the asker run before the next pop: a review asks its next position at
+                # once, and should wait in line with its share (not behind the next job).
+                await asyncio.sleep(0)
 
-    async def _ask(self, job: dict[str, Any]) -> dict[str, Any]:
-        proc = await self._worker()
+    async def _ask(self, proc: asyncio.subprocess.Process, job: dict[str, Any]
+                   ) -> dict[str, Any]:
         assert proc.stdin is not None and proc.stdout is not None
         job["q"] = self.jobs_done
         body = msgpack.packb(job)
