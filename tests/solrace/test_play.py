@@ -274,7 +274,7 @@ async def test_the_daily_deal_stays_secret_until_the_day_is_over(
     assert paired["kind"] == "daily" and paired["day"] == day and paired["opponents"] == []
     race = await sit(ann, paired)
     snap = await ann.next_event("snapshot", timeout=T)
-    state = await ann.wait_state(race, T)
+    await ann.wait_state(race, T)
     # The same race again (to resume), never a second attempt.
     assert (await ann.request({"type": "daily", "game": "scotch"}))["race"] == race
     status, _, body = await aget(srv, "/api/daily/scotch", {"Cookie": f"sr_player={ann_key}"})
