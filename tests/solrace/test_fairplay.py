@@ -207,6 +207,7 @@ def test_a_custom_race_is_rated_only_among_accounts_of_their_own_networks() -> N
     assert scoring(two(kind=None)).rated
     assert scoring(two(kind=None, accounts=(True, False))).casual == "not_all_accounts"
     assert scoring(two(kind=None, nets=("n1", ""))).casual == "not_all_accounts"
+    assert scoring(two(kind=None, nets=("n1", "n1"))).casual == "same_network"
 
 
 @pytest.mark.parametrize("level", [1, 2, 3, 4, 5])

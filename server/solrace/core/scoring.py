@@ -10,8 +10,8 @@ The rules of rated play (docs/protocol.md, "Rated play"), in the order they appl
    **account** (a player with a password: a guest's result is casual, ``guest``) and did not
    **abort** (fewer than three moves: ``aborted``); a house bot counts with its level's fixed
    rating. Bots a client declared and anonymous racers never count: their strength is unknown.
-3. A custom race is rated only when every racer is an account from a network of his own
-   (``not_all_accounts``).
+3. A custom race is rated only when every racer is an account (``not_all_accounts``), each
+   from a network of his own (the next rule).
 4. Two counted racers from the same network make the race casual (``same_network``), and so do
    two who already had :data:`REPEAT_PAIR_RATED` rated races together within the last day
    (``repeat_pair``): the same person behind two accounts, or friends trading wins.
@@ -206,11 +206,9 @@ def walked_out(race: Race, racer: Racer) -> bool:
 
 
 def _all_accounts(race: Race) -> bool:
-    """Is every racer of a custom race an account from a network of his own?"""
-    racers = list(race.racers.values())
-    nets = [r.net for r in racers]
-    return all(r.account and not r.bot for r in racers) and all(nets) \
-        and len(set(nets)) == len(nets)
+    """Is every racer of a custom race an account (from a known network: the networks are
+    told apart by the rule after this one)?"""
+    return all(r.account and not r.bot and r.net for r in race.racers.values())
 
 
 def rated(race: Race) -> bool:

@@ -50,8 +50,6 @@ from solrace.settings import (
     MAX_LOBBIES,
     MAX_RACES,
     OPEN_TIMEOUT,
-    PAR_NODES,
-    PAR_SECONDS,
     RATE_LIMIT,
     SHUTDOWN_GRACE,
     WRITE_LIMIT,
@@ -186,8 +184,7 @@ class App:
     async def _line(self, game: str, seed: int) -> list[str] | None:
         """The solver's winning line from a deal (for the fair-play signals), or None."""
         assert self.solver is not None
-        answer = await self.solver.position(game, seed, [], PAR_NODES, PAR_SECONDS)
-        return list(answer.get("line") or ()) if answer.get("verdict") == "won" else None
+        return await self.solver.line(game, seed)
 
     def run_on_redis(self, cluster: Cluster) -> None:
         """This process joins several on Redis (see :mod:`solrace.cluster`): the store tells

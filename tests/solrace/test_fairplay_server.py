@@ -1,0 +1,183 @@
+"""Fair play over real WebSockets on one process: the rules of rated play in custom races
+(accounts of networks of their own; one network is casual), a race played at machine speed held
+for a moderator, cleared (ratings then change, and the followers are told) or closed (the
+opponent's lost points come back), and moderation refused to anyone else. The networks are the
+proxy's ``X-Forwarded-For`` (the server trusts it here)."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import solrules
+from solrace.net.app import App
+from solrace.solver.jobs import Solver
+from solrace.store.sqlite_store import SQLiteStore
+from solrace.tools.race_client import RaceClient, ServerError
+
+from tests.solrace.conftest import Server, T, serving
+from tests.solrace.test_accounts import aget, key_of
+
+PASSWORD = "correct horse 42"
+
+
+@pytest.fixture
+async def fair(tmp_path: Path) -> AsyncIterator[Server]:
+    store = SQLiteStore(tmp_path / "race.db")
+    client_dir = tmp_path / "client"
+    client_dir.mkdir()
+    (client_dir / "index.html").write_text("<!doctype html><title>solrace</title>")
+    solver = Solver(hint_seconds=0, par_seconds=10.0, nice=0)
+    app = App(store, countdown=0.05, rate_limit=0, http_rate=0, client=client_dir,
+              trust_proxy=True, solver=solver)
+    await app.start()
+    async with serving(app) as srv:
+        yield srv
+    await app.stop()
+    store.close()
+
+
+async def player(srv: Server, name: str, network: str, account: bool = True
+                 ) -> tuple[RaceClient, str, str]:
+    """A browser on ``network`` whose player is ``name`` (an account unless said): the client,
+    its key and the player's id."""
+    _, headers, _ = await aget(srv, "/", {"X-Forwarded-For": network})
+    key = key_of(headers["set-cookie"])
+    client = await srv.client(additional_headers={"Cookie": f"sr_player={key}",
+                                                  "X-Forwarded-For": network})
+    me = await client.request({"type": "set_name", "name": name})
+    if account:
+        me = await client.request({"type": "set_password", "password": PASSWORD})
+    return client, key, me["player"]["id"]
+
+
+async def race_of(srv: Server, *racers: RaceClient) -> str:
+    """A custom rated race of these racers, running."""
+    host = await srv.client()
+    created = await host.create("scotch", players=len(racers), rated=True)
+    race = created["race"]
+    for client in racers:
+        await client.join(race, name="ignored")  # a player races under his own name
+    await host.start(race, created["host_token"])
+    for client in racers:
+        await client.wait_state(race, T)
+    return race
+
+
+async def three_moves(client: RaceClient, race: str) -> None:
+    for _ in range(3):
+        legal = client.states[race]["legal"]
+        await client.move(race, next((m for m in legal if ">f" in m), legal[0]))
+
+
+async def ratings_of(client: RaceClient, race: str) -> dict[str, Any]:
+    while True:
+        msg = await client.next_event("ratings", timeout=T * 4)
+        if msg["race"] == race:
+            return msg
+
+
+async def test_a_custom_race_of_two_accounts_is_rated_and_a_resign_loses(fair: Server) -> None:
+    ann, _, ann_id = await player(fair, "Ann", "10.0.0.1")
+    bob, _, bob_id = await player(fair, "Bob", "10.0.0.2")
+    race = await race_of(fair, ann, bob)
+    await three_moves(ann, race)
+    await three_moves(bob, race)
+    await ann.resign(race)  # Ann resigns, whatever her cards: Bob wins at once
+    over = await bob.next_event("race_over", timeout=T)
+    assert over["reason"] == "resigned" and over["standings"][0]["id"] == bob_id
+    ratings = await ratings_of(bob, race)
+    changes = {c["id"]: c["delta"] for c in ratings["changes"]}
+    assert ratings["rated"] is True and changes[bob_id] > 0 > changes[ann_id]
+
+
+async def test_two_accounts_of_one_network_race_casually(fair: Server) -> None:
+    ann, _, _ = await player(fair, "Ann", "10.0.0.1")
+    bob, _, _ = await player(fair, "Bob", "10.0.0.1")
+    race = await race_of(fair, ann, bob)
+    await three_moves(ann, race)
+    await three_moves(bob, race)
+    await ann.resign(race)
+    ratings = await ratings_of(bob, race)
+    assert ratings == {"type": "ratings", "race": race, "rated": False, "game": "scotch",
+                       "changes": [], "casual": "same_network"}
+
+
+async def machine_speed(client: RaceClient, race: str) -> None:
+    """The scout's way: every card of a Scotch deal is face up, the solver wins it in a moment,
+    and the line goes out as fast as the socket takes it."""
+    board = client.states[race]["board"]
+    result = solrules.solve(solrules.guess_game(board, random.Random(1)),
+                            solrules.Budget(nodes=400_000, seconds=20.0))
+    if result.verdict != "won":
+        pytest.skip("this secret deal is not won by the solver")
+    for move in result.line:
+        await client.move(race, move)
+
+
+async def test_machine_speed_holds_the_ratings_until_a_moderator_clears_them(
+        fair: Server) -> None:
+    cheat, _, cheat_id = await player(fair, "Speedy", "10.0.0.1")
+    bob, _, bob_id = await player(fair, "Bob", "10.0.0.2")
+    mod, mod_key, mod_id = await player(fair, "Moda", "10.0.0.3")
+    race = await race_of(fair, cheat, bob)
+    await three_moves(bob, race)
+    await machine_speed(cheat, race)
+    await bob.resign(race)
+    held = await ratings_of(bob, race)
+    assert held["rated"] is False and held["held"] is True and held["changes"] == []
+    assert fair.app.players is not None
+    assert await fair.app.players.ratings(cheat_id) == {}
+    # Nobody but a moderator may decide.
+    with pytest.raises(ServerError) as err:
+        await bob.request({"type": "mod_clear", "race": race, "player": cheat_id})
+    assert err.value.code == "forbidden"
+    _, _, body = await aget(fair, "/api/mod/flags", {"Cookie": f"sr_player={mod_key}"})
+    assert json.loads(body) == {"moderator": False, "flags": []}
+    moderation = fair.app.moderation
+    assert moderation is not None
+    await moderation.store.set_role(mod_id, "moderator")  # solrace mod add Moda
+    _, _, body = await aget(fair, "/api/mod/flags", {"Cookie": f"sr_player={mod_key}"})
+    [flag] = json.loads(body)["flags"]
+    assert flag["race"] == race and flag["player"] == cheat_id and flag["racer"] == "p1"
+    assert "machine_speed" in flag["signals"]["rules"] and flag["held"] is True
+    # Bob follows the race: he hears the ratings once the moderator clears it.
+    cleared = await mod.request({"type": "mod_clear", "race": race, "player": cheat_id})
+    assert cleared["type"] == "ok" and cleared["rated"] is True
+    ratings = await ratings_of(bob, race)
+    changes = {c["id"]: c["delta"] for c in ratings["changes"]}
+    assert ratings["rated"] is True and changes[cheat_id] > 0 > changes[bob_id]
+    with pytest.raises(ServerError) as err:  # once
+        await mod.request({"type": "mod_clear", "race": race, "player": cheat_id})
+    assert err.value.code == "not_found"
+
+
+async def test_closing_an_account_gives_its_opponent_his_points_back(fair: Server) -> None:
+    cheat, _, cheat_id = await player(fair, "Sly", "10.0.0.1")
+    bob, _, bob_id = await player(fair, "Bob", "10.0.0.2")
+    mod, _, mod_id = await player(fair, "Moda", "10.0.0.3")
+    race = await race_of(fair, cheat, bob)
+    await three_moves(cheat, race)
+    await three_moves(bob, race)
+    await bob.resign(race)  # a plain loss for Bob, rated at once
+    ratings = await ratings_of(bob, race)
+    lost = -next(c["delta"] for c in ratings["changes"] if c["id"] == bob_id)
+    assert lost > 0
+    players = fair.app.players
+    assert players is not None and fair.app.moderation is not None
+    before = (await players.ratings(bob_id))["scotch"].shown
+    await fair.app.moderation.store.set_role(mod_id, "moderator")
+    closed = await mod.request({"type": "mod_close", "player": cheat_id})
+    assert closed["closed"] is True
+    assert [(r["race"], r["player"], r["points"]) for r in closed["refunds"]] == [
+        (race, bob_id, lost)]
+    assert (await players.ratings(bob_id))["scotch"].shown == before + lost
+    _, _, body = await aget(fair, "/api/players/Sly")
+    assert json.loads(body)["closed"]["reason"] == "fair_play"
+    with pytest.raises(ServerError) as err:
+        await mod.request({"type": "mod_close", "player": "plnobody0000"})
+    assert err.value.code == "not_found"
