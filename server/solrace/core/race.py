@@ -165,7 +165,8 @@ class Race:
         #: Why it ended: "done" (every racer finished or resigned), "humans_done" (every
         #: human racer did: bots still racing stop), "time" (the time limit), "abandoned"
         #: (every racer still racing left), "claimed" (a racer claimed it: every other racer
-        #: still racing had been offline for a minute), "expired" (a lobby nobody started).
+        #: still racing had been offline for a minute), "expired" (a lobby nobody started),
+        #: "no_show" (a quick race whose seats were not all taken within the grace).
         self.reason: str | None = None
         self._standings: list[Message] | None = None
         self.deal: SharedDeal[Race] = SharedDeal([self])
@@ -282,7 +283,12 @@ class Race:
         """Run the transitions due at ``now``: abandoned lobby, countdown end, time limit."""
         out = Outcome()
         if self.status == "lobby" and self.seated_until is not None:
-            if now >= self.seated_until:  # the grace is over: start with whoever is there
+            if now >= self.seated_until and self.options.kind == "quick" and not all(
+                    r.ready for r in self.racers.values()):
+                # A paired race with a seat not taken: it does not take place (nobody races
+                # an empty seat; the matchmaker puts whoever came back in the queue).
+                out.extend(self._finish(self.seated_until, "no_show"))
+            elif now >= self.seated_until:  # the grace is over: start with whoever is there
                 out.extend(self._countdown(self.seated_until))
         elif self.status == "lobby" and now >= self.lobby_ends():
             out.extend(self._finish(self.lobby_ends(), "expired"))

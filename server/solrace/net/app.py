@@ -157,6 +157,7 @@ class App:
         self.hub.house_bots = self.house_bots
         self.matchmaker = Matchmaker(self.hub, self.accounts, self.house_bots, LocalQueues(),
                                      self.deliver)
+        self.hub.on_race_over = self.matchmaker.race_over
         self.daily = (DailyDeals(self.hub, players, self.accounts, self.matchmaker)
                       if players is not None else None)
         self.scorer = (Scorer(players, self.hub.load, self.bus.publish, self.supervisor)
@@ -193,6 +194,7 @@ class App:
             self.pool.start()
         if self.scorer is not None:
             self.scorer.start()
+        self.supervisor.spawn(self.matchmaker.passes(), "quick-race pairing passes")
         if self.cluster is not None:
             self.supervisor.spawn(self._recover_seekers(), "seekers of dead processes")
         if self.tend_gc:
