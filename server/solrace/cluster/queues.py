@@ -179,26 +179,28 @@ PASS = RULE + """
 P, NOW, BY, TTL = ARGV[1], tonumber(ARGV[2]), ARGV[6], tonumber(ARGV[7])
 settings(3)
 local out = {}
-local function nearest(line, taken, i, rated)
+-- The seekers not taken yet, in rating order, are a linked list: before[i], after[i] (0 and
+-- #line + 1: none).
+local function nearest(line, before, after, i, rated)
   local seek = line[i]
   local reach = window(NOW - seek.since)
   local found, spare
-  for _, step in ipairs({-1, 1}) do
-    local j = i + step
+  for _, step in ipairs({before, after}) do
+    local j = step[i]
     while j >= 1 and j <= #line do
       local other = line[j]
       local gap = math.abs(other.rating - seek.rating)
       if gap > reach or (found and gap > math.abs(line[found].rating - seek.rating)) then
         break
       end
-      if not taken[j] and fits(seek, other, rated) then
+      if fits(seek, other, rated) then
         if rated and again(seek, other) then
           if spare == nil or better(seek, other, line[spare], rated) then spare = j end
         elseif found == nil or better(seek, other, line[found], rated) then
           found = j
         end
       end
-      j = j + step
+      j = step[j]
     end
   end
   return found or spare
@@ -219,8 +221,10 @@ for _, queue in ipairs(redis.call('SMEMBERS', P .. 'queues')) do
       if a.since ~= b.since then return a.since < b.since end
       return a.id < b.id
     end)
-    local age = {}
-    for i, s in ipairs(line) do s.at = i; age[i] = s end
+    local age, before, after = {}, {}, {}
+    for i, s in ipairs(line) do
+      s.at, age[i], before[i], after[i] = i, s, i - 1, i + 1
+    end
     table.sort(age, function(a, b)
       if a.since ~= b.since then return a.since < b.since end
       return a.id < b.id
@@ -228,9 +232,13 @@ for _, queue in ipairs(redis.call('SMEMBERS', P .. 'queues')) do
     local rated, taken = rated_queue(queue), {}
     for _, s in ipairs(age) do
       if not taken[s.at] then
-        local j = nearest(line, taken, s.at, rated)
+        local j = nearest(line, before, after, s.at, rated)
         if j then
-          taken[s.at], taken[j] = true, true
+          for _, k in ipairs({s.at, j}) do
+            taken[k] = true
+            if before[k] >= 1 then after[before[k]] = after[k] end
+            if after[k] <= #line then before[after[k]] = before[k] end
+          end
           take(s, line[j], {s, line[j]})
           out[#out + 1] = s.raw
           out[#out + 1] = line[j].raw

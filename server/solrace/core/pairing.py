@@ -134,29 +134,38 @@ def pairs(waiting: Iterable[Seek], now: int) -> list[tuple[Seek, Seek]]:
     """One pass over a queue's waiting seekers: who is paired with whom now, the
     longest-waiting first, each with his best among those left (see :func:`best`).
 
-    Cost: one sort by rating, then each seeker looks outwards from his own rating only as far
-    as his window, and no further than the first who fits him and is no repeat: the seekers it
-    walks past are those who cannot race him (his own network in a rated queue, his previous
-    opponent), so a pass costs about n log n, not n²."""
+    Cost: one sort by rating, then each seeker looks outwards from his own rating, among those
+    not taken yet (a linked list: the taken are unlinked), only as far as his window and no
+    further than the first who fits him and is no repeat: the seekers it walks past are those
+    who cannot race him (his own network in a rated queue, his previous opponent), so a pass
+    costs about n log n, not n²."""
     line = sorted(waiting, key=lambda s: (s.rating, s.since, s.id))
-    if len(line) < 2:
+    n = len(line)
+    if n < 2:
         return []
     rated = is_rated(line[0].queue)
-    taken = [False] * len(line)
+    # The seekers not taken yet, in rating order: before[i] and after[i] (-1 and n: none).
+    before, after = list(range(-1, n - 1)), list(range(1, n + 1))
+    taken = [False] * n
     at = {s.id: i for i, s in enumerate(line)}
     out = []
     for seek in sorted(line, key=lambda s: (s.since, s.id)):
         i = at[seek.id]
         if taken[i]:
             continue
-        j = _nearest(line, taken, i, now, rated)
+        j = _nearest(line, before, after, i, now, rated)
         if j is not None:
-            taken[i] = taken[j] = True
+            for k in (i, j):
+                taken[k] = True
+                if before[k] >= 0:
+                    after[before[k]] = after[k]
+                if after[k] < n:
+                    before[after[k]] = before[k]
             out.append((seek, line[j]))
     return out
 
 
-def _nearest(line: list[Seek], taken: list[bool], i: int, now: int,
+def _nearest(line: list[Seek], before: list[int], after: list[int], i: int, now: int,
              rated: bool) -> int | None:
     """The best partner of ``line[i]`` (the longest-waiting seeker not taken yet, so his
     window is the widest of those left) among those not taken, by index."""
@@ -164,22 +173,22 @@ def _nearest(line: list[Seek], taken: list[bool], i: int, now: int,
     reach = window(now - seek.since)
     found: int | None = None  # the best who fits and is no repeat
     spare: int | None = None  # the best previous opponent who fits
-    for step in (-1, 1):
-        j = i + step
+    for step in (before, after):
+        j = step[i]
         while 0 <= j < len(line):
             other = line[j]
             gap = abs(other.rating - seek.rating)
             if gap > reach or (found is not None
                                and gap > abs(line[found].rating - seek.rating)):
                 break
-            if not taken[j] and fits(seek, other, now, rated):
+            if fits(seek, other, now, rated):
                 key = _key(seek, other, rated)
                 if key[0]:
                     if spare is None or key < _key(seek, line[spare], rated):
                         spare = j
                 elif found is None or key < _key(seek, line[found], rated):
                     found = j
-            j += step
+            j = step[j]
     return found if found is not None else spare
 
 
