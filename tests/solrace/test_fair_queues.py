@@ -200,3 +200,25 @@ async def test_the_rated_gate_is_asked_for_an_accounts_rated_requests(
     bot = await ann.request({"type": "play_bot", "game": "yukon", "level": 1})
     assert bot["rated"] is True
     assert asked == ["Paused", "Paused", "Ann"]
+
+
+async def test_a_pass_that_cannot_make_the_race_ends_the_elders_seek(
+        play: tuple[Server, Clock]) -> None:
+    """A race a pass pairs counts in the share of the seeker who waited longest: over it, his
+    seek ends with the reason; the other waits on (and is not paired with him again and again
+    every second)."""
+    srv, clock = play
+    srv.app.hub.caps.races_per_address = 1
+    hi = await account(srv, "High", "203.0.113.9")
+    await hi.create("scotch")  # his network's one race
+    lo = await account(srv, "Low")
+    set_rating(srv, await player_id(hi), "scotch", 2092.0)
+    assert (await hi.request(SEEK))["type"] == "seeking"
+    assert (await lo.request(SEEK))["type"] == "seeking"
+    clock.forward(9_000, srv.app)
+    assert await srv.app.matchmaker.pair_waiting() == 0
+    error = await hi.next_event("error", timeout=T)
+    assert error["code"] == "limit_reached"
+    cat = await account(srv, "Cat")
+    paired = await cat.request(SEEK)  # Low still waits
+    assert paired["type"] == "paired" and paired["opponents"][0]["name"] == "Low"

@@ -311,6 +311,13 @@ class Matchmaker:
             try:
                 await self._pair(a, b, held=(a, b))
                 made += 1
+            except RaceError as exc:
+                if exc.code != "unavailable":
+                    # The race counts in a's share (he waited longest): over it (or over the
+                    # server's cap), his seek ends with the reason; b waits on (given back).
+                    await self.queues.cancel(a)
+                    self.deliver(a.process, a.conn, codec.error(exc.code, exc.message))
+                log.info("a paired race could not be made: %s", exc.message)
             except Exception as exc:  # both wait again (_pair gave them back)
                 log.warning("a paired race could not be made: %s", exc)
         return made
