@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ from solrace.cluster.queues import RedisQueues
 from solrace.core.pairing import Seek, pairs
 from solrace.service.matchmaker import LocalQueues
 
-from .servers import RedisServer
+from .servers import RedisServer, make_cluster
 
 R = "scotch:300:r"
 C = "scotch:300:c"
@@ -301,3 +302,19 @@ def test_a_pass_is_the_rule_applied_in_turn() -> None:
                 left.remove(match)
                 expected.append((first.id, match.id))
         assert ids(pairs({s.player: s for s in line}.values(), now)) == expected
+
+
+async def test_the_scripts_run_on_a_redis_cluster(tmp_path: Path) -> None:
+    """On a Redis Cluster every key of the queues is in the slot of ``{q}``: the scripts,
+    which work out some keys themselves (a player's, his previous seek's queue), run there
+    as on one server, to the same pairs."""
+    nodes = make_cluster(tmp_path / "cluster")
+    try:
+        client = connect(f"redis+cluster://127.0.0.1:{nodes[0].port}")
+        await client.set(proc_key("p1", "alive"), "1")
+        steps = script(3)
+        assert await play(RedisQueues(client, "p1"), steps) == await play(LocalQueues(), steps)
+        await client.aclose()
+    finally:
+        for node in nodes:
+            node.stop()
