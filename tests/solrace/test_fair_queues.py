@@ -214,11 +214,43 @@ async def test_a_pass_that_cannot_make_the_race_ends_the_elders_seek(
     lo = await account(srv, "Low")
     set_rating(srv, await player_id(hi), "scotch", 2092.0)
     assert (await hi.request(SEEK))["type"] == "seeking"
-    assert (await lo.request(SEEK))["type"] == "seeking"
-    clock.forward(9_000, srv.app)
+    clock.forward(1_000, srv.app)  # High waited longer (two seeks may share a millisecond)
+    got = await lo.request(SEEK)
+    assert got["type"] == "seeking", got
+    clock.forward(8_000, srv.app)
     assert await srv.app.matchmaker.pair_waiting() == 0
     error = await hi.next_event("error", timeout=T)
     assert error["code"] == "limit_reached"
     cat = await account(srv, "Cat")
     paired = await cat.request(SEEK)  # Low still waits
     assert paired["type"] == "paired" and paired["opponents"][0]["name"] == "Low"
+
+
+def test_a_quick_race_made_before_the_no_show_rule_replays_as_it_was_played() -> None:
+    """The no-show rule is the race's own (stored with it): a quick race made before it,
+    whose absent racer forfeited at the start while the other raced, loads as it was played;
+    one made since ends at the grace, also once loaded again."""
+    from solrace.core.race import Race
+    from solrace.core.race_parts import Options
+    from solrace.store.records import race_from_record, race_record, replay
+
+    def quick(absent_ends: bool) -> tuple[Race, list[Any], Race]:
+        race = Race("rq1", "scotch", 7, "salt", Options(2, 300, rated=True, kind="quick"), 0,
+                    "host", countdown_ms=0, seated_until=15_000, forfeit=True,
+                    absent_ends=absent_ends)
+        log = []
+        for i, pid in enumerate(("pa", "pb")):
+            log += race.join(pid.upper(), f"tok{i}", 0, pid=pid).log
+        log += race.ready("p1", 1_000).log
+        race.tick(15_000)
+        if race.status == "running":
+            log += race.resign("p1", 16_000).log
+        return race_from_record("rq1", race_record(race)), log, race
+
+    before, log, played = quick(False)
+    assert played.reason == "done" and before.absent_ends is False
+    again = replay(before, log, played.finished_at)
+    assert again.status == "finished" and again.reason == "done"
+    now, log, played = quick(True)
+    assert played.reason == "no_show" and now.absent_ends is True
+    assert replay(now, log, played.finished_at).reason == "no_show"
