@@ -9,7 +9,10 @@ everysec``, as compose.yaml), two ``solrace serve --redis`` processes A and B, a
 --pool 0`` (no solver: ``--par-seconds 0 --hint-seconds 0``) and ``--trust-proxy``.
 
 Each visitor is a browser as the server sees it: ``GET /`` gives it the ``sr_player`` cookie,
-it opens ``/ws`` with that cookie and sends ``set_name`` (a unique name: it becomes a player).
+it opens ``/ws`` with that cookie and sends ``set_name`` (a unique name: it becomes a player, a
+guest). With ``--accounts`` it also sets a password (an account: its races are rated; one
+scrypt each, ~50 ms of a server's CPU, outside the timing); without, its seeks are casual
+(guests play casual races only).
 Every visitor comes from an address of its own (``X-Forwarded-For``, hence ``--trust-proxy``):
 the server guards against a flood of new players from one address (a token bucket), and 1,000
 visitors are 1,000 homes.
@@ -18,12 +21,12 @@ or B by turns, and as many for the embedded process), outside the timing.
 
 Then the visitors arrive at ``--rate`` per second on a fixed schedule (visitor *k* of a phase
 at start + *k* / rate, whatever the ones before it cost): each sends ``seek`` (Scotch, 300 s,
-rated, ``bot_after: 0``: never a bot); on ``paired`` (the reply to his ``seek`` if somebody was
-waiting, else an event) it sends ``join`` with its token. With ``--countdown 0`` the race starts
-as soon as both sat. Measured per pair: from the ``seek`` of the second visitor (the one whose
-``seek`` found the other waiting) to the moment **both** have the race's start (its ``started``
-event, or a snapshot already ``running``). Consecutive visitors are on different processes, so
-nearly every Redis pair spans both.
+rated with ``--accounts``, else casual; ``bot_after: 0``: never a bot); on ``paired`` (the
+reply to his ``seek`` if somebody was waiting, else an event) it sends ``join`` with its token.
+With ``--countdown 0`` the race starts as soon as both sat. Measured per pair: from the
+``seek`` of the second visitor (the one whose ``seek`` found the other waiting) to the moment
+**both** have the race's start (its ``started`` event, or a snapshot already ``running``).
+Consecutive visitors are on different processes, so nearly every Redis pair spans both.
 
 Phases: the arrivals are cut into phases of ``--phase`` visitors, alternating Redis pair and
 embedded process (these machines' speed drifts within a minute; each setup gets every other
@@ -36,7 +39,7 @@ races end at once and are scored during the arrivals; few are unfinished at any 
 Checked: every visitor paired exactly once (one ``paired``, no second one arriving later), none
 lost (each paired and started within ``--timeout``), every race with exactly its two visitors.
 Afterwards (untimed) everyone still racing resigns, and every race must be scored once (one
-``ratings`` with two changes per race).
+``ratings`` per race, with two changes when rated, none when casual).
 """
 
 from __future__ import annotations
@@ -63,6 +66,8 @@ from cluster_bench import redis_server
 from race_bench import cpu_seconds, own_cpu, pct, start
 
 SEEK = {"type": "seek", "game": "scotch", "time_limit": 300, "bot_after": 0}
+#: Set by --accounts: visitors with a password, rated races.
+ACCOUNTS = False
 FLAGS = ["--countdown", "0", "--rate-limit", "0", "--http-rate", "0", "--pool", "0",
          "--par-seconds", "0", "--hint-seconds", "0", "--trust-proxy"]
 
@@ -128,6 +133,9 @@ async def make_visitors(setup: int, label: str, addrs: list[str], count: int,
             name = f"{label}{i:04d}"
             me = await client.request({"type": "set_name", "name": name}, timeout=30)
             assert me["player"]["name"] == name, me
+            if ACCOUNTS:
+                await client.request({"type": "set_password", "password": name + " password"},
+                                     timeout=60)
             out[i] = Visitor(name, client)
 
     await asyncio.gather(*(one(i) for i in range(count)))
@@ -143,7 +151,7 @@ async def arrive(v: Visitor, at: float, timeout: float, resign: bool = False) ->
     try:
         async with asyncio.timeout(timeout):
             v.seek_at = time.perf_counter()
-            reply = await client.request(SEEK, timeout=timeout)
+            reply = await client.request({**SEEK, "rated": ACCOUNTS}, timeout=timeout)
             if reply["type"] == "paired":
                 v.second = True
                 paired = reply
@@ -248,7 +256,7 @@ async def run_phase(visitors: list[Visitor], rate: float, timeout: float,
 
 async def settle(visitors: list[Visitor], timeout: float) -> tuple[int, int, list[str]]:
     """Untimed: more ``paired`` after the phase? Then everyone resigns; every race must get one
-    ``ratings`` with two changes. (races scored once, extra ``paired`` seen, problems)"""
+    ``ratings`` (two changes if rated). (races scored once, extra ``paired`` seen, problems)"""
     problems: list[str] = []
     races: dict[str, list[Visitor]] = {}
     for v in visitors:
@@ -277,7 +285,7 @@ async def settle(visitors: list[Visitor], timeout: float) -> tuple[int, int, lis
                         v.paired.append(msg)
                     if msg.get("type") == "ratings" and msg.get("race") == v.race:
                         got += 1
-                        if len(msg["changes"]) != 2:
+                        if len(msg["changes"]) != (2 if ACCOUNTS else 0):
                             problems.append(f"race {v.race}: ratings with "
                                             f"{len(msg['changes'])} changes")
                         break
@@ -399,7 +407,8 @@ async def main(args: argparse.Namespace) -> None:
                                                 hard))
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, {args.visitors} visitors "
           f"per setup at {args.rate:g}/s in phases of {args.phase}, {args.repeat} run(s), "
-          f"visitors {'resign at once' if args.resign else 'stay in their races'}; "
+          f"visitors {'resign at once' if args.resign else 'stay in their races'}, "
+          f"{'accounts (rated)' if ACCOUNTS else 'guests (casual)'}; "
           f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
     phases: dict[str, list[Phase]] = {"redis": [], "embedded": []}
     for run in range(args.repeat):
@@ -423,4 +432,8 @@ if __name__ == "__main__":
                    help="each visitor resigns as soon as his race started (races end at once)")
     p.add_argument("--timeout", type=float, default=30.0,
                    help="seconds a visitor waits to be paired and started before he is lost")
-    asyncio.run(main(p.parse_args()))
+    p.add_argument("--accounts", action="store_true",
+                   help="visitors set a password: rated races (else guests: casual)")
+    parsed = p.parse_args()
+    ACCOUNTS = parsed.accounts
+    asyncio.run(main(parsed))

@@ -58,11 +58,16 @@ export function playDaily(game) {
   return pairedBy({ type: "daily", game });
 }
 
+/** Why a rated request was made casual (the server's `casual`), in the page's words. */
+export const CASUAL_REASONS = { guest: "Casual: set a password to play rated" };
+
 /**
  * A quick race's seek on a connection held while it waits (closing it leaves the queue).
  * Events: "change" (state, elapsed time, the bot's arrival), "paired" (detail: the race page's
- * path, the seat kept), "failed" (detail: the error). `state` is "idle", "seeking" or "paired".
- * A connection lost while seeking seeks again once it is back.
+ * path, the seat kept), "failed" (detail: the error; also when the server ends the seek:
+ * another tab of this player seeks now, or a no-show). `state` is "idle", "seeking" or
+ * "paired"; `rated` and `casual` (a reason, or null) as the server answered. A connection lost
+ * while seeking seeks again once it is back.
  */
 export class Seeker extends EventTarget {
   constructor() {
@@ -72,6 +77,8 @@ export class Seeker extends EventTarget {
     this.seek = null; // {game, time_limit}
     this.since = 0; // Date.now() when the seek began
     this.botAt = null; // when a bot takes the seat, on this browser's clock (ms), or null
+    this.rated = true;
+    this.casual = null;
     this.clockOffset = 0;
   }
 
@@ -81,6 +88,8 @@ export class Seeker extends EventTarget {
     this.seek = seek;
     this.since = Date.now();
     this.botAt = null;
+    this.rated = true;
+    this.casual = null;
     this.state = "seeking";
     this.changed();
     await keepTypedName();
@@ -107,6 +116,8 @@ export class Seeker extends EventTarget {
       const pong = await this.conn.request({ type: "ping" }).catch(() => null);
       if (pong && typeof pong.now === "number") this.clockOffset = pong.now - (sent + (Date.now() - sent) / 2);
       this.botAt = typeof reply.bot_at === "number" ? reply.bot_at - this.clockOffset : null;
+      this.rated = reply.rated !== false;
+      this.casual = reply.casual || null;
       this.changed();
     } catch (err) {
       if (err.code === "disconnected" || err.code === "closed") return; // sent again once back
@@ -118,6 +129,13 @@ export class Seeker extends EventTarget {
   }
 
   onMessage(msg) {
+    if (msg?.type === "seek_ended" && this.state === "seeking") {
+      this.state = "idle";
+      this.seek = null;
+      this.changed();
+      this.dispatchEvent(new CustomEvent("failed", { detail: { code: msg.reason, message: msg.message } }));
+      return;
+    }
     if (msg?.type !== "paired" || this.state !== "seeking") return;
     this.state = "paired";
     me.load();

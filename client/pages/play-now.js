@@ -4,7 +4,7 @@
 
 import { GAME_TITLES, gameTitle } from "../cards.js";
 import { me } from "../me.js";
-import { playBot, Seeker } from "../seek.js";
+import { CASUAL_REASONS, playBot, Seeker } from "../seek.js";
 import { announce, h, navigate, replace, setHidden, setText, toast } from "../ui.js";
 import { LEVELS, QUICK_TIMES, ratingChip } from "./player-parts.js";
 
@@ -71,6 +71,7 @@ export function quickRacePanel() {
   const waitTitle = h("p.seek-title");
   const waitClock = h("span.seek-clock", { role: "timer", "aria-label": "Time waited" });
   const botNote = h("p.seek-bot.muted");
+  const casualNote = h("p.seek-casual.muted");
   const cancelBtn = h("button#cancel-seek", { type: "button", onclick: () => {
     const game = seeker.seek?.game;
     seeker.cancel();
@@ -81,6 +82,7 @@ export function quickRacePanel() {
     h("div.seek-head", {}, h("span.spinner", { "aria-hidden": "true" }), h("p.seek-status", { role: "status" },
       "Looking for an opponent…"), waitClock),
     waitTitle,
+    casualNote,
     botNote,
     cancelBtn);
   const choose = h("div.quick-choose", {}, times, gameButtons);
@@ -107,8 +109,8 @@ export function quickRacePanel() {
     const { seconds, botIn } = seeker.waited();
     setText(waitClock, `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`);
     const s = seeker.seek;
-    if (s) setText(waitTitle, `${gameTitle(s.game)} · ${minutes(s.time_limit)} · ` +
-      `${s.rated === false || !isAccount() ? "casual" : "rated"}`);
+    if (s) setText(waitTitle, `${gameTitle(s.game)} · ${minutes(s.time_limit)} · ${seeker.rated ? "rated" : "casual"}`);
+    setText(casualNote, CASUAL_REASONS[seeker.casual] || "");
     setText(botNote, seeker.state === "paired" ? "Opponent found — taking your seat…"
       : seeker.connection !== "open" ? "Reconnecting…"
         : botIn === null ? "" : botIn > 0 ? `Nobody yet? A bot joins in ${botIn} s.` : "A bot is taking the seat…");

@@ -8,7 +8,7 @@
 import { gameTitle } from "../cards.js";
 import { me as player } from "../me.js";
 import { overReason } from "../session.js";
-import { fetchJSON, formatTime, h, ordinal, replace } from "../ui.js";
+import { fetchJSON, formatTime, h, navigate, ordinal, replace, toast } from "../ui.js";
 import { verifyCommitment } from "../verify.js";
 import { nextActions, rematchOffer } from "./finish.js";
 import { loadAnalysis, lossText } from "./analysis.js";
@@ -60,6 +60,7 @@ const REASONS = {
   claimed: "A racer claimed the race: every other racer still racing had been offline for a minute. " +
     "The standings are as they stood then.",
   resigned: "Every other racer resigned, so the last one racing won. A resign is a loss.",
+  no_show: "Your opponent never took the seat: the race did not take place (nothing is rated).",
 };
 
 /** Why a race meant to be rated did not change ratings (the `ratings` message's `casual`), and
@@ -323,6 +324,12 @@ export function mountResults(el, session) {
 
   rememberCommitment(model);
   update();
+  // A quick race the opponent never came to: back to the queue at once (the server keeps the
+  // racer's place at its head for a minute).
+  if (overReason(model) === "no_show" && model.options?.kind === "quick" && model.role === "racer") {
+    toast("Your opponent did not come: looking for another", "info", 4000);
+    navigate("/", { seek: { game: model.game, time_limit: model.options.time_limit ?? 300 } });
+  }
   // New ratings: the top bar's chips follow.
   const onRatings = () => player.load();
   session.addEventListener("ratings", onRatings);

@@ -298,8 +298,20 @@ SEAT_GRACE_S = 15
 PAIR_WINDOW = 150.0
 PAIR_WIDEN = 50.0
 PAIR_ANYONE_S = 17.0
+#: Seconds between two pairing passes over the waiting seekers of every queue: windows widen
+#: as seekers wait, so two who did not fit when the second came may fit a second later.
+PASS_EVERY_S = 1.0
 #: Seekers waiting in one queue (a game and time limit), at most.
 QUEUE_CAP = 5000
+#: Milliseconds a quick-race opponent is remembered: in a rated queue, a seeker is not paired
+#: with the opponent of his previous quick race while someone else fits (win trading).
+LAST_OPPONENT_MS = 3_600_000
+#: Seconds a player who was paired and never took his seat (while his opponent sat) may not
+#: seek: he left someone waiting in vain once.
+NO_SHOW_PAUSE_S = 60
+#: Seconds the racer left alone by a no-show keeps his place at the head of his queue: his next
+#: seek there counts as having waited PAIR_ANYONE_S (paired with the next seeker, whoever).
+BACK_AT_HEAD_S = 60
 #: Milliseconds a seeker taken out of a queue by a process may wait for that process to
 #: create his race: past it, if that process is gone, he goes back to the queue.
 MATCHED_TIMEOUT_MS = 5000

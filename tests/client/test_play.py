@@ -1,13 +1,21 @@
-"""One click to a race (issue 18): two visitors race each other from the home page's Quick race;
-a visitor plays a house bot to the end and sees his rating change once, on the results and on
-his page; a player keeps his name and, with a password, is the same player in another browser;
-the daily deal is played from its page. Every browser context has its own cookie jar: its own
-player."""
+"""One click to a race (issue 18): two visitors race each other from the home page's Quick race
+(guests: a casual race, and the page says why); a player with a password plays a house bot to
+the end and sees his rating change once, on the results and on his page; a player keeps his
+name and, with a password, is the same player in another browser; the daily deal is played
+from its page; an opponent who never takes his seat sends the racer back to the queue. Every
+browser context has its own cookie jar: its own player."""
 
 from __future__ import annotations
 
+import json
+import urllib.request
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
+from websockets.sync.client import connect
+
+from tests.client.conftest import start_server
 from tests.client.helpers import (
     WAIT_MS,
     Pages,
@@ -52,6 +60,17 @@ def pick_name(page: Any, name: str) -> None:
     page.wait_for_selector(f".topbar a.me-name >> text={name}")
 
 
+def set_password(page: Any) -> None:
+    """Set a password with the top bar's menu (and close it)."""
+    if not page.locator("details.me-menu[open]").count():
+        page.click(".me-menu summary")
+    page.click("#me-set-password")
+    page.fill("#me-password", "correct horse")
+    page.click("#me-password-form button[type=submit]")
+    page.wait_for_selector(".me-done >> text=Password saved")
+    page.click(".me-menu summary")
+
+
 def test_quick_race_between_two_visitors(pages: Pages) -> None:
     ann = pages.open("/")
     bob = pages.open("/")
@@ -62,7 +81,9 @@ def test_quick_race_between_two_visitors(pages: Pages) -> None:
     # Waiting: the time waited, when a bot would take the seat, and Cancel (which works).
     ann.wait_for_selector(".seeking .seek-status >> text=Looking for an opponent")
     ann.wait_for_selector(".seek-bot >> text=/A bot joins in \\d+ s/")
-    assert "Scotch Patience · 3 min" in ann.locator(".seek-title").inner_text()
+    assert "Scotch Patience · 3 min · casual" in ann.locator(".seek-title").inner_text()
+    # A guest's race is casual: the page says how to play rated.
+    assert ann.locator(".seek-casual").inner_text() == "Casual: set a password to play rated"
     both_widths(ann, "quick-race-seeking", phone=SMALL)
     ann.click("#cancel-seek")
     ann.wait_for_selector(".quick-btn[data-game=scotch]")
@@ -79,15 +100,15 @@ def test_quick_race_between_two_visitors(pages: Pages) -> None:
     bob_name = me(bob)["player"]["name"]
     assert ann.locator(".opponents a.player-link").inner_text() == bob_name
     both_widths(ann, "quick-race", phone=SMALL)
-    # A move each way, then both resign: the results show each racer's rating change.
+    # A move each way, then both resign: the results say the race was casual.
     move = own_legal(ann)[0]
     ann.evaluate("(m) => window.solrace.session.move(m)", move)
     wait_seq(ann, 1)
     resign(ann)
     resign(bob)
     for page in (ann, bob):
-        page.wait_for_selector(".standings-table td.rating-change >> text=/→/", timeout=WAIT_MS)
-        page.wait_for_selector(".rating-line >> text=/Your Scotch Patience rating: 1500 → \\d+/")
+        page.wait_for_selector(".rating-line >> text=Casual race: ratings do not change.",
+                               timeout=WAIT_MS)
         assert page.locator(".results .next-quick").is_visible()
     # "Next quick race" seeks again at once, from the home page.
     bob.click(".results .next-quick")
@@ -99,6 +120,7 @@ def test_quick_race_between_two_visitors(pages: Pages) -> None:
 def test_a_bot_race_from_home_to_the_end_and_the_rating_once(pages: Pages) -> None:
     page = pages.open("/", csp=True)  # the new pages keep to the security policy too
     pick_name(page, "Botty")
+    set_password(page)  # an account: its races are rated
     page.select_option("#bot-game", "scotch")
     page.check("#bot-level-1", force=True)
     page.click("#play-bot")
@@ -218,3 +240,42 @@ def test_the_daily_deal(pages: Pages) -> None:
     page.wait_for_selector(".topbar a.me-name >> text=Dailyn")
     assert page.locator("#play-daily").inner_text() == "See your race"
     both_widths(page, "daily", full_page=True, phone=SMALL)
+
+
+@pytest.fixture(scope="module")
+def short_grace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server whose paired racers have 5 s to take their seats (not 15)."""
+    yield from start_server(tmp_path_factory.mktemp("short-grace") / "races.db",
+                            prelude="import solrace.settings as s; s.SEAT_GRACE_S = 5")
+
+
+def test_an_opponent_who_never_sits_sends_the_racer_back_to_the_queue(
+        browser: Any, short_grace: str) -> None:
+    # The no-show: a browser of its own (a cookie) on the protocol, that seeks and never sits.
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(short_grace + "/", timeout=WAIT_MS / 1000) as res:
+        key = res.headers["Set-Cookie"].split(";", 1)[0].split("=", 1)[1]
+    ws_url = short_grace.replace("http://", "ws://") + "/ws"
+    with connect(ws_url, additional_headers={"Cookie": f"sr_player={key}"}) as ghost:
+        ghost.send(json.dumps({"type": "seek", "game": "scotch", "time_limit": 300,
+                               "bot_after": 0, "rid": 1}))
+        assert json.loads(ghost.recv(timeout=WAIT_MS / 1000))["type"] == "seeking"
+        pages = Pages(browser, short_grace)
+        try:
+            ann = pages.open("/")
+            ann.wait_for_selector(".quick-btn[data-game=scotch]")
+            ann.click(".quick-btn[data-game=scotch]")
+            ann.wait_for_url("**/race/*", timeout=WAIT_MS)
+            # Nobody comes: the race does not take place, and the page seeks again at once.
+            ann.wait_for_selector(".toast >> text=Your opponent did not come", timeout=WAIT_MS)
+            ann.wait_for_selector(".seeking .seek-status >> text=Looking for an opponent")
+            assert ann.url.rstrip("/") == short_grace
+            ann.click("#cancel-seek")
+            assert pages.errors == []
+        finally:
+            pages.close()
+        # The no-show may not seek for a while.
+        ghost.send(json.dumps({"type": "seek", "game": "scotch", "time_limit": 300, "rid": 2}))
+        while (msg := json.loads(ghost.recv(timeout=WAIT_MS / 1000))).get("rid") != 2:
+            pass
+        assert msg["type"] == "error" and msg["code"] == "no_show"

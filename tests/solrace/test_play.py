@@ -5,6 +5,7 @@ secret until its day is over."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import time
 from collections.abc import AsyncIterator
@@ -14,13 +15,13 @@ from typing import Any
 import pytest
 import solrules
 from solrace.core import daily as calendar
-from solrace.net.app import App
+from solrace.net.app import App, now_ms
 from solrace.solver.jobs import Solver
 from solrace.store.sqlite_store import SQLiteStore
 from solrace.tools.race_client import RaceClient, ServerError
 
 from tests.solrace.conftest import Server, T, serving
-from tests.solrace.test_accounts import aget, browser
+from tests.solrace.test_accounts import aget, key_of
 
 
 def seed_with_home_move() -> int:
@@ -40,6 +41,30 @@ class Clock:
     def __call__(self) -> int:
         return int(time.time() * 1000) + self.offset
 
+    def forward(self, ms: int, app: App) -> None:
+        """Move the clock ``ms`` on, as if that time had passed: the races' timers, armed on
+        the event loop's own clock, are armed again."""
+        self.offset += ms
+        hub = app.hub
+        for race in list(hub.races.values()):
+            hub.deadlines.cancel(race.race)
+            hub.arm(race)
+
+
+def app_for(tmp_path: Path, clock: Clock | None = None, solver: Solver | None = None) -> App:
+    """A server on ``tmp_path`` that deals one known deal, and takes each client's address
+    from ``X-Forwarded-For`` (every test client comes from 127.0.0.1: the rated queues never
+    pair two seekers of one network)."""
+    store = SQLiteStore(tmp_path / "race.db")
+    client_dir = tmp_path / "client"
+    client_dir.mkdir(exist_ok=True)
+    (client_dir / "index.html").write_text("<!doctype html><title>solrace</title>")
+    app = App(store, countdown=0.05, rate_limit=0, http_rate=0, client=client_dir,
+              clock=clock or now_ms, trust_proxy=True, solver=solver)
+    seed = seed_with_home_move()
+    app.hub.deals.draw = lambda game, winnable=False: seed  # type: ignore[method-assign]
+    return app
+
 
 @pytest.fixture
 async def play(tmp_path: Path) -> AsyncIterator[tuple[Server, Clock]]:
@@ -57,24 +82,39 @@ async def play_solving(tmp_path: Path) -> AsyncIterator[tuple[Server, Clock]]:
 async def playing(tmp_path: Path,
                   solver: Solver | None = None) -> AsyncIterator[tuple[Server, Clock]]:
     clock = Clock()
-    store = SQLiteStore(tmp_path / "race.db")
-    client_dir = tmp_path / "client"
-    client_dir.mkdir()
-    (client_dir / "index.html").write_text("<!doctype html><title>solrace</title>")
-    app = App(store, countdown=0.05, rate_limit=0, http_rate=0, client=client_dir, clock=clock,
-              solver=solver)
-    seed = seed_with_home_move()
-    app.hub.deals.draw = lambda game, winnable=False: seed  # type: ignore[method-assign]
+    app = app_for(tmp_path, clock, solver)
     await app.start()
     async with serving(app) as srv:
         yield srv, clock
     await app.stop()
-    store.close()
+    app.store.close()
 
 
-async def named(srv: Server, name: str) -> RaceClient:
-    client, _ = await browser(srv)
+_addresses = itertools.count(1)
+
+
+async def visitor(srv: Server, address: str | None = None) -> tuple[RaceClient, str]:
+    """A browser (a page load gives it its key, its socket sends it) at ``address`` (one of
+    its own unless given)."""
+    address = address or f"198.51.100.{next(_addresses) % 250 + 1}"
+    _, headers, _ = await aget(srv, "/", {"X-Forwarded-For": address})
+    key = key_of(headers["set-cookie"])
+    client = await srv.client(additional_headers={"Cookie": f"sr_player={key}",
+                                                  "X-Forwarded-For": address})
+    return client, key
+
+
+async def named(srv: Server, name: str, address: str | None = None) -> RaceClient:
+    """A guest (a player without a password): his rated requests are casual."""
+    client, _ = await visitor(srv, address)
     await client.request({"type": "set_name", "name": name})
+    return client
+
+
+async def account(srv: Server, name: str, address: str | None = None) -> RaceClient:
+    """A player with a password: he plays rated races."""
+    client = await named(srv, name, address)
+    await client.request({"type": "set_password", "password": f"{name} password"})
     return client
 
 
@@ -86,7 +126,7 @@ async def sit(client: RaceClient, paired: dict[str, Any]) -> str:
 
 async def test_two_seekers_race_and_are_rated_once(play: tuple[Server, Clock]) -> None:
     srv, _ = play
-    ann, bob = await named(srv, "Ann"), await named(srv, "Bob")
+    ann, bob = await account(srv, "Ann"), await account(srv, "Bob")
     seeking = await ann.request({"type": "seek", "game": "scotch", "time_limit": 300,
                                  "bot_after": 0})
     assert seeking["type"] == "seeking" and seeking["bot_at"] is None
@@ -136,9 +176,11 @@ async def test_two_seekers_race_and_are_rated_once(play: tuple[Server, Clock]) -
 async def test_a_seeker_is_never_paired_with_himself_and_may_cancel(
         play: tuple[Server, Clock]) -> None:
     srv, _ = play
-    ann, key = await browser(srv)
+    ann, key = await visitor(srv, "192.0.2.1")
     await ann.request({"type": "set_name", "name": "Ann"})
-    tab = await srv.client(additional_headers={"Cookie": f"sr_player={key}"})
+    await ann.request({"type": "set_password", "password": "Ann password"})
+    tab = await srv.client(additional_headers={"Cookie": f"sr_player={key}",
+                                               "X-Forwarded-For": "192.0.2.1"})
     await ann.request({"type": "seek", "game": "yukon", "time_limit": 180, "bot_after": 0})
     again = await tab.request({"type": "seek", "game": "yukon", "time_limit": 180,
                                "bot_after": 0})
@@ -146,11 +188,11 @@ async def test_a_seeker_is_never_paired_with_himself_and_may_cancel(
     await ann.request({"type": "cancel_seek"})
     await tab.close()  # its seek leaves with it
     await asyncio.sleep(0.1)
-    bob = await named(srv, "Bob")
+    bob = await account(srv, "Bob")
     assert (await bob.request({"type": "seek", "game": "yukon", "time_limit": 180,
                                "bot_after": 0}))["type"] == "seeking"
     # Other queues: another time limit, or casual.
-    cat = await named(srv, "Cat")
+    cat = await account(srv, "Cat")
     assert (await cat.request({"type": "seek", "game": "yukon", "time_limit": 300,
                                "bot_after": 0}))["type"] == "seeking"
     dan = await named(srv, "Dan")
@@ -167,7 +209,7 @@ async def test_a_seeker_is_never_paired_with_himself_and_may_cancel(
 
 async def test_nobody_comes_a_house_bot_sits_and_plays(play: tuple[Server, Clock]) -> None:
     srv, _ = play
-    ann = await named(srv, "Ann")
+    ann = await account(srv, "Ann")
     seeking = await ann.request({"type": "seek", "game": "scotch", "time_limit": 180,
                                  "bot_after": 1})
     assert seeking["bot_at"] is not None
@@ -222,7 +264,8 @@ async def test_a_race_left_unscored_by_a_dead_process_is_scored_by_the_next(
     seed = seed_with_home_move()
 
     async def run(store: SQLiteStore) -> App:
-        app = App(store, countdown=0.05, rate_limit=0, http_rate=0, client=client_dir)
+        app = App(store, countdown=0.05, rate_limit=0, http_rate=0, client=client_dir,
+                  trust_proxy=True)
         app.hub.deals.draw = lambda game, winnable=False: seed  # type: ignore[method-assign]
         await app.start()
         return app
@@ -231,7 +274,7 @@ async def test_a_race_left_unscored_by_a_dead_process_is_scored_by_the_next(
     app = await run(store)
     async with serving(app) as srv:
         app.hub.scorer = None  # it dies before it scores
-        ann, bob = await named(srv, "Ann"), await named(srv, "Bob")
+        ann, bob = await account(srv, "Ann"), await account(srv, "Bob")
         await ann.request({"type": "seek", "game": "scotch", "time_limit": 300, "bot_after": 0})
         paired = await bob.request({"type": "seek", "game": "scotch", "time_limit": 300})
         race = await sit(bob, paired)
@@ -266,7 +309,7 @@ async def test_a_race_left_unscored_by_a_dead_process_is_scored_by_the_next(
 async def test_the_daily_deal_stays_secret_until_the_day_is_over(
         play_solving: tuple[Server, Clock]) -> None:
     srv, clock = play_solving
-    ann, ann_key = await browser(srv)
+    ann, ann_key = await visitor(srv)
     await ann.request({"type": "set_name", "name": "Ann"})
     await ann.request({"type": "set_password", "password": "correct horse 42"})  # an account
     paired = await ann.request({"type": "daily", "game": "scotch"})
@@ -311,7 +354,7 @@ async def test_the_daily_deal_stays_secret_until_the_day_is_over(
     assert "race" not in page["table"][0]  # no replay of today's deal
     assert page["yesterday"] is None
     # A guest plays it too, unranked: the page says where he would stand.
-    cid, cid_key = await browser(srv)
+    cid, cid_key = await visitor(srv)
     await cid.request({"type": "set_name", "name": "Cid"})
     theirs = await sit(cid, await cid.request({"type": "daily", "game": "scotch"}))
     await cid.wait_state(theirs, T)

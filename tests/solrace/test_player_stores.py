@@ -2,8 +2,8 @@
 contract: names unique by skeleton (and stores keyed under an earlier rule keyed again),
 hashed keys, single-use tickets, sign-in failures, known networks and accounts per network
 and day, a race scored exactly once (also when several scorers race each other), the
-leaderboard's filter, the daily deal's first-one-wins. And the quick-race queues, in memory
-and in Redis, to theirs."""
+leaderboard's filter, the daily deal's first-one-wins. (The quick-race queues' contract:
+test_seek_queues.py.)"""
 
 from __future__ import annotations
 
@@ -14,14 +14,11 @@ from typing import Any
 
 import pytest
 import solrules
-from solrace.cluster.connect import connect, proc_key
-from solrace.cluster.queues import RedisQueues
+from solrace.cluster.connect import connect
 from solrace.core.identity import Player
-from solrace.core.pairing import Seek
 from solrace.core.race import Race
-from solrace.core.race_parts import Options, RaceError
+from solrace.core.race_parts import Options
 from solrace.core.scoring import scoring
-from solrace.service.matchmaker import LocalQueues
 from solrace.store.player_base import PlayerStore
 from solrace.store.redis_players import RedisPlayers
 from solrace.store.sqlite_store import SQLiteStore
@@ -280,65 +277,6 @@ async def test_leaderboard_and_daily(store: PlayerStore) -> None:
     assert await store.put_daily("scotch", "2026-12-02", 43, "salt2") == (42, "salt1")
     assert await store.daily_attempt("scotch", "2026-12-02", "pa", "rA") == "rA"
     assert await store.daily_attempt("scotch", "2026-12-02", "pa", "rB") == "rA"
-
-
-# ------------------------------------------------------------------------------ queues
-def seek(sid: str, player: str, rating: float, since: int = 0, process: str = "p1") -> Seek:
-    return Seek(sid, "scotch:300:r", player, player.upper(), rating, since, process, 1)
-
-
-@pytest.fixture(params=["memory", "redis"])
-async def queues(request: pytest.FixtureRequest, redis: RedisServer) -> AsyncIterator[Any]:
-    if request.param == "memory":
-        yield LocalQueues(cap=3)
-        return
-    client = connect(redis.url)
-    await client.flushdb()
-    await client.set(proc_key("p1", "alive"), "1")
-    await client.set(proc_key("p2", "alive"), "1")
-    import solrace.cluster.queues as module
-
-    old = module.QUEUE_CAP
-    module.QUEUE_CAP = 3
-    yield RedisQueues(client, "p1")
-    module.QUEUE_CAP = old
-    await client.aclose()
-
-
-async def test_queues_pair_by_the_same_rule(queues: Any) -> None:
-    now = 100_000
-    assert await queues.offer(seek("a", "pa", 1500, now), now) is None
-    assert await queues.offer(seek("a2", "pa", 1500, now), now) is None  # never himself
-    assert await queues.offer(seek("b", "pb", 1900, now), now) is None  # too far apart
-    got = await queues.offer(seek("c", "pc", 1600, now), now)
-    assert got is not None and got.id == "a"  # the closest within the window
-    with pytest.raises(RaceError):  # three wait: the queue is full
-        await queues.offer(seek("d", "pd", 3000, now), now)
-        await queues.offer(seek("e", "pe", 9000, now), now)
-    # After the window widened (8 s: 150 + 400), b takes someone 500 away.
-    later = now + 8_000
-    got = await queues.offer(seek("f", "pf", 1400, later), later)
-    assert got is not None and got.id in ("b", "a2")
-    assert await queues.cancel(seek("a2", "pa", 1500)) is (got.id != "a2")
-    assert not await queues.cancel(seek("zz", "pz", 1500))
-
-
-async def test_a_seeker_held_by_a_dead_process_goes_back(redis: RedisServer) -> None:
-    client = connect(redis.url)
-    await client.flushdb()
-    await client.set(proc_key("p1", "alive"), "1")  # the waiting seeker's process runs
-    dead = RedisQueues(client, "p9")  # the pairing process, about to die: no alive key
-    now = 100_000
-    assert await dead.offer(seek("a", "pa", 1500, now), now) is None
-    taken = await dead.offer(seek("b", "pb", 1500, now, process="p9"), now)
-    assert taken is not None and taken.id == "a"
-    # p9 dies before it makes the race: after the timeout, someone else gives "a" back.
-    other = RedisQueues(client, "p1")
-    assert await other.recover(now + 1_000) == 0  # not yet
-    assert await other.recover(now + 6_000) == 1
-    again = await other.offer(seek("c", "pc", 1500, now + 6_000), now + 6_000)
-    assert again is not None and again.id == "a"
-    await client.aclose()
 
 
 async def test_a_redis_race_with_players_waits_on_the_list_until_scored(

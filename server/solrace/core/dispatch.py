@@ -239,7 +239,8 @@ def seated_race(world: World, address: str, game: str, options: Options, seats: 
                 race_id: str | None = None) -> tuple[Race, Outcome]:
     """A new race made for ``seats`` (by the matchmaker, a house bot, the daily deal), with
     their racers joined; it counts down once every racer sat (``join`` with his token), and a
-    seat not taken within ``SEAT_GRACE_S`` is forfeited. Counted against ``address``'s share
+    seat not taken within ``SEAT_GRACE_S`` is forfeited — in a quick race, the race ends then
+    (``no_show``). Counted against ``address``'s share
     of the races. ``seed``/``salt``: the daily deal's (else a secret random deal)."""
     _may_create_race(world, address, None)
     _writable(world)
@@ -250,6 +251,7 @@ def seated_race(world: World, address: str, game: str, options: Options, seats: 
         seed if seed is not None else world.deals.draw(game, False),
         salt or world.entropy.salt(), options, now, world.entropy.token(),
         countdown_ms=world.countdown_ms, seated_until=now + SEAT_GRACE_S * 1000, forfeit=True,
+        absent_ends=options.kind == "quick",
     )
     race.creator = (address, -1)
     out = Outcome()

@@ -145,6 +145,7 @@ class Race:
         seed_chosen: bool = False,
         seated_until: int | None = None,
         forfeit: bool = False,
+        absent_ends: bool = False,
     ) -> None:
         self.race = race
         self.game = game
@@ -160,6 +161,10 @@ class Race:
         self.seated_until = seated_until
         #: A racer absent when it starts loses (is resigned at once): a knockout game.
         self.forfeit = forfeit
+        #: A seat not taken by ``seated_until`` ends the race there (``no_show``): a paired
+        #: quick race does not take place with an empty seat (stored: a race made before this
+        #: rule replays as it was played).
+        self.absent_ends = absent_ends
         #: The tournament it belongs to, for its pages: {tournament, name, round} (not durable:
         #: the tournament sets it).
         self.tournament: dict[str, Any] | None = None
@@ -184,7 +189,8 @@ class Race:
         #: human racer did: bots still racing stop), "resigned" (every racer but one resigned:
         #: he won), "time" (the time limit), "abandoned"
         #: (every racer still racing left), "claimed" (a racer claimed it: every other racer
-        #: still racing had been offline for a minute), "expired" (a lobby nobody started).
+        #: still racing had been offline for a minute), "expired" (a lobby nobody started),
+        #: "no_show" (a quick race whose seats were not all taken within the grace).
         self.reason: str | None = None
         self._standings: list[Message] | None = None
         self.deal: SharedDeal[Race] = SharedDeal([self])
@@ -305,7 +311,12 @@ class Race:
         """Run the transitions due at ``now``: abandoned lobby, countdown end, time limit."""
         out = Outcome()
         if self.status == "lobby" and self.seated_until is not None:
-            if now >= self.seated_until:  # the grace is over: start with whoever is there
+            if now >= self.seated_until and self.absent_ends and not all(
+                    r.ready for r in self.racers.values()):
+                # A seat not taken: the race does not take place (nobody races an empty
+                # seat; the matchmaker puts whoever came back in the queue).
+                out.extend(self._finish(self.seated_until, "no_show"))
+            elif now >= self.seated_until:  # the grace is over: start with whoever is there
                 out.extend(self._countdown(self.seated_until))
         elif self.status == "lobby" and now >= self.lobby_ends():
             out.extend(self._finish(self.lobby_ends(), "expired"))

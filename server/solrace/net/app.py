@@ -162,6 +162,7 @@ class App:
         self.hub.house_bots = self.house_bots
         self.matchmaker = Matchmaker(self.hub, self.accounts, self.house_bots, LocalQueues(),
                                      self.deliver)
+        self.hub.on_race_over = self.matchmaker.race_over
         moderation_store = getattr(store, "moderation", None)
         self.moderation_store = moderation_store() if moderation_store is not None else None
         self.daily = (DailyDeals(self.hub, players, self.accounts, self.matchmaker,
@@ -214,6 +215,7 @@ class App:
             self.pool.start()
         if self.scorer is not None:
             self.scorer.start()
+        self.supervisor.spawn(self.matchmaker.passes(), "quick-race pairing passes")
         if self.cluster is not None:
             self.supervisor.spawn(self._recover_seekers(), "seekers of dead processes")
         if self.tend_gc:

@@ -17,6 +17,7 @@ from solrace.core.race import Race, Racer
 from solrace.core.race_parts import RaceEvent
 from solrace.core.tournament import Entrant, TEvent, Tournament
 from solrace.core.views import board_for
+from solrace.settings import NO_SHOW_PAUSE_S
 
 Message = dict[str, Any]
 
@@ -221,9 +222,11 @@ def joined(race: Race, racer: Racer, rid: Any = None) -> Message:
     return msg
 
 
-def paired(race: Race, racer: Racer, opponents: list[Racer], rid: Any = None) -> Message:
+def paired(race: Race, racer: Racer, opponents: list[Racer], rid: Any = None,
+           casual: str | None = None) -> Message:
     """A seat of a race made for the receiver (a quick race, a bot race, the daily deal): his
-    racer and its token (he takes the seat with ``join``), and who he races."""
+    racer and its token (he takes the seat with ``join``), and who he races. ``casual``: why
+    the race is casual although he asked for a rated one (``"guest"``: he has no password)."""
     o = race.options
     msg: Message = {
         "type": "paired", "race": race.race, "player": racer.player, "token": racer.token,
@@ -232,9 +235,39 @@ def paired(race: Race, racer: Racer, opponents: list[Racer], rid: Any = None) ->
     }
     if o.day is not None:
         msg["day"] = o.day
+    if casual is not None:
+        msg["casual"] = casual
     if rid is not None:
         msg["rid"] = rid
     return msg
+
+
+def seeking(game: str, time_limit: int, rated: bool, bot_at: int | None,
+            casual: str | None = None, rid: Any = None) -> Message:
+    """A seek is in its queue: ``bot_at`` (unix ms) is when a house bot takes the other seat
+    if nobody comes (None: never); ``casual`` as in :func:`paired`."""
+    msg: Message = {"type": "seeking", "game": game, "time_limit": time_limit, "rated": rated,
+                    "bot_at": bot_at}
+    if casual is not None:
+        msg["casual"] = casual
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
+
+
+#: Why a seek left its queue without its connection asking (``seek_ended``).
+SEEK_ENDED = {
+    "replaced": "you seek a race from another tab or device now: this search has stopped",
+    "no_show": "you did not take your seat in your last quick race: you may seek again in "
+               f"{NO_SHOW_PAUSE_S} s",
+}
+
+
+def seek_ended(reason: str) -> Message:
+    """A seek left its queue without its connection asking: ``replaced`` (the same player
+    seeks from another connection: one seek per player) or ``no_show`` (he was paired and
+    never took his seat: he may not seek for a while)."""
+    return {"type": "seek_ended", "reason": reason, "message": SEEK_ENDED[reason]}
 
 
 def error(code: str, message: str, rid: Any = None) -> Message:

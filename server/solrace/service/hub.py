@@ -158,6 +158,8 @@ class Hub:
         #: (solrace.service.scoring), when the server has them.
         self.house_bots: Bots | None = None
         self.scorer: Scores | None = None
+        #: Told of every race that ends here (the matchmaker: a quick race nobody else sat in).
+        self.on_race_over: Callable[[Race], None] | None = None
         self.deadlines = Deadlines(clock, self._on_deadline)
         self.presence = Presence(clock, self.get, bus.publish, self.record,
                                  lambda: store.healthy,
@@ -366,6 +368,8 @@ class Hub:
                 self.assist.revealed(race.deal.races)
             if self.scorer is not None:
                 self.scorer.finished(race)
+            if self.on_race_over is not None:
+                self.on_race_over(race)
         elif out.events:
             self.deadlines.set(race_id, race.next_deadline())
             if out.started or out.views:

@@ -57,6 +57,7 @@ RACE_FIELDS = (
     Field("rated", "INTEGER NOT NULL", 0),
     Field("kind", "TEXT", added=True),
     Field("day", "TEXT", added=True),
+    Field("absent_ends", "INTEGER NOT NULL", 0),
 )
 #: Fields added after the first schema, with their default.
 ADDED_FIELDS = tuple(f for f in RACE_FIELDS
@@ -74,7 +75,7 @@ def race_record(race: Race) -> Record:
         "seated_until": race.seated_until, "forfeit": int(race.forfeit),
         "hints": int(o.hints), "winnable": int(o.winnable),
         "demo_catalogue": int(o.demo_catalogue), "rated": int(o.rated), "kind": o.kind,
-        "day": o.day,
+        "day": o.day, "absent_ends": int(race.absent_ends),
     }
 
 
@@ -114,7 +115,7 @@ def race_from_record(race_id: str, record: Mapping[str, Any]) -> Race:
                 text("kind"), text("day")),
         num("created_at"), _text(record, "host_token"), countdown_ms=num("countdown_ms"),
         seed_chosen=flag("seed_chosen"), seated_until=_int(record, "seated_until"),
-        forfeit=flag("forfeit"),
+        forfeit=flag("forfeit"), absent_ends=flag("absent_ends"),
     )
 
 
