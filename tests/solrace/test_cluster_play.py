@@ -89,12 +89,17 @@ async def test_two_seekers_on_two_processes_race_and_are_rated_once(
         await bob.join(race, token=paired_bob["token"])
         await ann.wait_state(race, T * 2)
         await bob.wait_state(race, T * 2)
-        await ann.resign(race)
-        await bob.resign(race)
+        for client in (ann, bob):  # three moves each: committed to the race
+            for _ in range(3):
+                legal = client.states[race]["legal"]
+                await client.move(race, next((m for m in legal if ">f" in m), legal[0]))
+        await ann.resign(race)  # a resign is a loss: Bob wins at once
         over = await ann.next_event("race_over", timeout=T)
-        assert over["reason"] == "done"
+        assert over["reason"] == "resigned" and over["standings"][0]["name"] == "Bob"
         ratings = await ann.next_event("ratings", timeout=T * 2)
         assert ratings["rated"] is True and len(ratings["changes"]) == 2
+        deltas = {c["player"]: c["delta"] for c in ratings["changes"]}
+        assert deltas[paired_ann["player"]] < 0 < deltas[paired_bob["player"]]
         # The same player on either process, with the same rating.
         page_a, _ = await asyncio.to_thread(fetch, a.http + "/api/players/Ann")
         page_b, _ = await asyncio.to_thread(fetch, b.http + "/api/players/ann")

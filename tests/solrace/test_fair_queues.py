@@ -247,10 +247,12 @@ def test_a_quick_race_made_before_the_no_show_rule_replays_as_it_was_played() ->
             log += race.resign("p1", 16_000).log
         return race_from_record("rq1", race_record(race)), log, race
 
+    # Before it: the absent racer forfeits at the start, and the one left racing has won
+    # (every other racer resigned).
     before, log, played = quick(False)
-    assert played.reason == "done" and before.absent_ends is False
+    assert played.reason == "resigned" and before.absent_ends is False
     again = replay(before, log, played.finished_at)
-    assert again.status == "finished" and again.reason == "done"
+    assert again.status == "finished" and again.reason == "resigned"
     now, log, played = quick(True)
     assert played.reason == "no_show" and now.absent_ends is True
     assert replay(now, log, played.finished_at).reason == "no_show"

@@ -118,6 +118,13 @@ async def account(srv: Server, name: str, address: str | None = None) -> RaceCli
     return client
 
 
+async def three_moves(client: RaceClient, race: str) -> None:
+    """Three moves (cards home first): enough not to abort the race."""
+    for _ in range(3):
+        legal = client.states[race]["legal"]
+        await client.move(race, next((m for m in legal if ">f" in m), legal[0]))
+
+
 async def sit(client: RaceClient, paired: dict[str, Any]) -> str:
     race = str(paired["race"])
     await client.join(race, token=paired["token"])
@@ -140,14 +147,13 @@ async def test_two_seekers_race_and_are_rated_once(play: tuple[Server, Clock]) -
     await sit(bob, paired_bob)
     await ann.next_event("countdown", timeout=T)
     assert time.monotonic() - t0 < T  # paired and counting down at once
-    state = await ann.wait_state(race, T)
+    await ann.wait_state(race, T)
     await bob.wait_state(race, T)
-    home = next(m for m in state["legal"] if ">f" in m)
-    await ann.move(race, home)
-    await ann.resign(race)
-    await bob.resign(race)
+    await three_moves(ann, race)
+    await three_moves(bob, race)
+    await bob.resign(race)  # a race of two: Ann has won
     over = await ann.next_event("race_over", timeout=T)
-    assert over["standings"][0]["name"] == "Ann"
+    assert over["standings"][0]["name"] == "Ann" and over["reason"] == "resigned"
     ratings = await ann.next_event("ratings", timeout=T)
     changes = {c["id"]: c for c in ratings["changes"]}
     assert ratings["rated"] is True and len(changes) == 2
@@ -221,12 +227,16 @@ async def test_nobody_comes_a_house_bot_sits_and_plays(play: tuple[Server, Clock
     await ann.wait_state(race, T)
     moved = await ann.next_event("progress", timeout=T * 2)
     assert moved["player"] == "p2"  # the bot plays
+    await three_moves(ann, race)
     await ann.resign(race)
     over = await ann.next_event("race_over", timeout=T)
     assert over["reason"] == "humans_done"
+    assert [s["name"] for s in over["standings"]][1] == "Ann"  # a resign is a loss
     ratings = await ann.next_event("ratings", timeout=T)
     bots = [c for c in ratings["changes"] if c.get("bot")]
     assert bots and bots[0]["before"] == bots[0]["after"] == 1000  # an anchor: never moves
+    mine = next(c for c in ratings["changes"] if not c.get("bot"))
+    assert mine["delta"] < 0
 
 
 async def test_play_a_bot_at_once(play: tuple[Server, Clock]) -> None:
@@ -246,14 +256,17 @@ async def test_play_a_bot_at_once(play: tuple[Server, Clock]) -> None:
     assert me["rating"] == 1500 and me["provisional"] is True  # new here: 1500?
     await ann.wait_state(race, T)
     await ann.resign(race)
+    over = await ann.next_event("race_over", timeout=T)
+    assert over["standings"][1]["resigned"] is True and over["standings"][1]["aborted"] is True
     ratings = await ann.next_event("ratings", timeout=T)
     assert ratings["rated"] is False and ratings["changes"] == []
     with pytest.raises(ServerError) as err:  # a new bot race, not a rematch
         await ann.request({"type": "rematch", "race": race})
     assert err.value.code == "forbidden"
-    # Both on no cards, both first: a shared first place is no win.
+    # Resigned at once: aborted, out of her statistics (her history keeps it, marked).
     _, _, body = await aget(srv, "/api/players/Ann")
-    assert json.loads(body)["stats"]["yukon"]["wins"] == 0
+    page = json.loads(body)
+    assert "yukon" not in page["stats"] and page["recent"][0]["race"] == race
 
 
 async def test_a_race_left_unscored_by_a_dead_process_is_scored_by_the_next(
@@ -280,8 +293,10 @@ async def test_a_race_left_unscored_by_a_dead_process_is_scored_by_the_next(
         race = await sit(bob, paired)
         await sit(ann, await ann.next_event("paired", timeout=T))
         await bob.wait_state(race, T)
+        await ann.wait_state(race, T)
+        await three_moves(ann, race)
+        await three_moves(bob, race)
         await bob.resign(race)
-        await ann.resign(race)
         await ann.next_event("race_over", timeout=T)
     await app.stop()
     store.close()

@@ -175,6 +175,8 @@ class App:
                               self.referee, clock)
                        if players is not None else None)
         self.hub.scorer = self.scorer
+        if self.referee is not None:  # rated pairing pauses after repeated walkouts
+            self.matchmaker.rated_gate = self.referee.rated_gate
         self.moderation = (Moderation(self.moderation_store, players, clock,
                                       self.hub.reply_later, self.bus.publish, self.hub.get)
                            if players is not None and self.moderation_store is not None

@@ -330,7 +330,9 @@ class Matchmaker:
         race counts in his share of races, else in ``first``'s, who waited longest."""
         game, time_limit, rated = queue_parts(first.queue)
         options = Options(players=2, time_limit=time_limit, rated=rated, kind="quick")
-        seats = [Seat(s.name, s.player, s.shown, provisional=s.provisional)
+        # A rated queue holds accounts only (a guest's seek goes to the casual one).
+        seats = [Seat(s.name, s.player, s.shown, provisional=s.provisional,
+                      net=self.hub.net(s.address), account=rated)
                  for s in (first, second)]
         try:
             race = await self._make(second.address if reply else first.address, game,
@@ -418,7 +420,8 @@ class Matchmaker:
         assert who is not None
         self.bots.admit(conn.address)
         options = Options(players=2, time_limit=time_limit, rated=rated, kind=kind)
-        seats = [Seat(who.name, who.id, who.rating(game), provisional=who.provisional(game)),
+        seats = [Seat(who.name, who.id, who.rating(game), provisional=who.provisional(game),
+                      net=self.hub.net(conn.address), account=who.account),
                  Seat(bot_name(level), bot=True, level=level.level, ready=True)]
         race = await self._make(conn.address, game, options, seats)
         self.bots.start(race, "p2", conn.address)
