@@ -86,12 +86,12 @@ export function outcomeText(model) {
   if (!mine || model.role !== "racer") return "";
   const n = model.standings.length;
   if (mine.resigned) return "Lost (resigned)";
-  if (mine.aborted) return "Aborted: fewer than three moves — this race does not count for you";
   const shared = model.standings.filter((s) => s.place === mine.place).length > 1;
-  if (mine.place === 1 && n > 1) {
-    if (shared) return "Shared first place";
+  if (mine.place === 1 && n > 1 && !shared) {
     return overReason(model) === "resigned" ? "Won: every other racer resigned" : "Won";
   }
+  if (mine.aborted) return "Aborted: fewer than three moves — this race does not count for you";
+  if (mine.place === 1 && shared) return "Shared first place";
   return n > 1 ? `${ordinal(mine.place)} of ${n}${shared ? " (shared)" : ""}` : "";
 }
 
@@ -138,8 +138,8 @@ export function mountResults(el, session) {
     outcomeEl.textContent = outcomeText(model);
     outcomeEl.hidden = !outcomeEl.textContent;
     const mine = (model.standings || []).find((s) => s.player === me);
-    outcomeEl.dataset.outcome = mine?.resigned ? "resigned" : mine?.aborted ? "aborted"
-      : mine?.place === 1 ? "won" : "placed";
+    outcomeEl.dataset.outcome = mine?.resigned ? "resigned" : /^Won/.test(outcomeEl.textContent) ? "won"
+      : mine?.aborted ? "aborted" : "placed";
     const par = model.par?.verdict === "won" ? model.par.moves : null;
     const hints = !!model.options?.hints || (model.standings || []).some((s) => s.hints);
     parEl.textContent = parText(model.par, model.seed !== null && model.seed !== undefined);

@@ -100,16 +100,20 @@ def test_quick_race_between_two_visitors(pages: Pages) -> None:
     bob_name = me(bob)["player"]["name"]
     assert ann.locator(".opponents a.player-link").inner_text() == bob_name
     both_widths(ann, "quick-race", phone=SMALL)
-    # A move each way, then both resign: the results say the race was casual.
+    # A move, then Ann resigns (which ends a race of two: Bob wins): the results say why the
+    # race was casual, and how to make the next one rated.
     move = own_legal(ann)[0]
     ann.evaluate("(m) => window.solrace.session.move(m)", move)
     wait_seq(ann, 1)
     resign(ann)
-    resign(bob)
+    bob.wait_for_selector(".you-outcome >> text=Won: every other racer resigned",
+                          timeout=WAIT_MS)
     for page in (ann, bob):
-        page.wait_for_selector(".rating-line >> text=Casual race: ratings do not change.",
-                               timeout=WAIT_MS)
+        page.wait_for_selector('.rating-line[data-casual="guest"] >> text=/guests play casual '
+                               'races. Set a password/', timeout=WAIT_MS)
         assert page.locator(".results .next-quick").is_visible()
+    ann.wait_for_selector('.you-outcome >> text=Lost (resigned)')
+    both_widths(ann, "casual-guest-results")
     # "Next quick race" seeks again at once, from the home page.
     bob.click(".results .next-quick")
     bob.wait_for_selector(".seeking .seek-status >> text=Looking for an opponent")
@@ -130,8 +134,12 @@ def test_a_bot_race_from_home_to_the_end_and_the_rating_once(pages: Pages) -> No
     opponent.locator(".bot-tag").wait_for()
     assert "level 1" in opponent.inner_text()
     assert opponent.locator("a.player-link").count() == 0
+    for seq in (1, 2, 3):  # three moves: committed to the race (fewer would abort it)
+        page.evaluate("(m) => window.solrace.session.move(m)", own_legal(page)[0])
+        wait_seq(page, seq)
     resign(page)
     page.wait_for_selector(".results .standings-table", timeout=WAIT_MS)
+    page.wait_for_selector(".you-outcome >> text=Lost (resigned)")  # a resign is a loss
     line = page.locator(".rating-line strong")
     line.wait_for(timeout=WAIT_MS * 2)
     change = line.inner_text()  # "1500 → 1437? (−63)"
@@ -229,6 +237,9 @@ def test_the_daily_deal(pages: Pages) -> None:
     outsider = pages.open(f"/race/{race}/watch")
     outsider.wait_for_selector(".race-refused >> text=/secret until the day is over/")
     assert outsider.locator("[data-board]").count() == 0
+    for seq in (1, 2, 3):  # three moves: played to its end, it counts for the streak
+        page.evaluate("(m) => window.solrace.session.move(m)", own_legal(page)[0])
+        wait_seq(page, seq)
     resign(page)
     page.wait_for_selector(".results .reveal-wait >> text=/revealed.*once the day is over/")
     page.click(".results a.daily-back")
@@ -236,7 +247,10 @@ def test_the_daily_deal(pages: Pages) -> None:
     page.wait_for_selector(".daily-result >> text=You played today's deal")
     assert page.locator(".daily-streak .streak-count").inner_text() == "1"
     assert me(page)["player"]["name"] == "Dailyn"
-    page.wait_for_selector(".daily-table .day-table >> text=Dailyn")
+    # A guest plays it unranked: where he would stand, and how to be ranked.
+    page.wait_for_selector(".daily-result >> text=/unranked: it would be \\d+(st|nd|rd|th)/")
+    assert "Set a password" in page.locator(".daily-guest").inner_text()
+    assert page.locator(".daily-table .day-table >> text=Dailyn").count() == 0
     page.wait_for_selector(".topbar a.me-name >> text=Dailyn")
     assert page.locator("#play-daily").inner_text() == "See your race"
     both_widths(page, "daily", full_page=True, phone=SMALL)
