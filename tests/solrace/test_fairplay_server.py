@@ -181,3 +181,94 @@ async def test_closing_an_account_gives_its_opponent_his_points_back(fair: Serve
     with pytest.raises(ServerError) as err:
         await mod.request({"type": "mod_close", "player": "plnobody0000"})
     assert err.value.code == "not_found"
+
+
+@pytest.fixture
+async def bots(tmp_path: Path) -> AsyncIterator[Server]:
+    """A server whose solver plays the house bots' solver levels (and their hints)."""
+    store = SQLiteStore(tmp_path / "race.db")
+    client_dir = tmp_path / "client"
+    client_dir.mkdir()
+    (client_dir / "index.html").write_text("<!doctype html><title>solrace</title>")
+    solver = Solver(hint_seconds=1.0, par_seconds=5.0, nice=0)
+    app = App(store, countdown=0.05, rate_limit=0, http_rate=0, client=client_dir,
+              trust_proxy=True, solver=solver)
+    await app.start()
+    async with serving(app) as srv:
+        yield srv
+    await app.stop()
+    store.close()
+
+
+async def bot_race(client: RaceClient, level: int, moves: int) -> dict[str, Any]:
+    """A rated race against the house bot of ``level``: ``moves`` moves, then a resign. Its
+    ``ratings``."""
+    paired = await client.request({"type": "play_bot", "game": "scotch", "level": level,
+                                   "time_limit": 120})
+    race = str(paired["race"])
+    await client.join(race, token=paired["token"])
+    await client.wait_state(race, T * 2)
+    for _ in range(moves):
+        legal = client.states[race]["legal"]
+        await client.move(race, next((m for m in legal if ">f" in m), legal[0]))
+    await client.resign(race)
+    over = await client.next_event("race_over", timeout=T)
+    assert over["reason"] == "humans_done"
+    mine = next(s for s in over["standings"] if not s["bot"])
+    assert mine["resigned"] and mine["place"] == 2  # behind the bot, whatever the cards
+    return await ratings_of(client, race)
+
+
+async def test_no_bot_level_can_be_farmed_by_resigning(bots: Server) -> None:
+    """The finding: one card home against a bot, then resign, ranked first: 1500 -> 2773 in 20
+    races. Now a resign is a loss at every level (the rating goes down), and a resign at once
+    aborts the race (nothing changes, and three of them pause rated play)."""
+    ann, _, ann_id = await player(bots, "Ann", "10.0.0.1")
+    players = bots.app.players
+    assert players is not None
+    shown = 1500
+    for level in (1, 2, 3, 4, 5):
+        ratings = await bot_race(ann, level, moves=3)
+        change = next(c for c in ratings["changes"] if c.get("id") == ann_id)
+        assert ratings["rated"] is True and change["before"] == shown
+        assert change["delta"] < 0, f"level {level}"
+        shown = change["after"]
+    assert (await players.ratings(ann_id))["scotch"].shown == shown < 1500
+    for _ in range(3):  # three resigns at once: aborted, nothing changes
+        ratings = await bot_race(ann, 5, moves=0)
+        assert ratings["rated"] is False and ratings["casual"] == "too_few"
+    assert (await players.ratings(ann_id))["scotch"].shown == shown
+    # ... and rated play pauses, saying until when; casual play stays open.
+    with pytest.raises(ServerError) as err:
+        await ann.request({"type": "play_bot", "game": "scotch", "level": 1})
+    assert err.value.code == "paused" and err.value.reply["until"] > 0
+    with pytest.raises(ServerError) as err:
+        await ann.request({"type": "seek", "game": "scotch", "time_limit": 300})
+    assert err.value.code == "paused"
+    casual = await ann.request({"type": "play_bot", "game": "scotch", "level": 1,
+                                "rated": False})
+    assert casual["type"] == "paired" and casual["rated"] is False
+
+
+async def test_the_same_two_again_and_again_race_casually_and_puppets_too(
+        fair: Server) -> None:
+    ann, _, _ = await player(fair, "Ann", "10.0.0.1")
+    bob, _, _ = await player(fair, "Bob", "10.0.0.2")
+    seen = []
+    for _ in range(4):  # win trading: the 4th rated race of the day between them is casual
+        race = await race_of(fair, ann, bob)
+        await three_moves(ann, race)
+        await three_moves(bob, race)
+        await bob.resign(race)
+        seen.append((await ratings_of(ann, race)).get("casual"))
+    assert seen == [None, None, None, "repeat_pair"]
+    # Puppets: three fresh accounts of one network resign to a fourth player: casual.
+    main, _, _ = await player(fair, "Main", "10.0.0.9")
+    puppets = [(await player(fair, f"Pup{i}", "10.0.0.7"))[0] for i in range(3)]
+    race = await race_of(fair, main, *puppets)
+    for client in (main, *puppets):
+        await three_moves(client, race)
+    for client in puppets:
+        await client.resign(race)
+    ratings = await ratings_of(main, race)
+    assert ratings["rated"] is False and ratings["casual"] == "same_network"

@@ -1,0 +1,159 @@
+"""Fair play across ``solrace serve`` processes on one real Redis: a race played at machine speed
+on one process is held, a moderator made with ``solrace mod add --redis`` clears it from the
+other process and the racers hear the ratings wherever they are; the walkouts that pause rated
+play count on every process; the daily deal's second look from one network is flagged."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import solrules
+from solrace.tools.race_client import RaceClient, ServerError
+
+from .conftest import T
+from .servers import KEY_FILE, RedisServer, Solrace
+from .test_cluster_play import browser
+
+
+@pytest.fixture
+def redis(tmp_path: Path) -> Iterator[RedisServer]:
+    server = RedisServer(tmp_path / "redis")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def pair(redis: RedisServer) -> AsyncIterator[tuple[Solrace, Solrace]]:
+    a = await Solrace(redis.url, "--trust-proxy").start()
+    b = await Solrace(redis.url, "--trust-proxy").start()
+    try:
+        yield a, b
+    finally:
+        a.stop()
+        b.stop()
+
+
+async def three_moves(client: RaceClient, race: str) -> None:
+    for _ in range(3):
+        legal = client.states[race]["legal"]
+        await client.move(race, next((m for m in legal if ">f" in m), legal[0]))
+
+
+async def machine_speed(client: RaceClient, race: str) -> None:
+    """The solver's line from what the board shows (Scotch: every card), sent at once."""
+    result = solrules.solve(solrules.guess_game(client.states[race]["board"], random.Random(1)),
+                            solrules.Budget(nodes=400_000, seconds=20.0))
+    if result.verdict != "won":
+        pytest.skip("this secret deal is not won by the solver")
+    for move in result.line:
+        await client.move(race, move)
+
+
+async def ratings_of(client: RaceClient, race: str) -> dict[str, Any]:
+    while True:
+        msg = await client.next_event("ratings", timeout=T * 4)
+        if msg["race"] == race:
+            return msg
+
+
+def mod_add(redis: RedisServer, name: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "solrace", "mod", "add", name, "--redis",
+                           redis.url], capture_output=True, text=True, timeout=T * 3,
+                          env={"SOLRACE_KEY_FILE": str(KEY_FILE), **__import__("os").environ})
+    assert done.returncode == 0, done.stderr
+
+
+async def test_a_held_race_is_cleared_from_another_process(
+        redis: RedisServer, pair: tuple[Solrace, Solrace]) -> None:
+    a, b = pair
+    cheat, _ = await browser(a, "Speedy", "10.1.0.1")
+    bob, _ = await browser(b, "Bob", "10.1.0.2")
+    mod, _ = await browser(b, "Moda", "10.1.0.3")
+    host = await RaceClient.connect(a.url)
+    created = await host.create("scotch", players=2, rated=True)
+    race = created["race"]
+    for client in (cheat, bob):
+        await client.join(race, name="x")
+    await host.start(race, created["host_token"])
+    for client in (cheat, bob):
+        await client.wait_state(race, T * 2)
+    await three_moves(bob, race)
+    await machine_speed(cheat, race)
+    await bob.resign(race)
+    held = await ratings_of(bob, race)
+    assert held["rated"] is False and held["held"] is True
+    cheat_id = (await cheat.request({"type": "me"}))["player"]["id"]
+    with pytest.raises(ServerError) as err:  # not a moderator yet
+        await mod.request({"type": "mod_clear", "race": race, "player": cheat_id})
+    assert err.value.code == "forbidden"
+    mod_add(redis, "Moda")
+    cleared = await mod.request({"type": "mod_clear", "race": race, "player": cheat_id})
+    assert cleared["rated"] is True
+    for client in (cheat, bob):  # on either process, wherever the race is run
+        ratings = await ratings_of(client, race)
+        while ratings.get("held"):  # the one sent when the race ended
+            ratings = await ratings_of(client, race)
+        assert ratings["rated"] is True and len(ratings["changes"]) == 2
+    for client in (host, cheat, bob, mod):
+        await client.close()
+
+
+async def test_walkouts_pause_rated_play_on_every_process(
+        pair: tuple[Solrace, Solrace]) -> None:
+    a, b = pair
+    cid, key = await browser(a, "Cid", "10.1.0.4")
+    for _ in range(3):  # three rated bot races left at once, on process a
+        paired = await cid.request({"type": "play_bot", "game": "scotch", "level": 1,
+                                    "time_limit": 120})
+        race = str(paired["race"])
+        await cid.join(race, token=paired["token"])
+        await cid.wait_state(race, T * 2)
+        await cid.resign(race)
+        ratings = await ratings_of(cid, race)
+        assert ratings["casual"] == "too_few"
+    other, _ = await browser(b, "", "10.1.0.4", key=key)  # another tab, on process b
+    with pytest.raises(ServerError) as err:
+        await other.request({"type": "play_bot", "game": "scotch", "level": 1})
+    assert err.value.code == "paused"
+    for client in (cid, other):
+        await client.close()
+
+
+async def test_a_second_look_at_the_daily_deal_from_one_network_is_flagged(
+        pair: tuple[Solrace, Solrace]) -> None:
+    """The finding: a throwaway account plays the day's deal and sees every card; another of
+    the same network plays the line. Here the scout plays it himself (a person), the second
+    account sends the line at once on the other process: flagged, off the day's table."""
+    a, b = pair
+    scout, _ = await browser(a, "Scout", "10.1.0.5")
+    paired = await scout.request({"type": "daily", "game": "scotch"})
+    race = str(paired["race"])
+    await scout.join(race, token=paired["token"])
+    await scout.wait_state(race, T * 2)
+    await three_moves(scout, race)
+    await scout.resign(race)
+    await ratings_of(scout, race)
+    second, key = await browser(b, "Second", "10.1.0.5")
+    paired = await second.request({"type": "daily", "game": "scotch"})
+    theirs = str(paired["race"])
+    await second.join(theirs, token=paired["token"])
+    await second.wait_state(theirs, T * 2)
+    await machine_speed(second, theirs)
+    await ratings_of(second, theirs)
+    from .test_cluster_play import fetch
+
+    page, _ = await asyncio.to_thread(fetch, b.http + "/api/daily/scotch",
+                                      {"Cookie": f"sr_player={key}",
+                                       "X-Forwarded-For": "10.1.0.5"})
+    row = next(r for r in page["table"] if r["name"] == "Second")
+    assert row["flagged"] is True and row["place"] is None
+    assert [r["name"] for r in page["table"] if r["place"] is not None] == ["Scout"]
+    for client in (scout, second):
+        await client.close()
