@@ -153,9 +153,11 @@ export function mountResults(el, session) {
     resultsGrid.classList.toggle("rated", rated);
     const rows = (model.standings || []).map((s) => {
       const p = s.progress || {};
-      const status = s.time_ms !== null && s.time_ms !== undefined ? "finished" : s.resigned ? "lost (resigned)"
-        : s.aborted ? "aborted" : reason === "abandoned" ? "left" : reason === "humans_done" ? "stopped"
-        : reason === "claimed" ? "offline" : "time up";
+      const status = (s.time_ms !== null && s.time_ms !== undefined ? "finished" : s.resigned ? "lost (resigned)"
+        : reason === "abandoned" ? "left" : reason === "humans_done" ? "stopped"
+        : reason === "claimed" ? "offline" : reason === "resigned" ? "won"
+        : reason === "no_show" ? "no race"
+        : "time up") + (s.aborted ? " · aborted" : "");
       // A hint costs time (the penalty is in the standings' order): shown beside the time.
       const penalty = s.penalty_ms ? h("span.penalty", { title: `${s.hints} hint${s.hints === 1 ? "" : "s"}` },
         ` +${Math.round(s.penalty_ms / 1000)} s`) : null;

@@ -73,9 +73,7 @@ def test_replay_by_race_time_with_moves_in_words(pages: Pages, new_bot: NewBot) 
     wait_seq(page, 1)
     time.sleep(0.4)
     bot.play(race, 1)  # ...then the bot again
-    bot.request({"type": "resign", "race": race})
-    page.click("#resign")
-    page.click("#resign")
+    bot.request({"type": "resign", "race": race})  # a race of two: it ends
     page.wait_for_selector('[data-replay="b"] [data-card]', timeout=WAIT_MS)
     side_a = page.locator('[data-replay="a"]').locator("xpath=..")
     side_b = page.locator('[data-replay="b"]').locator("xpath=..")
