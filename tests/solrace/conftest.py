@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,3 +52,29 @@ async def server(tmp_path: Path) -> AsyncIterator[Server]:
         yield srv
     app.close()
     storage.close()
+
+
+@pytest.fixture
+def redis(tmp_path: Path) -> Iterator[Any]:
+    """A ``redis-server`` of the test's own (tests/solrace/servers.py); a test file may keep
+    one for all its tests instead (a fixture of the same name there)."""
+    from .servers import RedisServer
+
+    server = RedisServer(tmp_path / "redis")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def pair(redis: Any) -> AsyncIterator[tuple[Any, Any]]:
+    """Two ``solrace serve`` processes on ``redis``, trusting ``X-Forwarded-For`` (each test
+    browser picks its network)."""
+    from .servers import Solrace
+
+    a = await Solrace(redis.url, "--trust-proxy").start()
+    b = await Solrace(redis.url, "--trust-proxy").start()
+    try:
+        yield a, b
+    finally:
+        a.stop()
+        b.stop()

@@ -6,67 +6,23 @@ play count on every process; the daily deal's second look from one network is fl
 from __future__ import annotations
 
 import asyncio
-import random
+import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
-import solrules
 from solrace.tools.race_client import RaceClient, ServerError
 
 from .conftest import T
 from .servers import KEY_FILE, RedisServer, Solrace
-from .test_cluster_play import browser
-
-
-@pytest.fixture
-def redis(tmp_path: Path) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path / "redis")
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-async def pair(redis: RedisServer) -> AsyncIterator[tuple[Solrace, Solrace]]:
-    a = await Solrace(redis.url, "--trust-proxy").start()
-    b = await Solrace(redis.url, "--trust-proxy").start()
-    try:
-        yield a, b
-    finally:
-        a.stop()
-        b.stop()
-
-
-async def three_moves(client: RaceClient, race: str) -> None:
-    for _ in range(3):
-        legal = client.states[race]["legal"]
-        await client.move(race, next((m for m in legal if ">f" in m), legal[0]))
-
-
-async def machine_speed(client: RaceClient, race: str) -> None:
-    """The solver's line from what the board shows (Scotch: every card), sent at once."""
-    result = solrules.solve(solrules.guess_game(client.states[race]["board"], random.Random(1)),
-                            solrules.Budget(nodes=400_000, seconds=20.0))
-    if result.verdict != "won":
-        pytest.skip("this secret deal is not won by the solver")
-    for move in result.line:
-        await client.move(race, move)
-
-
-async def ratings_of(client: RaceClient, race: str) -> dict[str, Any]:
-    while True:
-        msg = await client.next_event("ratings", timeout=T * 4)
-        if msg["race"] == race:
-            return msg
+from .test_cluster_play import browser, fetch
+from .test_fairplay_server import machine_speed, ratings_of, three_moves
 
 
 def mod_add(redis: RedisServer, name: str) -> None:
     done = subprocess.run([sys.executable, "-m", "solrace", "mod", "add", name, "--redis",
                            redis.url], capture_output=True, text=True, timeout=T * 3,
-                          env={"SOLRACE_KEY_FILE": str(KEY_FILE), **__import__("os").environ})
+                          env={"SOLRACE_KEY_FILE": str(KEY_FILE), **os.environ})
     assert done.returncode == 0, done.stderr
 
 
@@ -133,7 +89,8 @@ async def test_a_second_look_at_the_daily_deal_from_one_network_is_flagged(
     account sends the line at once on the other process: flagged, off the day's table."""
     a, b = pair
     scout, _ = await browser(a, "Scout", "10.1.0.5")
-    paired = await scout.request({"type": "daily", "game": "scotch"})
+    # The day's first attempt draws its deal: fresh seeds solved until one is won.
+    paired = await scout.request({"type": "daily", "game": "scotch"}, timeout=T * 12)
     race = str(paired["race"])
     await scout.join(race, token=paired["token"])
     await scout.wait_state(race, T * 2)
@@ -141,14 +98,12 @@ async def test_a_second_look_at_the_daily_deal_from_one_network_is_flagged(
     await scout.resign(race)
     await ratings_of(scout, race)
     second, key = await browser(b, "Second", "10.1.0.5")
-    paired = await second.request({"type": "daily", "game": "scotch"})
+    paired = await second.request({"type": "daily", "game": "scotch"}, timeout=T * 4)
     theirs = str(paired["race"])
     await second.join(theirs, token=paired["token"])
     await second.wait_state(theirs, T * 2)
     await machine_speed(second, theirs)
     await ratings_of(second, theirs)
-    from .test_cluster_play import fetch
-
     page, _ = await asyncio.to_thread(fetch, b.http + "/api/daily/scotch",
                                       {"Cookie": f"sr_player={key}",
                                        "X-Forwarded-For": "10.1.0.5"})

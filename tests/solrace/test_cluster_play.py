@@ -11,8 +11,6 @@ import asyncio
 import itertools
 import json
 import urllib.request
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -24,13 +22,6 @@ from solrace.tools.race_client import RaceClient, ServerError
 
 from .conftest import T
 from .servers import RedisServer, Solrace
-
-
-@pytest.fixture
-def redis(tmp_path: Path) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path / "redis")
-    yield server
-    server.stop()
 
 
 def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[Any, dict[str, str]]:
@@ -109,17 +100,6 @@ async def test_two_seekers_on_two_processes_race_and_are_rated_once(
         assert me["player"]["name"] == "Ann" and me["player"]["ratings"]["yukon"]["races"] == 1
         for client in (ann, bob, other):
             await client.close()
-    finally:
-        a.stop()
-        b.stop()
-
-
-@pytest.fixture
-async def pair(redis: RedisServer) -> AsyncIterator[tuple[Solrace, Solrace]]:
-    a = await Solrace(redis.url, "--trust-proxy").start()
-    b = await Solrace(redis.url, "--trust-proxy").start()
-    try:
-        yield a, b
     finally:
         a.stop()
         b.stop()

@@ -25,13 +25,13 @@ from tests.solrace.test_accounts import aget, key_of
 PASSWORD = "correct horse 42"
 
 
-@pytest.fixture
-async def fair(tmp_path: Path) -> AsyncIterator[Server]:
+async def server_with(tmp_path: Path, solver: Solver) -> AsyncIterator[Server]:
+    """A server trusting ``X-Forwarded-For`` (each test client picks its network), with
+    ``solver``."""
     store = SQLiteStore(tmp_path / "race.db")
     client_dir = tmp_path / "client"
     client_dir.mkdir()
     (client_dir / "index.html").write_text("<!doctype html><title>solrace</title>")
-    solver = Solver(hint_seconds=0, par_seconds=10.0, nice=0)
     app = App(store, countdown=0.05, rate_limit=0, http_rate=0, client=client_dir,
               trust_proxy=True, solver=solver)
     await app.start()
@@ -39,6 +39,13 @@ async def fair(tmp_path: Path) -> AsyncIterator[Server]:
         yield srv
     await app.stop()
     store.close()
+
+
+@pytest.fixture
+async def fair(tmp_path: Path) -> AsyncIterator[Server]:
+    """Its solver finds the deals' lines (the fair-play signals); no hints."""
+    async for srv in server_with(tmp_path, Solver(hint_seconds=0, par_seconds=10.0, nice=0)):
+        yield srv
 
 
 async def player(srv: Server, name: str, network: str, account: bool = True
@@ -185,19 +192,9 @@ async def test_closing_an_account_gives_its_opponent_his_points_back(fair: Serve
 
 @pytest.fixture
 async def bots(tmp_path: Path) -> AsyncIterator[Server]:
-    """A server whose solver plays the house bots' solver levels (and their hints)."""
-    store = SQLiteStore(tmp_path / "race.db")
-    client_dir = tmp_path / "client"
-    client_dir.mkdir()
-    (client_dir / "index.html").write_text("<!doctype html><title>solrace</title>")
-    solver = Solver(hint_seconds=1.0, par_seconds=5.0, nice=0)
-    app = App(store, countdown=0.05, rate_limit=0, http_rate=0, client=client_dir,
-              trust_proxy=True, solver=solver)
-    await app.start()
-    async with serving(app) as srv:
+    """Its solver plays the house bots' solver levels too."""
+    async for srv in server_with(tmp_path, Solver(hint_seconds=1.0, par_seconds=5.0, nice=0)):
         yield srv
-    await app.stop()
-    store.close()
 
 
 async def bot_race(client: RaceClient, level: int, moves: int) -> dict[str, Any]:
