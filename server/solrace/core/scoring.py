@@ -35,7 +35,8 @@ from typing import Any
 
 from solrace.core.fairplay import Signals
 from solrace.core.levels import LEVELS
-from solrace.core.race import Race, Racer
+from solrace.core.race import Race
+from solrace.core.racer import Racer
 from solrace.core.rating import Rating, rate
 from solrace.settings import REPEAT_PAIR_RATED
 

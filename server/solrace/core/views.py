@@ -23,7 +23,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from solrace.core.race import Race, Racer
+    from solrace.core.race import Race
+    from solrace.core.racer import Racer
     from solrace.core.shared_deal import SharedDeal
 
 

@@ -13,8 +13,9 @@ from typing import Any
 
 import solrules
 
-from solrace.core.race import Race, Racer
+from solrace.core.race import Race
 from solrace.core.race_parts import RaceEvent
+from solrace.core.racer import Racer
 from solrace.core.tournament import Entrant, TEvent, Tournament
 from solrace.core.views import board_for
 from solrace.settings import NO_SHOW_PAUSE_S
