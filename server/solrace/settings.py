@@ -379,6 +379,11 @@ DAILY_TIME_LIMIT = 900
 DAILY_DRAW_TRIES = 20
 DAILY_DRAW_SECONDS = 60.0
 
+# ------------------------------------------------------------------ arenas (core/arena.py)
+#: Unfinished arenas one player may have created (an account: see core/arena_dispatch.py);
+#: they count against the tournaments' cap and each address's share of it too.
+ARENAS_PER_PLAYER = 2
+
 # ------------------------------------------------------------- fair play (core/fairplay.py)
 #: A manual move made this soon (ms) after the racer's action before it is faster than a
 #: person sees a move and clicks it (a drag, or two clicks, takes 300 ms and more; a

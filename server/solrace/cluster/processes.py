@@ -266,7 +266,8 @@ class Cluster:
         """Release units whose races have all been over for ``FINISHED_GRACE`` seconds."""
         now = asyncio.get_running_loop().time()
         live = {unit_of(r) for r in self.hub.races} | {
-            tid for tid, t in self.hub.organizer.tournaments.items() if t.status != "finished"}
+            tid for tid, t in self.hub.organizer.tournaments.items() if t.status != "finished"} | {
+            aid for aid, a in self.hub.arenas.items() if a.finished_at is None}
         for unit in list(self.store.epochs):
             if unit in live:
                 self._over_since.pop(unit, None)
@@ -344,7 +345,7 @@ class Cluster:
         t = await self.store.load_tournament(unit)
         if t is not None:
             await self.hub.adopt_tournament(t)
-            log.warning("took over tournament %s", t.tid)
+            log.warning("took over %s %s", getattr(t, "kind", "tournament"), t.tid)
             self.bus.publish_control(unit, internal.Owner(unit, self.pid))
             return None
         race = await self.store.load(unit)
@@ -367,6 +368,7 @@ class Cluster:
         log.warning("lost %s to another process", unit)
         self.owners.pop(unit, None)
         self.hub.organizer.forget(unit)
+        self.hub.arena_director.forget(unit)
         for race_id in [r for r in list(self.hub.races) + list(self.hub.finished)
                         if unit_of(r) == unit]:
             self.hub.forget(race_id)
@@ -377,7 +379,8 @@ class Cluster:
         under way and the return value is what the reader awaits (None: nothing)."""
         if isinstance(cmd, (codec.Ping, codec.Create, codec.PlayerCmd, codec.PlayCmd,
                             codec.ModCmd)) or (
-                isinstance(cmd, codec.TournamentCmd) and cmd.action == "create"):
+                isinstance(cmd, (codec.TournamentCmd, codec.ArenaCmd))
+                and cmd.action == "create"):
             return LOCAL
         unit = unit_of(cmd.race)
         if self.store.owns(unit):
@@ -385,7 +388,8 @@ class Cluster:
         owner = self.owners.get(unit)
         barrier = not isinstance(cmd, (codec.MoveCmd, codec.Undo))
         follows = isinstance(cmd, (codec.Watch, codec.Join)) or (
-            isinstance(cmd, codec.TournamentCmd) and cmd.action in ("watch", "join"))
+            isinstance(cmd, (codec.TournamentCmd, codec.ArenaCmd))
+            and cmd.action in ("watch", "join"))
         if owner is not None and owner != self.pid and not follows:
             done = self.forward(owner, conn, cmd)
             return done if barrier else None

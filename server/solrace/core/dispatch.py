@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import solrules
 
+from solrace.core.arena_dispatch import arena
 from solrace.core.effects import (
     EMIT,
     Announce,
@@ -79,6 +80,11 @@ def handle(world: World, session: Session, cmd: codec.Command, now: int) -> Effe
     if isinstance(cmd, codec.TournamentCmd):
         try:
             return tournament(world, session, cmd, now)
+        except TournamentError as exc:
+            raise RaceError(exc.code, exc.message) from None
+    if isinstance(cmd, codec.ArenaCmd):
+        try:
+            return arena(world, session, cmd, now)
         except TournamentError as exc:
             raise RaceError(exc.code, exc.message) from None
     if isinstance(cmd, (codec.PlayerCmd, codec.PlayCmd, codec.ModCmd)):  # net.connection's

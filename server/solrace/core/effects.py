@@ -9,6 +9,7 @@ from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
+from solrace.core.arena import Arena
 from solrace.core.identity import Who
 from solrace.core.quotas import Caps
 from solrace.core.race import Race
@@ -150,8 +151,22 @@ class Entered(NamedTuple):
     address: str
 
 
+class AView(NamedTuple):
+    """Send the arena's view (with the sender's own row), built when it is sent."""
+
+    arena: str
+    rid: Any = None
+
+
+class ASeat(NamedTuple):
+    """Send an entrant of an arena his seat in the race he is in (he came back)."""
+
+    arena: str
+    player: str
+
+
 Step = (Reply | Emit | Follow | Unfollow | Bind | Unbind | Snapshot | State | Announce | TView
-        | Seats | Entered)
+        | Seats | Entered | AView | ASeat)
 EMIT = Emit()
 
 
@@ -172,6 +187,9 @@ class Effects:
     tournament: Tournament | None = None
     touts: list[TOutcome] = field(default_factory=list)
     tcreated: bool = False  # ``tournament`` is new
+    arena: Arena | None = None
+    aouts: list[TOutcome] = field(default_factory=list)
+    acreated: bool = False  # ``arena`` is new
 
 
 class Entropy(Protocol):
@@ -212,6 +230,9 @@ class World(Protocol):
 
     @property
     def tournaments(self) -> Mapping[str, Tournament]: ...
+
+    @property
+    def arenas(self) -> Mapping[str, Arena]: ...
 
     @property
     def reloading(self) -> Container[str]: ...

@@ -88,6 +88,9 @@ class Race:
         #: The tournament it belongs to, for its pages: {tournament, name, round} (not durable:
         #: the tournament sets it).
         self.tournament: dict[str, Any] | None = None
+        #: The arena it belongs to, for its pages: {arena, name} (not durable: the arena sets
+        #: it).
+        self.arena: dict[str, Any] | None = None
         #: Who created the race (client address, connection), to count open lobbies per
         #: client; not durable.
         self.creator: tuple[str, int] | None = None

@@ -32,6 +32,7 @@ from solrace.net.web import Routes, SecureConnection, client_dir, player_cookie
 from solrace.protocol import codec, internal, messages
 from solrace.service import collector
 from solrace.service.accounts import Accounts
+from solrace.service.arena_schedule import ArenaSchedule
 from solrace.service.daily import DailyDeals
 from solrace.service.fairplay import Referee
 from solrace.service.front import Front
@@ -100,6 +101,7 @@ class App:
         players: PlayerStore | None = None,
         tend_gc: bool = False,
         master_key: MasterKey | None = None,
+        arenas: bool = False,
     ) -> None:
         self.store = store
         #: The deployment's secret (solrace.core.keys); a server given none makes one that
@@ -182,6 +184,9 @@ class App:
                            if players is not None and self.moderation_store is not None
                            else None)
         self.front = Front(self.accounts, self.matchmaker, self.daily, self.moderation)
+        #: The house's arenas (``arenas``: keep its schedule) and the list the pages show.
+        self.arena_schedule = ArenaSchedule(self.hub, enabled=arenas)
+        self.routes.arenas_listed = self.arena_schedule.listed
         self.routes.front = self.front
 
     async def _line(self, game: str, seed: int) -> list[str] | None:
@@ -217,6 +222,7 @@ class App:
             self.pool.start()
         if self.scorer is not None:
             self.scorer.start()
+        self.arena_schedule.start()
         self.supervisor.spawn(self.matchmaker.passes(), "quick-race pairing passes")
         if self.cluster is not None:
             self.supervisor.spawn(self._recover_seekers(), "seekers of dead processes")
@@ -252,6 +258,7 @@ class App:
         time: a process slow to go holds a rolling restart up, and this says which part did."""
         if self.scorer is not None:
             self.scorer.stop()
+        self.arena_schedule.stop()
         self.house_bots.close()
         if self.cluster is not None:
             async with slow_step("letting the races go"):

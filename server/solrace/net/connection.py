@@ -26,6 +26,7 @@ from websockets.exceptions import ConnectionClosed
 from solrace.bus.base import Event, Publishable, Subscription
 from solrace.core.effects import Pending
 from solrace.core.identity import Who
+from solrace.core.race_parts import RaceError
 from solrace.net import raw_frames
 from solrace.net.raw_frames import frame
 from solrace.protocol import codec, messages
@@ -414,12 +415,28 @@ class Connection:
             # A player joins under his name and rating as they are now.
             return self.supervisor.spawn(self._refreshed(front, cmd), f"join of {self.id}",
                                          timeout=SETTLE_TIMEOUT)
+        if isinstance(cmd, codec.ArenaCmd) and cmd.action in ("create", "join") \
+                and front is not None:
+            # An arena's entrant is a player: made now if the browser is none yet.
+            return self.supervisor.spawn(self._as_player(front, cmd),
+                                         f"arena_{cmd.action} of {self.id}",
+                                         timeout=SETTLE_TIMEOUT)
         if front is not None and _names_itself(cmd, self.who is None, self.seats):
             # Someone who is not racing as a player never races under a player's name, or a
             # reserved one: the store says (solrace.service.accounts: racer_name).
             return self.supervisor.spawn(self._renamed(front, cmd), f"join of {self.id}",
                                          timeout=SETTLE_TIMEOUT)
         return self._route(cmd)
+
+    async def _as_player(self, front: Front, cmd: codec.ArenaCmd) -> None:
+        try:
+            await front.accounts.ensure(self)
+        except RaceError as exc:
+            self.hub.reply_later(self, messages.error(exc.code, exc.message, cmd.rid))
+            return
+        barrier = self._route(cmd)
+        if barrier is not None:
+            await barrier
 
     async def _refreshed(self, front: Front, cmd: codec.Command) -> None:
         await front.refresh(self)

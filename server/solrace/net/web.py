@@ -21,7 +21,7 @@ import logging
 import math
 import urllib.parse
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,10 +31,13 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 from websockets.server import ServerProtocol
 
+from solrace.core.arena import Arena
 from solrace.core.identity import Player, well_formed_key
 from solrace.core.quotas import client_key, refusal
 from solrace.core.rating import PROVISIONAL
 from solrace.core.scoring import stats
+from solrace.core.tournament import Tournament
+from solrace.net.arena_routes import arena_api
 from solrace.protocol import messages
 from solrace.protocol.replays import Builder
 from solrace.service.accounts import player_view
@@ -222,7 +225,7 @@ def set_cookie(value: str, secure: bool, max_age: int = COOKIE_DAYS * 86400) -> 
 
 
 #: The client's pages (index.html): the first part of their paths.
-PAGES = ("race", "tournament", "player", "leaderboard", "daily", "mod")
+PAGES = ("race", "tournament", "player", "leaderboard", "daily", "mod", "arena")
 #: The player routes of the API (``/api/{what}/...``).
 PLAYER_API = ("me", "session", "signout", "players", "leaderboard", "daily", "mod")
 
@@ -289,6 +292,8 @@ class Routes:
         self.files: dict[Path, tuple[str, bytes]] = {}
         #: Players and the daily deal (set by the app; None: the server keeps no players).
         self.front: Front | None = None
+        #: The arenas to list (set by the app: the schedule knows them on every process).
+        self.arenas_listed: Callable[[], Awaitable[list[Arena]]] | None = None
 
     def address(self, conn: ServerConnection, request: Request | None) -> str:
         """The client's address (the proxy's forwarded one with ``trust_proxy``), as the
@@ -400,9 +405,12 @@ class Routes:
             return self.page(etag, request)
         if parts and parts[0] == "api" and len(parts) >= 2 and parts[1] in PLAYER_API:
             return await self.players_api(parts[1:], request)
+        if len(parts) in (2, 3) and parts[:2] == ["api", "arenas"]:
+            status, body = await arena_api(self.hub, parts, await self.listed_arenas())
+            return json_response(status, body)
         if len(parts) in (3, 4) and parts[:2] == ["api", "tournaments"]:
             t = await self.hub.load_tournament(parts[2])
-            if t is None:
+            if not isinstance(t, Tournament):
                 return json_response(404, {"error": "not_found"})
             if len(parts) == 3:
                 return json_response(200, messages.tournament_view(t))
@@ -512,6 +520,12 @@ class Routes:
             # load): it says the page is for moderators.
             return json_response(200, {"moderator": False, "flags": []})
         return json_response(200, {"moderator": True, "flags": await mod.flags()})
+
+    async def listed_arenas(self) -> list[Arena]:
+        """The arenas ``GET /api/arenas`` lists (``listed`` of the app: the schedule's and
+        every arena created lately, on any process)."""
+        return await self.arenas_listed() if self.arenas_listed is not None else \
+            list(self.hub.arenas.values())
 
     async def is_moderator(self, request: Request | None) -> bool:
         """Does the request come from a moderator's browser? (A moderator may look at a

@@ -184,11 +184,39 @@ class ModCmd:
     reason: str | None = None
 
 
+@dataclass(frozen=True)
+class ArenaCmd:
+    """An arena's command: ``arena_create {game, minutes, starts_in?, time_limit?, name?,
+    rated?}``, ``arena_join {arena}``, ``arena_pause {arena}``, ``arena_watch {arena}``,
+    ``arena_leave {arena}`` (stop following it)."""
+
+    action: str
+    rid: Any = None
+    arena: str = ""
+    game: str = ""
+    minutes: int = 0
+    starts_in: int = 0
+    time_limit: int = 300
+    name: str | None = None
+    rated: bool = True
+
+    @property
+    def race(self) -> str:
+        """The unit the command is for (routing: an arena is a unit, as a tournament is)."""
+        return self.arena
+
+
 #: The commands a connection's services run, not a race (solrace.service.front).
 ServiceCmd = PlayerCmd | PlayCmd | ModCmd
 
 Command = (Create | Join | Watch | Leave | Start | Ready | MoveCmd | Undo | Resign | Rematch
-           | Hint | Claim | Ping | TournamentCmd | PlayerCmd | PlayCmd | ModCmd)
+           | Hint | Claim | Ping | TournamentCmd | PlayerCmd | PlayCmd | ModCmd | ArenaCmd)
+
+#: An arena's minutes of pairing, and the time limits of its races (seconds).
+ARENA_MINUTES = (1, 180)
+ARENA_TIME_LIMIT = (60, 3600)
+#: How far ahead an arena may be set to start (seconds: a week).
+ARENA_STARTS_IN = 604800
 
 #: The time limits of quick races (one queue per game and time limit).
 SEEK_TIME_LIMITS = (180, 300, 600)
@@ -307,6 +335,8 @@ def parse_command(obj: dict[Any, Any]) -> Command:
         return _player(kind, obj, rid)
     if kind in ("seek", "cancel_seek", "play_bot", "daily"):
         return _play(kind, obj, rid)
+    if kind.startswith("arena_"):
+        return _arena(kind[len("arena_"):], obj, rid)
     if kind in ("mod_clear", "mod_close"):
         player = _str(obj, "player", MAX_ID, rid)
         if kind == "mod_clear":
@@ -455,6 +485,19 @@ def _tournament(action: str, obj: dict[Any, Any], rid: Any) -> TournamentCmd:
     return TournamentCmd(action, tid, rid, token=token)
 
 
+def _arena(action: str, obj: dict[Any, Any], rid: Any) -> ArenaCmd:
+    if action == "create":
+        game = _str(obj, "game", MAX_ID, rid)
+        return ArenaCmd("create", rid, game=game,
+                        minutes=_int(obj, "minutes", *ARENA_MINUTES, rid),
+                        starts_in=_int(obj, "starts_in", 0, ARENA_STARTS_IN, rid, default=0),
+                        time_limit=_int(obj, "time_limit", *ARENA_TIME_LIMIT, rid, default=300),
+                        name=_name(obj, rid), rated=_bool(obj, "rated", rid, default=True))
+    if action not in ("join", "pause", "watch", "leave"):
+        raise ProtocolError("bad_message", f"unknown message type arena_{action[:30]!r}", rid)
+    return ArenaCmd(action, rid, arena=_str(obj, "arena", MAX_ID, rid))
+
+
 def _tournament_settings(obj: dict[Any, Any], rid: Any) -> dict[str, Any]:
     name = _name(obj, rid)
     if name is None:
@@ -504,6 +547,16 @@ def to_dict(cmd: Command) -> dict[str, Any]:
         if cmd.flag is not None:
             t["open" if cmd.action == "entry" else "paused"] = cmd.flag
         return t
+    if isinstance(cmd, ArenaCmd):
+        if cmd.action != "create":
+            return {"type": f"arena_{cmd.action}", "arena": cmd.arena,
+                    **({"rid": cmd.rid} if cmd.rid is not None else {})}
+        out = {"type": "arena_create", "game": cmd.game, "minutes": cmd.minutes,
+               "starts_in": cmd.starts_in, "time_limit": cmd.time_limit, "rated": cmd.rated}
+        for key in ("name", "rid"):
+            if getattr(cmd, key) is not None:
+                out[key] = getattr(cmd, key)
+        return out
     if isinstance(cmd, ModCmd):
         return {"type": f"mod_{cmd.action}", **{k: v for k, v in vars(cmd).items()
                                                  if k != "action" and v not in (None, "")}}

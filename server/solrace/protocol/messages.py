@@ -105,6 +105,7 @@ def header(race: Race) -> Message:
         "started_at": race.started_at,
         "ends_at": race.ends_at,
         "tournament": race.tournament,
+        "arena": race.arena,
         "seated_until": race.seated_until,
         "reason": race.reason,
         "rematch": race.rematch,

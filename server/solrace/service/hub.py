@@ -26,8 +26,11 @@ from typing import Any, Protocol
 
 from solrace.bus.base import Bus, Event, Publishable
 from solrace.core import dispatch
+from solrace.core.arena import Arena
 from solrace.core.effects import (
     Announce,
+    ASeat,
+    AView,
     Bind,
     Effects,
     Emit,
@@ -50,10 +53,12 @@ from solrace.core.quotas import Caps, outside_reserve
 from solrace.core.race import Race
 from solrace.core.race_parts import Outcome, RaceError
 from solrace.core.tournament import Tournament
+from solrace.core.units import Unit
 from solrace.core.views import RACERS, SPECTATORS, seat_of
-from solrace.protocol import codec, messages
+from solrace.protocol import arena_messages, codec, messages
 from solrace.protocol.board_views import BoardViews
 from solrace.protocol.codec import Command
+from solrace.service.arenas import ArenaDirector
 from solrace.service.entropy import SecretEntropy
 from solrace.service.organizer import Organizer, RacePorts
 from solrace.service.presence import Peer, Presence
@@ -168,10 +173,13 @@ class Hub:
             SPECTATORS: Throttle(BOARD_INTERVAL, self._boards_for(SPECTATORS)),
             RACERS: Throttle(RACER_BOARD_INTERVAL, self._boards_for(RACERS)),
         }
-        self.organizer = Organizer(
-            store, bus.publish, clock, self.assist.deals, self.countdown_ms,
-            RacePorts(get=self.get, hold=self.hold, record=self.record, arm=self.arm,
-                      room=self.room_for))
+        ports = RacePorts(get=self.get, hold=self.hold, record=self.record, arm=self.arm,
+                          room=self.room_for)
+        self.organizer = Organizer(store, bus.publish, clock, self.assist.deals,
+                                   self.countdown_ms, ports)
+        self.arena_director = ArenaDirector(store, bus.publish, clock, self.assist.deals,
+                                            self.countdown_ms, ports)
+        self.presence.on_unit = self.arena_director.presence
         self.watch = StoreWatch(store, self.supervisor, forget=self.forget, adopt=self.adopt,
                                 owns=lambda race_id: self.owns(race_id),
                                 health=lambda ok: self.on_health and self.on_health(ok),
@@ -182,6 +190,10 @@ class Hub:
     @property
     def tournaments(self) -> Mapping[str, Tournament]:
         return self.organizer.tournaments
+
+    @property
+    def arenas(self) -> Mapping[str, Arena]:
+        return self.arena_director.arenas
 
     @property
     def writable(self) -> bool:
@@ -260,6 +272,20 @@ class Hub:
             now = self.clock()
             for tout in fx.touts:
                 self.organizer.queue(t, tout, now)
+        a = fx.arena
+        if a is not None:
+            if fx.acreated:
+                self.arena_director.hold(a)
+                aid, ends_at = a.tid, a.settings.ends_at
+
+                def index() -> None:
+                    self.supervisor.spawn(store.index_arena(aid, ends_at),
+                                          f"index arena {aid}", timeout=10.0)
+
+                store.after_commit(index)
+            now = self.clock()
+            for aout in fx.aouts:
+                self.arena_director.queue(a, aout, now)
         done = asyncio.get_running_loop().create_future() if fx.barrier else None
 
         def ok() -> None:
@@ -305,6 +331,9 @@ class Hub:
                 if fx.tournament is not None:
                     for tout in fx.touts:
                         self.organizer.emit(fx.tournament, tout)
+                if fx.arena is not None:
+                    for aout in fx.aouts:
+                        self.arena_director.emit(fx.arena, aout)
             elif kind is Follow:
                 session.follow(step.race, step.boards, step.lean)  # type: ignore[union-attr]
             elif kind is Unfollow:
@@ -335,6 +364,16 @@ class Hub:
                     session.send(msg)
             elif kind is Entered:
                 self.organizer.entered(step.tournament, step.address)  # type: ignore[union-attr]
+            elif kind is AView:
+                assert fx.arena is not None
+                session.send(arena_messages.view(
+                    fx.arena, self.clock(), session.players.get(fx.arena.tid),
+                    step.rid))  # type: ignore[union-attr]
+            elif kind is ASeat:
+                assert fx.arena is not None
+                for msg in self.arena_director.seat_messages(
+                        fx.arena, step.player):  # type: ignore[union-attr]
+                    session.send(msg)
 
     # ---------------------------------------------------------------- output
     def emit(self, race: Race, out: Outcome) -> None:
@@ -364,6 +403,7 @@ class Hub:
                 throttle.flush(race.race)
             self._retire(race)
             self.organizer.race_over(race)
+            self.arena_director.race_over(race)
             if race.revealed:
                 self.assist.revealed(race.deal.races)
             if self.scorer is not None:
@@ -593,15 +633,16 @@ class Hub:
         await self.assist.hint(pending)
         return True
 
-    async def load_tournament(self, tid: str) -> Tournament | None:
-        """A tournament from memory or, with its races, from the store; None if unknown."""
-        t = self.organizer.tournaments.get(tid)
+    async def load_tournament(self, tid: str) -> Unit | None:
+        """A tournament (or an arena) from memory or, with its races, from the store; None
+        if unknown."""
+        t: Unit | None = self.organizer.tournaments.get(tid) or self.arenas.get(tid)
         if t is not None:
             return t
         t = await self.store.load_tournament(tid)
         if t is None:
             return None
-        held = self.organizer.tournaments.get(tid)
+        held = self.organizer.tournaments.get(tid) or self.arenas.get(tid)
         if held is not None:
             return held
         if not self.owns(tid):
@@ -609,16 +650,22 @@ class Hub:
         await self.adopt_tournament(t)
         return t
 
-    async def adopt_tournament(self, t: Tournament) -> None:
-        """Run a tournament rebuilt from the store here, with every race of it (loaded from
-        the store when not held): seats and shared deals rebuilt, and what fell due while
-        nobody ran it (a round to start, entry to close) happens at once, by its timer."""
+    async def adopt_tournament(self, t: Unit) -> None:
+        """Run a tournament (or an arena) rebuilt from the store here, with every race of it
+        (loaded from the store when not held): seats and shared deals rebuilt, and what fell
+        due while nobody ran it (a round to start, entry to close, a pairing) happens at once,
+        by its timer."""
         races = []
-        for race_id in self.organizer.race_ids(t):
+        ids = (self.arena_director.race_ids(t) if isinstance(t, Arena)
+               else self.organizer.race_ids(t))
+        for race_id in ids:
             race = await self.load(race_id)
             if race is not None:
                 races.append(race)
-        self.organizer.adopt(t, races)
+        if isinstance(t, Arena):
+            self.arena_director.adopt(t, races)
+        else:
+            self.organizer.adopt(t, races)
 
     async def recover(self) -> int:
         """Take back what the store says this process runs (every unfinished race and
@@ -642,6 +689,7 @@ class Hub:
         self.deadlines.close()
         self.presence.close()
         self.organizer.close()
+        self.arena_director.close()
         for throttle in self.throttles.values():
             throttle.close()
         self.store.commit()

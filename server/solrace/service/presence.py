@@ -52,6 +52,9 @@ class Presence:
         self.record = record
         self.writable = writable
         self.is_tournament = is_tournament
+        #: Told the live connections of a player bound in a unit that is no race (an arena's
+        #: entrant): (unit, player, connections).
+        self.on_unit: Callable[[str, str, int], None] | None = None
         #: How long a running race every racer still racing has left goes on (ms).
         self.abandon_ms = ABANDON_MS
         #: Live connections per racer, by race (not durable).
@@ -87,6 +90,18 @@ class Presence:
         """One more (or one fewer) live connection for a racer; when it goes online or
         offline, the race is told (an unnumbered ``presence`` message)."""
         race = self.get(race_id)
+        if race is None and self.on_unit is not None:
+            # An arena's entrant: his connections are counted here, the arena decides.
+            counts = self.online.setdefault(race_id, {})
+            after = max(0, counts.get(player, 0) + delta)
+            if after:
+                counts[player] = after
+            else:
+                counts.pop(player, None)
+                if not counts:
+                    del self.online[race_id]
+            self.on_unit(race_id, player, after)
+            return
         if race is None or player not in race.racers:
             return
         counts = self.online.setdefault(race_id, {})

@@ -21,7 +21,8 @@ from typing import Protocol
 
 from solrace.core.race import Race
 from solrace.core.race_parts import LogEntry
-from solrace.core.tournament import TLogEntry, Tournament
+from solrace.core.tournament import TLogEntry
+from solrace.core.units import Unit
 
 OnFailure = Callable[[set[str], BaseException], None]
 Callback = Callable[[], None]
@@ -94,7 +95,7 @@ class Store(Protocol):
     async def probe(self) -> bool:
         """Try a small write now; True (and healthy again) if it went through."""
 
-    def add_tournament(self, t: Tournament) -> None:
+    def add_tournament(self, t: Unit) -> None:
         """Queue a new tournament (its settings and host token)."""
 
     def append_tournament(self, entries: list[TLogEntry]) -> None:
@@ -103,8 +104,15 @@ class Store(Protocol):
     def mark_tournament_finished(self, tid: str, at: int) -> None:
         """Queue the end of a tournament."""
 
-    async def load_tournament(self, tid: str) -> Tournament | None:
+    async def load_tournament(self, tid: str) -> Unit | None:
         """Rebuild a tournament from its log (its races are loaded on their own)."""
+
+    async def index_arena(self, aid: str, ends_at: int) -> None:
+        """Keep an arena where :meth:`arena_ids` finds it (on Redis an index beside its unit:
+        written after the arena itself, a hint; the SQLite file asks its table)."""
+
+    async def arena_ids(self, ended_after: int) -> list[str]:
+        """The arenas that end (or ended) after ``ended_after`` (unix ms), on any process."""
 
     async def load(self, race_id: str) -> Race | None:
         """Rebuild one race from its durable log, away from the event loop; None if unknown."""
@@ -114,7 +122,7 @@ class Store(Protocol):
         race, for a store one process has to itself; none where several processes share the
         store (each race is taken on demand by one of them, see solrace.cluster)."""
 
-    async def startup_tournaments(self) -> list[Tournament]:
+    async def startup_tournaments(self) -> list[Unit]:
         """The same for tournaments (their races are loaded on their own)."""
 
     async def pool_put(self, game: str, entries: list[str]) -> None:

@@ -15,9 +15,11 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
+from solrace.core.arena import Arena, ArenaSettings
 from solrace.core.race import Race
 from solrace.core.race_parts import LogEntry, Options
 from solrace.core.tournament import Settings, TLogEntry, Tournament
+from solrace.core.units import Unit
 
 log = logging.getLogger("solrace.store")
 
@@ -133,17 +135,24 @@ def replay(race: Race, entries: Iterable[LogEntry], finished_at: int | None) -> 
     return race
 
 
-def tournament_record(t: Tournament) -> Record:
-    """What a store keeps of a new tournament besides its log."""
+def tournament_record(t: Unit) -> Record:
+    """What a store keeps of a new tournament (or arena) besides its log."""
     return {"settings": json.dumps(t.settings.as_record()), "host_token": t.host_token,
             "created_at": t.created_at}
 
 
 def tournament_from_record(tid: str, record: Mapping[str, Any],
-                           entries: Iterable[TLogEntry]) -> Tournament:
-    """A tournament rebuilt from its record and log (a damaged entry is logged, skipped)."""
-    t = Tournament(tid, Settings.from_record(json.loads(_text(record, "settings"))),
-                   _text(record, "host_token"), int(_text(record, "created_at")))
+                           entries: Iterable[TLogEntry]) -> Unit:
+    """A tournament (or an arena: its settings say ``kind: "arena"``) rebuilt from its record
+    and log (a damaged entry is logged, skipped)."""
+    settings = json.loads(_text(record, "settings"))
+    created_at = int(_text(record, "created_at"))
+    t: Unit
+    if settings.get("kind") == "arena":
+        t = Arena(tid, ArenaSettings.from_record(settings), created_at)
+    else:
+        t = Tournament(tid, Settings.from_record(settings), _text(record, "host_token"),
+                       created_at)
     for n, entry in enumerate(entries):
         try:
             t.replay(entry)

@@ -31,7 +31,8 @@ from redis.exceptions import NoScriptError, RedisError, ResponseError
 from solrace.cluster.connect import TO_SCORE, UNITS, RedisClient, key, pool_key, unit_of
 from solrace.core.race import Race
 from solrace.core.race_parts import LogEntry
-from solrace.core.tournament import TLogEntry, Tournament
+from solrace.core.tournament import TLogEntry
+from solrace.core.units import Unit
 from solrace.service.supervisor import Supervisor
 from solrace.settings import FINISHED_TTL_DAYS, LEASE_MS
 from solrace.store.base import Callback, Failure, OnFailure, committed, failed
@@ -216,7 +217,11 @@ def build(fields: dict[bytes, bytes], entries: list[bytes], race_id: str) -> Rac
     return replay(race, log_entries, None if finished is None else int(finished))
 
 
-def build_tournament(fields: dict[bytes, bytes], entries: list[bytes], tid: str) -> Tournament:
+#: The arenas by when they end (a sorted set; solrace.service.arena_schedule lists them).
+ARENAS = "sr:arenas"
+
+
+def build_tournament(fields: dict[bytes, bytes], entries: list[bytes], tid: str) -> Unit:
     """A tournament rebuilt from its hash and log (blocking: run it in a thread)."""
     record = {k.decode(): v for k, v in fields.items()}
     log_entries = (TLogEntry(tid, at, kind, data)
@@ -387,7 +392,7 @@ class RedisStore:
         ops.ops += ["P", channel, stream, message]
 
     # ------------------------------------------------------------ tournaments
-    def add_tournament(self, t: Tournament) -> None:
+    def add_tournament(self, t: Unit) -> None:
         ops = self._unit(t.tid)
         if not self.owns(t.tid):
             ops.claim = True
@@ -411,7 +416,7 @@ class RedisStore:
             ops.ops += ["X", ops.key_index(key(tid, name)), self.finished_ttl_ms]
         self._current().finished.append(tid)
 
-    async def load_tournament(self, tid: str) -> Tournament | None:
+    async def load_tournament(self, tid: str) -> Unit | None:
         async with self.client.pipeline(transaction=False) as pipe:
             pipe.hgetall(key(tid, "t"))
             pipe.lrange(key(tid, "tlog"), 0, -1)
@@ -421,7 +426,16 @@ class RedisStore:
         self.lengths[key(tid, "tlog")] = len(entries)
         return await asyncio.to_thread(build_tournament, fields, entries, tid)
 
-    async def startup_tournaments(self) -> list[Tournament]:
+    async def index_arena(self, aid: str, ends_at: int) -> None:
+        await self.client.zadd(ARENAS, {aid: ends_at})
+
+    async def arena_ids(self, ended_after: int) -> list[str]:
+        # Arenas that ended a while ago leave the index as it is read (it stays small).
+        await self.client.zremrangebyscore(ARENAS, "-inf", ended_after - 1)
+        return [m.decode() if isinstance(m, bytes) else str(m)
+                for m in await self.client.zrangebyscore(ARENAS, ended_after, "+inf")]
+
+    async def startup_tournaments(self) -> list[Unit]:
         return []  # shared by several processes: taken on demand (solrace.cluster)
 
     def mark_finished(self, race: str, at: int) -> None:

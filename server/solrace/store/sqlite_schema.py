@@ -14,7 +14,8 @@ from typing import Any
 
 from solrace.core.race import Race
 from solrace.core.race_parts import LogEntry
-from solrace.core.tournament import TLogEntry, Tournament
+from solrace.core.tournament import TLogEntry
+from solrace.core.units import Unit
 from solrace.protocol.codec import encode_json
 from solrace.store.records import (
     ADDED_FIELDS,
@@ -261,7 +262,7 @@ def build_race(db: sqlite3.Connection, row: tuple[object, ...]) -> tuple[Race, i
     return race, int(count)
 
 
-def build_tournament(db: sqlite3.Connection, row: tuple[object, ...]) -> tuple[Tournament, int]:
+def build_tournament(db: sqlite3.Connection, row: tuple[object, ...]) -> tuple[Unit, int]:
     """Rebuild a tournament from its row and log; also the number of log entries."""
     tid, settings, host, created_at, _finished = row
     entries = []

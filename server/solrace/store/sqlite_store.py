@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import sqlite3
@@ -31,7 +32,8 @@ from pathlib import Path
 
 from solrace.core.race import Race
 from solrace.core.race_parts import LogEntry
-from solrace.core.tournament import TLogEntry, Tournament
+from solrace.core.tournament import TLogEntry
+from solrace.core.units import Unit
 from solrace.settings import ARCHIVE_ROWS, CHECK_WAL_EVERY, CHECKPOINT_BYTES
 from solrace.store.base import Callback, Failure, OnFailure, committed, failed
 from solrace.store.records import tournament_record
@@ -227,7 +229,7 @@ class SQLiteStore:
                 batch.to_score.append((race,))
 
     # ------------------------------------------------------------ tournaments
-    def add_tournament(self, t: Tournament) -> None:
+    def add_tournament(self, t: Unit) -> None:
         batch = self._current()
         batch.first_tn.setdefault(t.tid, None)
         record = tournament_record(t)
@@ -250,33 +252,55 @@ class SQLiteStore:
         batch.first_tn.setdefault(tid, self._next_tn.get(tid))
         batch.tfinished.append((at, tid))
 
-    def _build_tournament(self, db: sqlite3.Connection, row: tuple[object, ...]) -> Tournament:
+    def _build_tournament(self, db: sqlite3.Connection, row: tuple[object, ...]) -> Unit:
         t, n = build_tournament(db, row)
         self._next_tn.setdefault(t.tid, n)
         return t
 
     def read_tournament(self, tid: str, db: sqlite3.Connection | None = None
-                        ) -> Tournament | None:
+                        ) -> Unit | None:
         db = db or self.db
         row = db.execute("SELECT * FROM tournaments WHERE tournament = ?", (tid,)).fetchone()
         return None if row is None else self._build_tournament(db, row)
 
-    async def load_tournament(self, tid: str) -> Tournament | None:
+    async def load_tournament(self, tid: str) -> Unit | None:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._reader, self._read_tournament_in_thread, tid)
 
-    def _read_tournament_in_thread(self, tid: str) -> Tournament | None:
+    def _read_tournament_in_thread(self, tid: str) -> Unit | None:
         db = self._connect()
         try:
             return self.read_tournament(tid, db)
         finally:
             db.close()
 
-    async def startup_tournaments(self) -> list[Tournament]:
+    async def index_arena(self, aid: str, ends_at: int) -> None:
+        pass  # the table is the index: arena_ids asks it
+
+    async def arena_ids(self, ended_after: int) -> list[str]:
+        def read() -> list[str]:
+            db = self._connect()
+            try:
+                rows = db.execute(
+                    "SELECT tournament, settings FROM tournaments WHERE settings LIKE "
+                    "'{\"kind\": \"arena\"%'").fetchall()
+            finally:
+                db.close()
+            out = []
+            for tid, settings in rows:
+                record = json.loads(settings)
+                ends = int(record["starts_at"]) + int(record["minutes"]) * 60_000
+                if ends >= ended_after:
+                    out.append(str(tid))
+            return out
+
+        return await asyncio.get_running_loop().run_in_executor(self._reader, read)
+
+    async def startup_tournaments(self) -> list[Unit]:
         return await asyncio.get_running_loop().run_in_executor(
             self._reader, self._unfinished_tournaments)
 
-    def _unfinished_tournaments(self) -> list[Tournament]:
+    def _unfinished_tournaments(self) -> list[Unit]:
         db = self._connect()
         try:
             out = []

@@ -127,6 +127,7 @@ def _serve(args: argparse.Namespace) -> int:
         supervisor=supervisor,
         tend_gc=True,
         master_key=master_key,
+        arenas=args.arenas == "on",
     )
     if redis_url:
         from solrace.cluster.processes import Cluster
@@ -391,6 +392,9 @@ def parser() -> argparse.ArgumentParser:
                         "shipped with solrace instead of the private pool (anyone can look "
                         "those deals up; races say so)")
     s.add_argument("--countdown", type=float, default=COUNTDOWN_S, help="seconds before the start")
+    s.add_argument("--arenas", choices=["on", "off"], default="on",
+                   help="keep the house's schedule of arenas (an arena of each game every "
+                        "hour, a longer one every day: solrace.service.arena_schedule)")
     s.add_argument("--abandon-after", type=float, default=None, metavar="SECONDS",
                    help="a running race every racer still racing has left ends this long "
                         f"after (default {ABANDON_MS // 1000})")
