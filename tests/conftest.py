@@ -63,7 +63,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if f"{os.sep}tests{os.sep}client{os.sep}" in path:
             item.add_marker(pytest.mark.browser)
         if path.endswith(("test_cluster.py", "test_cluster_play.py", "test_cluster_accounts.py",
-                          "test_cluster_fairplay.py",
+                          "test_cluster_fairplay.py", "test_cluster_arenas.py",
                           "test_nginx.py")):
             item.add_marker(pytest.mark.cluster)
         file = item.nodeid.split("::", 1)[0]

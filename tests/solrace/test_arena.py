@@ -61,7 +61,7 @@ def test_points_and_streaks() -> None:
     assert rows(a)[:2] == [("p1", 1, 2, 1), ("p3", 2, 1, 0)]
     assert {r["player"]: r["points"] for r in a.standings()}["p4"] == 1  # shared: 1 each
     # p1 wins twice more: the third win in a row scores 4.
-    for step in range(2):
+    for _step in range(2):
         now += 60_000
         race = next(r for r, _ in pairs_at(a, log, now) if "p1" in a.running[r])
         win(a, log, race, "p1", now + 1000)

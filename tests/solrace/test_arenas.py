@@ -1,0 +1,147 @@
+"""Arenas over real WebSockets on one process: an account creates one, players join before the
+start, are paired head to head when it starts (``paired``, kind ``arena``), race, score (a win 2;
+a resign loses), are paired again; a racer who leaves is paused; the table over HTTP and to the
+followers; the end; bad input."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from solrace.core import arena as arena_rules
+from solrace.tools.race_client import RaceClient, ServerError
+
+from tests.solrace.conftest import Server, T
+from tests.solrace.test_accounts import aget
+from tests.solrace.test_fairplay_server import player, server_with, three_moves
+
+
+@pytest.fixture
+async def arenas(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Server]:
+    from solrace.solver.jobs import Solver
+
+    # A fifth of a second between two pairings, not a second: the tests wait less.
+    monkeypatch.setattr(arena_rules, "PAIR_EVERY_MS", 200)
+    async for srv in server_with(tmp_path, Solver(hint_seconds=0, par_seconds=2.0, nice=0)):
+        yield srv
+
+
+async def event(client: RaceClient, kind: str, arena: str, **match: Any) -> dict[str, Any]:
+    """The next message of ``kind`` about ``arena`` (and matching ``match``)."""
+    while True:
+        msg = await client.next_event(kind, timeout=T * 2)
+        if msg.get("arena") == arena and all(msg.get(k) == v for k, v in match.items()):
+            return msg
+
+
+async def sit(seats: dict[RaceClient, dict[str, Any]]) -> str:
+    """Each takes his seat; the race starts once both sat."""
+    for client, paired in seats.items():
+        await client.join(str(paired["race"]), token=paired["token"])
+    race = str(next(iter(seats.values()))["race"])
+    for client in seats:
+        await client.wait_state(race, T * 2)
+    return race
+
+
+async def test_an_arena_pairs_scores_and_pairs_again(arenas: Server) -> None:
+    ann, _, ann_id = await player(arenas, "Ann", "10.2.0.1")
+    bob, _, bob_id = await player(arenas, "Bob", "10.2.0.2")
+    created = await ann.request({"type": "arena_create", "game": "scotch", "minutes": 5,
+                                 "starts_in": 1, "time_limit": 120, "name": "Ann's cup"})
+    aid = created["arena"]
+    watcher = await arenas.client()
+    view = await watcher.request({"type": "arena_watch", "arena": aid})
+    assert view["type"] == "arena" and view["status"] == "upcoming" and view["rated"] is True
+    assert view["name"] == "Ann's cup" and view["ends_at"] - view["starts_at"] == 300_000
+    for client in (ann, bob):
+        joined = await client.request({"type": "arena_join", "arena": aid})
+        assert joined["type"] == "arena_joined"
+        me = await event(client, "arena", aid)
+        assert me["you"] is not None and me["you"]["points"] == 0
+    # It starts: both are paired with each other, as a quick race would.
+    paired = {c: await event(c, "paired", aid) for c in (ann, bob)}
+    race = paired[ann]["race"]
+    assert paired[ann]["kind"] == "arena" and paired[bob]["race"] == race
+    assert race.startswith(aid + "-") and paired[ann]["opponents"][0]["id"] == bob_id
+    await sit(paired)
+    await three_moves(ann, race)
+    await three_moves(bob, race)
+    await bob.resign(race)  # Bob loses: Ann wins 2 points
+    table = await event(watcher, "arena_standings", aid)
+    rows = {r["player"]: r for r in table["standings"]}
+    assert rows[ann_id]["points"] == 2 and rows[ann_id]["wins"] == 1 and rows[ann_id]["place"] == 1
+    assert rows[bob_id]["points"] == 0 and rows[bob_id]["races"] == 1
+    you = await event(ann, "arena_you", aid)
+    assert you["you"]["points"] == 2
+    # Both wait again, and are paired again (nobody else waits).
+    again = {c: await event(c, "paired", aid) for c in (ann, bob)}
+    assert again[ann]["race"] == again[bob]["race"] != race
+    # The table over HTTP, and the list.
+    status, _, body = await aget(arenas, f"/api/arenas/{aid}")
+    assert status == 200 and json.loads(body)["standings"][0]["player"] == ann_id
+    status, _, body = await aget(arenas, "/api/arenas")
+    listed = {a["arena"]: a for a in json.loads(body)}
+    assert listed[aid]["status"] == "running" and listed[aid]["players"] == 2
+
+
+async def test_an_entrant_who_leaves_is_paused_and_comes_back(arenas: Server) -> None:
+    ann, _, ann_id = await player(arenas, "Ann", "10.2.0.1")
+    bob, bob_key, bob_id = await player(arenas, "Bob", "10.2.0.2")
+    aid = (await ann.request({"type": "arena_create", "game": "yukon", "minutes": 5,
+                              "starts_in": 30}))["arena"]
+    for client in (ann, bob):
+        await client.request({"type": "arena_join", "arena": aid})
+    await bob.close()  # his only connection: paused
+    for _ in range(100):
+        _, _, body = await aget(arenas, f"/api/arenas/{aid}")
+        rows = {r["player"]: r for r in json.loads(body)["standings"]}
+        if rows[bob_id]["paused"]:
+            break
+        await asyncio.sleep(0.05)
+    assert rows[bob_id]["paused"] is True and rows[ann_id]["paused"] is False
+    # He comes back: joining again resumes him.
+    bob2 = await arenas.client(additional_headers={"Cookie": f"sr_player={bob_key}",
+                                                   "X-Forwarded-For": "10.2.0.2"})
+    await bob2.request({"type": "arena_join", "arena": aid})
+    _, _, body = await aget(arenas, f"/api/arenas/{aid}")
+    rows = {r["player"]: r for r in json.loads(body)["standings"]}
+    assert rows[bob_id]["paused"] is False
+    await bob2.request({"type": "arena_pause", "arena": aid})
+    _status, _, body = await aget(arenas, f"/api/arenas/{aid}")
+    assert {r["player"]: r for r in json.loads(body)["standings"]}[bob_id]["paused"] is True
+
+
+async def test_bad_arena_input_is_refused(arenas: Server) -> None:
+    ann, _, _ = await player(arenas, "Ann", "10.2.0.1")
+    guest, _, _ = await player(arenas, "Gus", "10.2.0.3", account=False)
+    for bad, code in (({"minutes": 0}, "bad_message"), ({"minutes": 181}, "bad_message"),
+                      ({"minutes": 10, "game": "chess"}, "bad_message"),
+                      ({"minutes": 10, "starts_in": 604801}, "bad_message"),
+                      ({"minutes": 10, "time_limit": 5}, "bad_message")):
+        with pytest.raises(ServerError) as err:
+            await ann.request({"type": "arena_create", "game": "scotch", **bad})
+        assert err.value.code == code, bad
+    with pytest.raises(ServerError) as err:  # only an account creates one
+        await guest.request({"type": "arena_create", "game": "scotch", "minutes": 10})
+    assert err.value.code == "forbidden"
+    for _ in range(2):
+        await ann.request({"type": "arena_create", "game": "scotch", "minutes": 10,
+                           "starts_in": 600})
+    with pytest.raises(ServerError) as err:  # two to come per player at most
+        await ann.request({"type": "arena_create", "game": "scotch", "minutes": 10})
+    assert err.value.code == "limit_reached"
+    for kind in ("arena_join", "arena_watch"):
+        with pytest.raises(ServerError) as err:
+            await ann.request({"type": kind, "arena": "nosucharena"})
+        assert err.value.code == "not_found"
+    anonymous = await arenas.client()  # no cookie: no player to enter with
+    with pytest.raises(ServerError) as err:
+        await anonymous.request({"type": "arena_join", "arena": "abc"})
+    assert err.value.code in ("forbidden", "not_found")
+    status, _, _ = await aget(arenas, "/api/arenas/nosucharena")
+    assert status == 404
