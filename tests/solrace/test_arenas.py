@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from solrace.core import arena as arena_rules
 from solrace.tools.race_client import RaceClient, ServerError
 
 from tests.solrace.conftest import Server, T
@@ -21,11 +20,9 @@ from tests.solrace.test_fairplay_server import player, server_with, three_moves
 
 
 @pytest.fixture
-async def arenas(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Server]:
+async def arenas(tmp_path: Path) -> AsyncIterator[Server]:
     from solrace.solver.jobs import Solver
 
-    # A fifth of a second between two pairings, not a second: the tests wait less.
-    monkeypatch.setattr(arena_rules, "PAIR_EVERY_MS", 200)
     async for srv in server_with(tmp_path, Solver(hint_seconds=0, par_seconds=2.0, nice=0)):
         yield srv
 

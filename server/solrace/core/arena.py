@@ -42,8 +42,10 @@ from solrace.core.tournament_parts import RacePlan, TEvent, TLogEntry, Tournamen
 Message = dict[str, Any]
 
 #: How long (ms) the first of the waiting entrants waits at most for a pairing once a second one
-#: waits: a short batch, so that those who come back together are paired by the table.
-PAIR_EVERY_MS = 1000
+#: waits: a short batch, so that those who come back together are paired by the table — short,
+#: because a racer between two races wants the next one at once (lichess pairs in waves of a few
+#: seconds; at a tenth of a second the next race comes before the results page is read).
+PAIR_EVERY_MS = 100
 #: Points for a win, a shared first place, and a win on a streak.
 WIN, SHARED, STREAK_WIN = 2, 1, 4
 #: Wins in a row after which a win scores STREAK_WIN.

@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 #: Seconds between two ``arena`` views of one arena sent to its followers, at most.
 VIEW_EVERY = 1.0
 #: Seconds between two ``arena_standings`` of one arena, at most (a burst of results: one).
-STANDINGS_EVERY = 0.1
+STANDINGS_EVERY = 0.05
 
 
 class ArenaDirector:
