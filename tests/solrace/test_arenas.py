@@ -86,7 +86,11 @@ async def test_an_arena_pairs_scores_and_pairs_again(arenas: Server) -> None:
     assert listed[aid]["status"] == "running" and listed[aid]["players"] == 2
 
 
-async def test_an_entrant_who_leaves_is_paused_and_comes_back(arenas: Server) -> None:
+async def test_an_entrant_who_leaves_is_paused_and_comes_back(
+        arenas: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    from solrace.service import arenas as director
+
+    monkeypatch.setattr(director, "AWAY_MS", 300)  # a short absence pauses him (not 10 s)
     ann, _, ann_id = await player(arenas, "Ann", "10.2.0.1")
     bob, bob_key, bob_id = await player(arenas, "Bob", "10.2.0.2")
     aid = (await ann.request({"type": "arena_create", "game": "yukon", "minutes": 5,
@@ -142,3 +146,62 @@ async def test_bad_arena_input_is_refused(arenas: Server) -> None:
     assert err.value.code in ("forbidden", "not_found")
     status, _, _ = await aget(arenas, "/api/arenas/nosucharena")
     assert status == 404
+
+
+async def test_the_table_survives_a_restart_and_the_arena_ends(tmp_path: Path) -> None:
+    from solrace.net.app import App
+    from solrace.store.sqlite_store import SQLiteStore
+
+    from tests.solrace.conftest import serving
+    from tests.solrace.test_play import Clock
+
+    clock = Clock()
+    client_dir = tmp_path / "client"
+    client_dir.mkdir()
+    (client_dir / "index.html").write_text("<!doctype html>")
+
+    async def run() -> tuple[App, SQLiteStore]:
+        store = SQLiteStore(tmp_path / "race.db")
+        app = App(store, countdown=0.05, rate_limit=0, http_rate=0, client=client_dir,
+                  trust_proxy=True, clock=clock)
+        await app.start()
+        return app, store
+
+    app, store = await run()
+    async with serving(app) as srv:
+        ann, _, ann_id = await player(srv, "Ann", "10.2.0.1")
+        bob, _, _ = await player(srv, "Bob", "10.2.0.2")
+        aid = (await ann.request({"type": "arena_create", "game": "scotch", "minutes": 1}))[
+            "arena"]
+        for client in (ann, bob):
+            await client.request({"type": "arena_join", "arena": aid})
+        seats = {c: await event(c, "paired", aid) for c in (ann, bob)}
+        race = await sit(seats)
+        await three_moves(ann, race)
+        await three_moves(bob, race)
+        await bob.resign(race)
+        await event(ann, "arena_you", aid)
+        _, _, body = await aget(srv, f"/api/arenas/{aid}")
+        before = json.loads(body)["standings"]
+    await app.stop()
+    store.close()
+    app, store = await run()  # a restart: the arena is taken back from the file
+    async with serving(app) as srv:
+        _, _, body = await aget(srv, f"/api/arenas/{aid}")
+        again = json.loads(body)
+        assert again["standings"] == before and again["status"] == "running"
+        assert again["standings"][0]["player"] == ann_id and again["standings"][0]["points"] == 2
+        watcher = await srv.client()
+        await watcher.request({"type": "arena_watch", "arena": aid})
+        clock.offset += 61_000  # its minute is over (the timer is poked, not waited for)
+        arena = app.hub.arenas[aid]
+        app.hub.arena_director._on_deadline(aid)
+        over = await event(watcher, "arena_over", aid)
+        assert over["standings"][0]["points"] == 2 and arena.finished_at is not None
+        _, _, body = await aget(srv, f"/api/arenas/{aid}")
+        assert json.loads(body)["status"] == "finished"
+        with pytest.raises(ServerError) as err:
+            await watcher.request({"type": "arena_join", "arena": aid})
+        assert err.value.code in ("tournament_over", "forbidden")
+    await app.stop()
+    store.close()

@@ -13,8 +13,8 @@ commit-then-emit path (nothing goes out before it is durable):
   machine speed is flagged: :mod:`solrace.core.fairplay`, worked out from the race itself);
   a result the arena has not taken (its process died between the race's end and the arena's
   write) is taken when the arena is adopted again;
-- **presence**: an entrant with no connection left on the arena (following it, bound to him) is
-  paused once he is not racing;
+- **presence**: an entrant with no connection left on the arena (following it, bound to him) for
+  :data:`AWAY_MS` is paused once he is not racing;
 - **messages**: the view (``arena``) at most every :data:`VIEW_EVERY` seconds per arena while
   entrants come, go and race; ``arena_standings`` after a race's result (at most every
   :data:`STANDINGS_EVERY` seconds: a burst of results is one message); ``arena_over``; each
@@ -51,6 +51,10 @@ log = logging.getLogger(__name__)
 VIEW_EVERY = 1.0
 #: Seconds between two ``arena_standings`` of one arena, at most (a burst of results: one).
 STANDINGS_EVERY = 0.05
+#: Milliseconds an entrant may be without a connection on the arena before he is paused: a
+#: page reloaded, a network that comes back, a server restarted (every connection closes with
+#: it, and nothing of this wait is durable) do not pause anyone.
+AWAY_MS = 10_000
 
 
 class ArenaDirector:
@@ -74,6 +78,7 @@ class ArenaDirector:
         #: just took an arena over knows nobody's connections yet, and pauses nobody for it.
         self.gone: dict[str, set[str]] = {}
         self.deadlines = Deadlines(clock, self._on_deadline)
+        self.away = Deadlines(clock, self._away)  # "arena/player" -> when he is paused
         self._due: dict[str, asyncio.TimerHandle] = {}  # (arena/kind) -> a message's timer
         self._sent: dict[str, float] = {}
 
@@ -259,12 +264,18 @@ class ArenaDirector:
 
     # --------------------------------------------------------------- presence
     def presence(self, aid: str, pid: str, connections: int) -> None:
-        """An entrant has ``connections`` live connections on the arena now: with none, he is
-        paused — now if he is not racing, else when his race ends."""
-        gone = self.gone.setdefault(aid, set())
+        """An entrant has ``connections`` live connections on the arena now: with none for
+        :data:`AWAY_MS`, he is paused — then if he is not racing, else when his race ends."""
+        key = f"{aid}/{pid}"
         if connections:
-            gone.discard(pid)
-            return
+            self.gone.get(aid, set()).discard(pid)
+            self.away.cancel(key)
+        elif aid in self.arenas:
+            self.away.set(key, self.clock() + AWAY_MS)
+
+    def _away(self, key: str) -> None:
+        aid, pid = key.split("/", 1)
+        gone = self.gone.setdefault(aid, set())
         a = self.arenas.get(aid)
         e = a.entrants.get(pid) if a is not None else None
         if a is None or e is None or e.paused or not self.store.healthy:
@@ -293,6 +304,7 @@ class ArenaDirector:
 
     def close(self) -> None:
         self.deadlines.close()
+        self.away.close()
         for handle in self._due.values():
             handle.cancel()
         self._due.clear()
