@@ -159,3 +159,12 @@ def test_the_log_rebuilds_the_arena_exactly() -> None:
     assert again.next_deadline() == a.next_deadline()
     again_settings = ArenaSettings.from_record(a.settings.as_record())
     assert again_settings == a.settings and a.settings.as_record()["kind"] == "arena"
+
+
+def test_past_the_end_with_a_race_under_way_nothing_is_due() -> None:
+    a, log = arena(minutes=1)
+    enter(a, log, "p1", "p2")
+    pairs_at(a, log, T0)
+    ends = T0 + 60_000
+    assert a.next_deadline(ends - 1) == ends
+    assert a.next_deadline(ends + 5) is None  # the race's result ends it, no timer spins

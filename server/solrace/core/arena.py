@@ -167,11 +167,14 @@ class Arena:
                        if e.racing is None and not e.paused and e.waiting_since is not None),
                       key=lambda e: rank[e.player])
 
-    def next_deadline(self) -> int | None:
-        """When :meth:`tick` has something to do: the start, the next pairing, the end."""
+    def next_deadline(self, now: int | None = None) -> int | None:
+        """When :meth:`tick` has something to do: the start, the next pairing, the end. Past
+        the end (``now``) with races under way: nothing — the last race's result ends it."""
         if self.finished_at is not None:
             return None
         s = self.settings
+        if now is not None and now >= s.ends_at and self.running:
+            return None
         waiting = self.waiting()
         due = s.ends_at
         if len(waiting) >= 2 and waiting[0].waiting_since is not None:

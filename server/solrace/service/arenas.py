@@ -109,7 +109,7 @@ class ArenaDirector:
             self._label(a, race)
             if race.status == "finished":
                 self.race_over(race)
-        self.deadlines.set(a.tid, a.next_deadline())
+        self.deadlines.set(a.tid, a.next_deadline(self.clock()))
 
     def race_ids(self, a: Arena) -> list[str]:
         """The arena's races that may still be under way (to load with it)."""
@@ -169,7 +169,7 @@ class ArenaDirector:
         for race in out.created:
             self.races.arm(race)
             self._seat(a, race)
-        self.deadlines.set(a.tid, a.next_deadline())
+        self.deadlines.set(a.tid, a.next_deadline(self.clock()))
 
     def _seat(self, a: Arena, race: Race) -> None:
         _, seats = self.seats[race.race]
@@ -300,7 +300,7 @@ class ArenaDirector:
         if out.log or out.events:
             self.record(a, out)
         else:
-            self.deadlines.set(aid, a.next_deadline())
+            self.deadlines.set(aid, a.next_deadline(self.clock()))
 
     def close(self) -> None:
         self.deadlines.close()
