@@ -56,6 +56,7 @@ from solrace.store.player_base import STATS_RESULTS, PlayerStore
 if TYPE_CHECKING:
     from solrace.service.front import Front
     from solrace.service.hub import Hub
+    from solrace.service.showcase import Showcase
 
 log = logging.getLogger(__name__)
 
@@ -289,6 +290,8 @@ class Routes:
         self.files: dict[Path, tuple[str, bytes]] = {}
         #: Players and the daily deal (set by the app; None: the server keeps no players).
         self.front: Front | None = None
+        #: The home page's live figures (set by the app: solrace.service.showcase).
+        self.showcase: Showcase | None = None
 
     def address(self, conn: ServerConnection, request: Request | None) -> str:
         """The client's address (the proxy's forwarded one with ``trust_proxy``), as the
@@ -383,6 +386,8 @@ class Routes:
             return text_response(200, "ok")
         if path == "/api/lobby":
             return json_response(200, [messages.listing(r) for r in self.hub.open_races()[:100]])
+        if path == "/api/live" and self.showcase is not None:
+            return json_response(200, self.showcase.answer())
         if path == "/api/games":
             deals = self.hub.assist.deals
             games = []
@@ -429,6 +434,10 @@ class Routes:
         if len(parts) == 5 and parts[:2] == ["api", "races"] and parts[3] == "analysis":
             return await self.analysis(parts[2], parts[4], address, request,
                                        moderator=await self.is_moderator(request))
+        if path == "/api/arenas":
+            # A stand-in until the arenas land (issue 29: service/arenas.py answers this
+            # route then, before it reaches here): the home page asks for it routinely.
+            return json_response(200, [])
         return json_response(404, {"error": "not_found"})
 
     def page(self, etag: str | None, request: Request | None) -> Response:
