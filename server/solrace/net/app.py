@@ -283,7 +283,7 @@ class App:
         shared = self.showcase.shared
         if shared is not None:  # its figures go at once, not at their expiry
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(shared.leave(), 1)
+                await asyncio.wait_for(shared.leave(), 0.5)
         if self.cluster is not None:
             async with slow_step("letting the races go"):
                 await self.cluster.stop()
