@@ -36,12 +36,15 @@ const DEV = ["localhost", "127.0.0.1", "[::1]"].includes(location.hostname);
  * "rematch" (detail: {next, by}), "ratings" (detail: the `ratings` message).
  */
 export class RaceSession extends EventTarget {
-  /** `spectator`: never use a racer token for this race, even if this browser holds one. */
-  constructor(race, { spectator = false } = {}) {
+  /** `spectator`: never use a racer token for this race, even if this browser holds one.
+   * `conn`: a connection the page holds and shares (the home page's featured race): the session
+   * follows the race on it and, when closed, leaves the race rather than closing the socket. */
+  constructor(race, { spectator = false, conn = null } = {}) {
     super();
     this.race = race;
     this.spectator = spectator;
-    this.conn = new Connection();
+    this.shared = !!conn;
+    this.conn = conn || new Connection();
     this.model = emptyModel(race);
     this.resyncing = false;
     this.joining = false; // a rejoin is on its way: actions wait for its answer
@@ -63,23 +66,27 @@ export class RaceSession extends EventTarget {
     this.resyncs = 0; // snapshots asked for (connects and gaps), for tests and diagnostics
     this.divergences = 0; // full states that did not match this board (an engine bug), for tests
     this.autoRefused = null; // "seq:move" of an auto-move the server refused
-    this.conn.addEventListener("message", (e) => this.onMessage(e.detail));
-    this.conn.addEventListener("clock", (e) => {
-      this.model.clockOffset = e.detail.offset;
-    });
-    this.conn.addEventListener("status", (e) => {
-      this.model.connection = e.detail;
-      if (e.detail === "open") this.resync();
-      this.dispatchEvent(new CustomEvent("status", { detail: e.detail }));
-      this.changed();
-    });
+    this.listeners = {
+      message: (e) => this.onMessage(e.detail),
+      clock: (e) => {
+        this.model.clockOffset = e.detail.offset;
+      },
+      status: (e) => {
+        this.model.connection = e.detail;
+        if (e.detail === "open") this.resync();
+        this.dispatchEvent(new CustomEvent("status", { detail: e.detail }));
+        this.changed();
+      },
+    };
+    for (const [type, fn] of Object.entries(this.listeners)) this.conn.addEventListener(type, fn);
     this.unsubscribe = settings.subscribe((name) => {
       if (name === "autoMove" || name === null) this.maybeAutoMove();
     });
   }
 
   start() {
-    this.conn.connect();
+    if (!this.shared) this.conn.connect();
+    else if (this.conn.open) this.listeners.status({ detail: "open" });
     return this;
   }
 
@@ -87,7 +94,12 @@ export class RaceSession extends EventTarget {
     this.dropActions();
     clearTimeout(this.autoTimer);
     this.unsubscribe();
-    this.conn.close();
+    if (!this.shared) {
+      this.conn.close();
+      return;
+    }
+    for (const [type, fn] of Object.entries(this.listeners)) this.conn.removeEventListener(type, fn);
+    if (this.conn.open) this.conn.request({ type: "leave", race: this.race }).catch(() => {});
   }
 
   get credentials() {

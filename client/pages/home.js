@@ -1,6 +1,7 @@
-// Start page: above the fold, one click to a race (Quick race, Play a bot), the open races, the
-// daily deal and the leaderboards; below, create a race or a tournament, join or watch one by link
-// or code, and the races and tournaments this browser knows.
+// Start page: above the fold, how many players are online and races running, one click to a race
+// (Quick race, Play a bot), the featured race live, the arenas, the open races, the daily deal and
+// the leaderboards; below, create a race or a tournament, join or watch one by link or code, and
+// the races and tournaments this browser knows.
 
 import { GAME_TITLES, gameTitle } from "../cards.js";
 import { me } from "../me.js";
@@ -8,6 +9,7 @@ import { createRace } from "../net.js";
 import { RULES, rulesPanel } from "../rules.js";
 import { store } from "../storage.js";
 import { fetchJSON, h, navigate, replace } from "../ui.js";
+import { LiveStrip } from "./live.js";
 import { HINT_PENALTY_S, OpenRaces, YourRaces, yourTournaments } from "./lobby.js";
 import { botPanel, quickRacePanel } from "./play-now.js";
 import { dailyPath, leaderboardPath } from "./player-parts.js";
@@ -175,12 +177,15 @@ export function mount(root, { seek = null } = {}) {
 
   const quick = quickRacePanel();
   const bots = botPanel();
+  const live = new LiveStrip();
   replace(root,
     h("section.hero.hero-compact", {},
       h("h1", {}, "Race the same deal."),
       h("p.lead", {}, "Everyone gets the same shuffled patience deal; the server checks every move. " +
-        "Fair by construction: the deal is committed before the start and verifiable afterwards.")),
-    h("div.play-grid", {}, quick.el, bots.el, openRaces.el),
+        "Fair by construction: the deal is committed before the start and verifiable afterwards."),
+      live.counts),
+    h("div.play-grid", {}, quick.el, bots.el,
+      h("div.play-side", {}, live.featured.el, live.arenas.el, openRaces.el)),
     homeLinks(),
     h("h2.home-section-title", {}, "Race your friends"),
     h("div.home-grid", {}, createForm, joinForm),
@@ -193,6 +198,7 @@ export function mount(root, { seek = null } = {}) {
   gameLabel.replaceWith(labelRow);
   labelRow.append(gameLabel, rulesLink);
   openRaces.start();
+  live.start();
   yourRaces.load();
   if (seek?.game) {
     history.replaceState(null, ""); // going back here later must not seek again
@@ -200,6 +206,7 @@ export function mount(root, { seek = null } = {}) {
   }
   return () => {
     openRaces.stop();
+    live.stop();
     quick.destroy();
     bots.destroy();
     me.removeEventListener("change", prefill);

@@ -419,3 +419,13 @@ REPEAT_WINDOW_MS = 24 * 3600 * 1000
 GC_FREEZE_EVERY = 5.0
 #: Seconds between two full collections (what froze is looked at again).
 GC_FULL_EVERY = 900.0
+
+# --------------------------------------------- the home page's live figures (service/showcase)
+#: Seconds between two looks at the races this process holds for the home page's figures
+#: (players online, races running, the featured race): a crowd loading the home page reads
+#: the figures of the last look, never a scan of its own. With several processes on Redis,
+#: each publishes its figures and reads everyone's this often.
+LIVE_EVERY_S = 2.0
+#: Seconds a process's published figures count (three looks): a process that dies drops out
+#: of the totals at most this long after its last look.
+LIVE_TTL_S = 3 * LIVE_EVERY_S

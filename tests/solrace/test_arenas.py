@@ -181,8 +181,10 @@ async def test_the_table_survives_a_restart_and_the_arena_ends(tmp_path: Path) -
         await three_moves(bob, race)
         await bob.resign(race)
         await event(ann, "arena_you", aid)
+        second = await event(ann, "paired", aid)  # paired again at once (within 100 ms)
         _, _, body = await aget(srv, f"/api/arenas/{aid}")
         before = json.loads(body)["standings"]
+        assert all(row["racing"] for row in before)
     await app.stop()
     store.close()
     app, store = await run()  # a restart: the arena is taken back from the file
@@ -193,9 +195,11 @@ async def test_the_table_survives_a_restart_and_the_arena_ends(tmp_path: Path) -
         assert again["standings"][0]["player"] == ann_id and again["standings"][0]["points"] == 2
         watcher = await srv.client()
         await watcher.request({"type": "arena_watch", "arena": aid})
-        clock.offset += 61_000  # its minute is over (the timer is poked, not waited for)
+        clock.offset += 61_000  # its minute is over (the timers are poked, not waited for)
         arena = app.hub.arenas[aid]
-        app.hub.arena_director._on_deadline(aid)
+        app.hub.arena_director._on_deadline(aid)  # the second race is still on: no end yet
+        assert arena.finished_at is None
+        app.hub._on_deadline(str(second["race"]))  # nobody sat down: it ends, and the arena
         over = await event(watcher, "arena_over", aid)
         assert over["standings"][0]["points"] == 2 and arena.finished_at is not None
         _, _, body = await aget(srv, f"/api/arenas/{aid}")

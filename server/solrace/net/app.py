@@ -26,6 +26,7 @@ from solrace.bus.base import Bus
 from solrace.bus.memory_bus import MemoryBus
 from solrace.core.keys import KEY_BYTES, MasterKey, net_tag
 from solrace.core.quotas import Caps
+from solrace.core.race import Race
 from solrace.net import raw_frames
 from solrace.net.connection import Connection, Output
 from solrace.net.web import Routes, SecureConnection, client_dir, player_cookie
@@ -41,6 +42,7 @@ from solrace.service.hub import Hub
 from solrace.service.matchmaker import LocalQueues, Matchmaker
 from solrace.service.moderation import Moderation
 from solrace.service.scoring import Scorer
+from solrace.service.showcase import Showcase, visitor_id
 from solrace.service.supervisor import Supervisor, awaiting
 from solrace.settings import (
     CLOSE_TIMEOUT,
@@ -188,6 +190,27 @@ class App:
         self.arena_schedule = ArenaSchedule(self.hub, enabled=arenas)
         self.routes.arenas_listed = self.arena_schedule.listed
         self.routes.front = self.front
+        #: The home page's live figures (GET /api/live): players online, races running, the
+        #: featured race.
+        self.showcase = Showcase(self._races_run_here, self._visitors, self._public_tournament,
+                                 clock)
+        self.routes.showcase = self.showcase
+
+    def _races_run_here(self) -> list[Race]:
+        owns = self.hub.owns
+        return [race for race_id, race in self.hub.races.items() if owns(race_id)]
+
+    def _visitors(self) -> list[str]:
+        # A tab opened before its browser became a player does not know him yet: it is the
+        # player of its key if another tab of the same browser knows him.
+        players = {c.key: c.who.id for c in self.clients if c.who is not None and c.key}
+        return [visitor_id(c.id, c.key, c.who.id if c.who is not None
+                           else players.get(c.key) if c.key else None)
+                for c in self.clients]
+
+    def _public_tournament(self, tid: str) -> bool:
+        t = self.hub.tournaments.get(tid)
+        return t is not None and t.settings.code is None
 
     async def _line(self, game: str, seed: int) -> list[str] | None:
         """The solver's winning line from a deal (for the fair-play signals), or None."""
@@ -212,6 +235,9 @@ class App:
 
         self.matchmaker.queues = RedisQueues(cluster.store.client, cluster.pid)
         self.matchmaker.process = cluster.pid
+        from solrace.cluster.live import SharedFigures
+
+        self.showcase.shared = SharedFigures(cluster.store.client, cluster.pid)
 
     async def start(self) -> None:
         """Before serving: join the service on Redis (if any), then take back the races."""
@@ -226,6 +252,7 @@ class App:
         self.supervisor.spawn(self.matchmaker.passes(), "quick-race pairing passes")
         if self.cluster is not None:
             self.supervisor.spawn(self._recover_seekers(), "seekers of dead processes")
+            self.supervisor.spawn(self.showcase.run(), "live figures")
         if self.tend_gc:
             self.supervisor.spawn(collector.tend(), "garbage collector")
 
@@ -260,6 +287,10 @@ class App:
             self.scorer.stop()
         self.arena_schedule.stop()
         self.house_bots.close()
+        shared = self.showcase.shared
+        if shared is not None:  # its figures go at once, not at their expiry
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(shared.leave(), 0.5)
         if self.cluster is not None:
             async with slow_step("letting the races go"):
                 await self.cluster.stop()

@@ -59,6 +59,7 @@ from solrace.store.player_base import STATS_RESULTS, PlayerStore
 if TYPE_CHECKING:
     from solrace.service.front import Front
     from solrace.service.hub import Hub
+    from solrace.service.showcase import Showcase
 
 log = logging.getLogger(__name__)
 
@@ -294,6 +295,8 @@ class Routes:
         self.front: Front | None = None
         #: The arenas to list (set by the app: the schedule knows them on every process).
         self.arenas_listed: Callable[[], Awaitable[list[Arena]]] | None = None
+        #: The home page's live figures (set by the app: solrace.service.showcase).
+        self.showcase: Showcase | None = None
 
     def address(self, conn: ServerConnection, request: Request | None) -> str:
         """The client's address (the proxy's forwarded one with ``trust_proxy``), as the
@@ -388,6 +391,8 @@ class Routes:
             return text_response(200, "ok")
         if path == "/api/lobby":
             return json_response(200, [messages.listing(r) for r in self.hub.open_races()[:100]])
+        if path == "/api/live" and self.showcase is not None:
+            return json_response(200, self.showcase.answer())
         if path == "/api/games":
             deals = self.hub.assist.deals
             games = []
