@@ -44,6 +44,7 @@ export class ArenaSession extends EventTarget {
     this.model = {
       aid, loaded: false, notFound: false, connection: "connecting", service: "ok", v: -1, view: null,
       standings: [], entrants: 0, you: null, youV: -1, seat: null, seatV: -1, replaced: false, clockOffset: 0,
+      bound: false, // this connection speaks for the entrant (the server counts it: he is not paused for want of one)
     };
     this.conn.addEventListener("message", (e) => this.onMessage(e.detail));
     this.conn.addEventListener("clock", (e) => {
@@ -52,6 +53,7 @@ export class ArenaSession extends EventTarget {
     this.conn.addEventListener("status", (e) => {
       if (this.model.connection === "open" && e.detail !== "open") this.wasIn = this.entered;
       this.model.connection = e.detail;
+      if (e.detail !== "open") this.model.bound = false;
       if (e.detail === "open") {
         this.resync();
         this.syncClock();
@@ -162,7 +164,7 @@ export class ArenaSession extends EventTarget {
     try {
       if (rejoin) {
         try {
-          await this.conn.request({ type: "arena_join", arena: this.aid });
+          await this.entrantJoin();
           return;
         } catch (err) {
           if (err.code !== "tournament_over") throw err;
@@ -200,12 +202,18 @@ export class ArenaSession extends EventTarget {
       }
     }
     if (!row || row.paused) return;
+    await this.entrantJoin();
+  }
+
+  /** `arena_join`: the connection speaks for the entrant from now on (and he is in, unpaused). */
+  async entrantJoin() {
     await this.conn.request({ type: "arena_join", arena: this.aid });
+    this.model.bound = true;
   }
 
   /** Enter the arena, or come back after a pause. Rejects with the server's error. */
   async join() {
-    await this.conn.request({ type: "arena_join", arena: this.aid });
+    await this.entrantJoin();
     if (!me.player) me.load(); // the server made him a guest player just now
     this.mark({ paused: false }); // the view that says so comes within a second
   }
@@ -243,6 +251,7 @@ export class ArenaSession extends EventTarget {
     }
     if (msg.type === "replaced" && msg.race === this.aid) {
       m.replaced = true;
+      m.bound = false;
       this.changed();
       return;
     }

@@ -125,6 +125,7 @@ export class ArenaBar {
     setHidden(this.clock, !clock);
     setText(this.next, next); // a live region: kept in place, empty when there is nothing to say
     setHidden(this.resume, !resume);
+    this.el.dataset.entrant = String(!!s?.model.bound); // for tests and the curious: followed as him
     setHidden(this.go, !go);
   }
 

@@ -44,6 +44,22 @@ RECORD_BAR = """() => {
 }"""
 
 
+# Fifty racers ahead of the viewer (the first on a streak of three), and the viewer 51st: what the
+# server sends a follower of an arena of 51 (its first 50 rows) and the viewer (`you`).
+BIG_TABLE = """() => {
+  const s = window.solrace.arena;
+  const m = s.model;
+  m.standings = Array.from({ length: 50 }, (_, i) => ({ place: i + 1, player: `plracer${i}`,
+    name: `Racer ${i + 1}`, points: 120 - 2 * i, races: 9, wins: 5, streak: i === 0 ? 3 : 0,
+    racing: i % 2 === 0, paused: i === 7, form: 'WWLWW' }));
+  m.entrants = 51;
+  m.you = { place: 51, player: 'plviewer', name: 'Viewer', points: 0, races: 0, wins: 0, streak: 0,
+    racing: false, paused: false, form: '', race: null };
+  m.youV = m.v;
+  s.changed();
+}"""
+
+
 @pytest.fixture(scope="module")
 def arena_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A server of its own: the house keeps no arenas on it, and its arenas are short."""
@@ -243,6 +259,29 @@ def test_a_closed_page_pauses_and_a_call_from_another_page(pages: Pages) -> None
     assert seated(bob) == race
     assert bob.locator("#arena-call").count() == 0
     bob.wait_for_selector(".arena-bar .a-bar-link >> text=Call Arena")
+    # His race page opened anew (a reload: his only connections closed while he raced): its bar
+    # follows the arena as him again, so the end of the race does not pause him.
+    bob.reload()
+    bob.wait_for_selector('.arena-bar[data-entrant="true"]', timeout=WAIT_MS)
+    bob.evaluate(RECORD_BAR)
+    three_moves(ann)
+    resign(ann)
+    bob.wait_for_function("window.barSaid.some(s => s.text === 'Next pairing…' && s.results)",
+                          timeout=WAIT_MS)
+    again = seated(bob, not_in=race)
+    assert seated(ann, not_in=race) == again
+    # The table of a big arena: the first 50 rows, and the viewer's own row under them (the
+    # model as the server would send it, drawn by the page of a visitor).
+    big = pages.open(f"/arena/{aid}")
+    big.wait_for_selector(".table-panel h2 >> text=Live table")
+    big.evaluate(BIG_TABLE)
+    big.wait_for_selector(".you-below .arena-table tr.is-you >> text=51st")
+    assert big.locator(".table-panel > .standings .arena-table tbody tr").count() == 50
+    assert big.locator(".table-note").inner_text() == "The first 50 of 51 racers."
+    assert "3 wins in a row" in big.locator(".streak-mark").first.inner_text()
+    assert "You're in: 0 points · 51st of 51" in big.locator(".you-line").inner_text()
+    both_widths(big, "arena-big-table")
+    assert_contrast(big, "arena-big-table")
 
 
 # ------------------------------------------------------------------- over two processes
