@@ -44,7 +44,7 @@ export class ArenaSession extends EventTarget {
     this.model = {
       aid, loaded: false, notFound: false, connection: "connecting", service: "ok", v: -1, view: null,
       standings: [], entrants: 0, you: null, youV: -1, seat: null, seatV: -1, replaced: false, clockOffset: 0,
-      bound: false, // this connection speaks for the entrant (the server counts it: he is not paused for want of one)
+      bound: false, // this connection speaks for the entrant: the server counts it (he is not paused)
     };
     this.conn.addEventListener("message", (e) => this.onMessage(e.detail));
     this.conn.addEventListener("clock", (e) => {

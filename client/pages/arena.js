@@ -53,7 +53,8 @@ export function mount(root, { arena: aid }) {
       try {
         if (pausing) await session.pause();
         else await session.join();
-        announce(pausing ? "Paused: you are not paired until you resume." : "You're in: you are paired as soon as an opponent is free.");
+        announce(pausing ? "Paused: you are not paired until you resume."
+          : "You're in: you are paired as soon as an opponent is free.");
       } catch (err) {
         msg.textContent = sentence(err.message || err.code);
       } finally {
@@ -93,6 +94,7 @@ export function mount(root, { arena: aid }) {
 
   let shownPhase = "";
   let drawn = "";
+  let youStateKey = "";
 
   function render() {
     setConnectionState(model.connection === "open" ? "" : model.connection);
@@ -123,14 +125,20 @@ export function mount(root, { arena: aid }) {
     const mine = session.mine;
     const over = phase === "finished";
     if (mine && phase === "upcoming") {
-      replace(youLine, "You're in. ", h("span.muted", {}, `${model.entrants} entrant${model.entrants === 1 ? "" : "s"} so far.`));
+      const n = model.entrants;
+      replace(youLine, "You're in. ", h("span.muted", {}, `${n} entrant${n === 1 ? "" : "s"} so far.`));
     } else if (mine) {
       replace(youLine, over ? "You finished: " : "You're in: ", h("strong", {}, standingText(mine, model.entrants)),
         streakMark(mine));
     } else {
       replace(youLine, over ? "This arena is over." : "You are not in this arena.");
     }
-    replace(youState, ...youStateParts(phase, mine));
+    // Redrawn only when it says something else: a keyboard user on "Go to your race" keeps it.
+    const stateKey = JSON.stringify([phase, mine && [mine.racing, mine.race, mine.paused], model.seat?.race]);
+    if (stateKey !== youStateKey) {
+      youStateKey = stateKey;
+      replace(youState, ...youStateParts(phase, mine));
+    }
     // One button that says what it does.
     const show = !over && phase !== "closing" && !model.replaced && view;
     setHidden(actionBtn, !show);
