@@ -576,6 +576,7 @@ export class RaceSession extends EventTarget {
     if (s.par) m.par = s.par;
     if (s.ratings) m.ratings = s.ratings;
     m.tournament = s.tournament ?? null;
+    m.arena = s.arena ?? null;
     if (s.rematch && !m.rematch) m.rematch = { next: s.rematch, by: null, mine: false };
     const old = m.players;
     m.players = new Map();
@@ -835,6 +836,7 @@ function emptyModel(race) {
     salt: null,
     par: null, // {verdict: "won", moves} | {verdict: "lost"} | {verdict: "unknown"}, once revealed
     tournament: null, // {tournament, name, round} for a race of a tournament
+    arena: null, // {arena, name} for a race of an arena
     rematch: null,
     ratings: null, // the `ratings` message once the race is scored: {rated, game, changes: [...]}
   };

@@ -471,6 +471,9 @@ function seatedText(model) {
   if (kind === "daily") return `Today's deal${model.options?.day ? ` (${model.options.day})` : ""}: ` +
     "alone against the clock. It starts in a moment.";
   if (kind === "bot") return `${rated} race against a house bot: it starts in a moment.`;
+  // An arena's races are rated for its accounts only (a guest's are casual).
+  if (kind === "arena") return `${model.options?.rated && me.player?.account ? "Rated" : "Casual"} race of ` +
+    `${model.arena?.name || "an arena"}: it starts as soon as both racers are seated.`;
   return `${rated} quick race: it starts as soon as both racers are seated.`;
 }
 

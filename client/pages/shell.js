@@ -1,5 +1,5 @@
 // The shell shared by the race page and the spectator page: one RaceSession, the header with
-// status and clock, the tournament bar of a tournament's race, "race not found", the results once
+// status and clock, the bar of a tournament's or an arena's race, "race not found", the results once
 // the race is over, the clock tick, the finisher toasts and the progress announcer. A page gives it its middle part:
 //
 //   mountShell(root, { race, spectator, title, className, middle(ctx) -> part })
@@ -19,7 +19,7 @@ export function mountShell(root, { race, spectator = false, title, className = "
   const model = session.model;
   const header = new RaceHeader(race, { watching: spectator });
   const announcer = new ProgressAnnouncer();
-  const bar = tournamentBar({ spectator });
+  const bar = raceBars({ spectator });
   const resultsHost = h("div.results-host");
   const notFound = h("section.panel.narrow", { hidden: true },
     h("h2", {}, "Race not found"),
@@ -92,10 +92,26 @@ export function mountShell(root, { race, spectator = false, title, className = "
   };
 }
 
-/** The tournament bar (pages/tournament-bar.js) of a race of a tournament, loaded with its
- * stylesheet once the race's snapshot says it is one: most races are not. */
-function tournamentBar({ spectator }) {
-  const el = h("div.tournament-bar-host");
+/** The bars of a race that belongs to something bigger: a tournament's (pages/tournament-bar.js)
+ * or an arena's (pages/arena-bar.js), each loaded with its stylesheet once the race's snapshot
+ * says it is one: most races are neither. */
+function raceBars({ spectator }) {
+  const bars = [
+    lazyBar((m) => m.tournament, () => Promise.all([import("./tournament-bar.js"), loadStyle("tournament.css")])
+      .then(([{ TournamentBar }]) => new TournamentBar({ spectator }))),
+    lazyBar((m) => m.arena, () => Promise.all([import("./arena-bar.js"), loadStyle("arena.css")])
+      .then(([{ ArenaBar }]) => new ArenaBar({ spectator }))),
+  ];
+  return {
+    el: h("div.race-bars", {}, bars.map((b) => b.el)),
+    update: (model, redraw) => bars.forEach((b) => b.update(model, redraw)),
+    tick: () => bars.forEach((b) => b.tick()),
+    destroy: () => bars.forEach((b) => b.destroy()),
+  };
+}
+
+function lazyBar(wanted, make) {
+  const el = h("div.race-bar-host");
   let bar = null;
   let loading = false;
   let closed = false;
@@ -103,11 +119,14 @@ function tournamentBar({ spectator }) {
     el,
     update(model, redraw) {
       if (bar) bar.update(model);
-      else if (model.tournament && !loading) {
+      else if (wanted(model) && !loading) {
         loading = true;
-        Promise.all([import("./tournament-bar.js"), loadStyle("tournament.css")]).then(([{ TournamentBar }]) => {
-          if (closed) return;
-          bar = new TournamentBar({ spectator });
+        make().then((made) => {
+          if (closed) {
+            made.destroy();
+            return;
+          }
+          bar = made;
           el.append(bar.el);
           redraw();
         });

@@ -1,4 +1,4 @@
-"""Every text of the home, race (lobby, running, resigned, results) and spectator pages
+"""Every text of the home, arena, race (lobby, running, resigned, results) and spectator pages
 (enlarged board included) has a WCAG AA contrast, at 1280x800 and on a phone (issue 19). Its own
 file: the suite runs a file on one worker, and these are the longest browser tests."""
 
@@ -39,6 +39,12 @@ def test_every_text_has_enough_contrast(
     home = pages.open("/", viewport=viewport)
     home.wait_for_selector("text=Create race")
     assert_contrast(home, f"home-{viewport['width']}")
+    # An arena of the house's schedule (the test server keeps it), as a visitor sees it.
+    home.wait_for_function("fetch('/api/arenas').then(r => r.json()).then(a => a.length > 0)")
+    arena = home.evaluate("fetch('/api/arenas').then(r => r.json()).then(a => a[0].arena)")
+    page = pages.open(f"/arena/{arena}", viewport=viewport)
+    page.wait_for_selector("#arena-join >> text=Join the arena")
+    assert_contrast(page, f"arena-{viewport['width']}")
     # A Quadruple Canfield race with the four-colour deck (its foundations' marks in colour), a
     # Yukon race (face-down cards on the others' boards, and the note about them).
     for game in ("quadruple-canfield", "yukon"):
