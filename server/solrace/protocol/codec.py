@@ -104,6 +104,7 @@ class Resign:
 class Rematch:
     race: str
     rid: Any = None
+    want: bool = True  # added: false says no to a rematch in one click
 
 
 @dataclass(frozen=True)
@@ -370,7 +371,7 @@ def parse_command(obj: dict[Any, Any]) -> Command:
     if kind == "resign":
         return Resign(race, rid)
     if kind == "rematch":
-        return Rematch(race, rid)
+        return Rematch(race, rid, _bool(obj, "want", rid))
     if kind == "hint":
         return Hint(race, rid)
     if kind == "claim":

@@ -108,6 +108,7 @@ def header(race: Race) -> Message:
         "seated_until": race.seated_until,
         "reason": race.reason,
         "rematch": race.rematch,
+        "rematch_wants": sorted(race.rematch_wants),
     }
 
 
@@ -224,10 +225,13 @@ def joined(race: Race, racer: Racer, rid: Any = None) -> Message:
 
 
 def paired(race: Race, racer: Racer, opponents: list[Racer], rid: Any = None,
-           casual: str | None = None) -> Message:
-    """A seat of a race made for the receiver (a quick race, a bot race, the daily deal): his
-    racer and its token (he takes the seat with ``join``), and who he races. ``casual``: why
-    the race is casual although he asked for a rated one (``"guest"``: he has no password)."""
+           casual: str | None = None, rematch: str | None = None,
+           challenge: str | None = None) -> Message:
+    """A seat of a race made for the receiver (a quick race, a bot race, the daily deal, a
+    challenge, a rematch in one click): his racer and its token (he takes the seat with
+    ``join``), and who he races. ``casual``: why the race is casual although he asked for a
+    rated one (``"guest"``: he or his challenger has no password). ``rematch``: the race it
+    is the rematch of; ``challenge``: the challenge it came from."""
     o = race.options
     msg: Message = {
         "type": "paired", "race": race.race, "player": racer.player, "token": racer.token,
@@ -238,6 +242,10 @@ def paired(race: Race, racer: Racer, opponents: list[Racer], rid: Any = None,
         msg["day"] = o.day
     if casual is not None:
         msg["casual"] = casual
+    if rematch is not None:
+        msg["rematch"] = rematch
+    if challenge is not None:
+        msg["challenge"] = challenge
     if rid is not None:
         msg["rid"] = rid
     return msg
@@ -302,16 +310,25 @@ def board(race_id: str, player: str, cards: Message) -> Message:
     return {"type": "board", "race": race_id, "player": player, "board": cards}
 
 
-def rematch(old: Race, new: Race, by: str | None = None, rid: Any = None,
-            host: bool = False) -> Message:
+def rematch(old: Race, new: Race | None, by: str | None = None, rid: Any = None,
+            host: bool = False, wants: list[str] | None = None,
+            declined: str | None = None) -> Message:
     """The rematch of ``old`` is ``new``: to everyone following ``old`` (``by`` who asked),
-    and to the asker, who gets the host token of a race he created (``host``)."""
-    msg: Message = {"type": "rematch", "race": old.race, "next": new.race}
+    and to the asker, who gets the host token of a race he created (``host``). In one click
+    (:func:`solrace.core.dispatch.rematch`), ``new`` is None until both racers want it:
+    ``wants`` the racers who do (``by`` the last of them), or ``declined`` the name of the
+    racer who said no."""
+    msg: Message = {"type": "rematch", "race": old.race,
+                    "next": None if new is None else new.race}
     if by is not None:
         msg["by"] = by
+    if wants is not None:
+        msg["wants"] = wants
+    if declined is not None:
+        msg["declined"] = declined
     if rid is not None:
         msg["rid"] = rid
-    if host:
+    if host and new is not None:
         msg["host_token"] = new.host_token
         msg["commitment"] = new.commitment
     return msg

@@ -250,6 +250,8 @@ class Hub:
         store = self.store
         if fx.created is not None:
             self.hold(fx.created)
+            if fx.opened is not None:
+                self._queue(fx.created, fx.opened)
         if race is not None:
             for out in fx.outcomes:
                 self._queue(race, out)
@@ -264,6 +266,8 @@ class Hub:
 
         def ok() -> None:
             self._steps(session, fx)
+            if fx.created is not None and fx.opened is not None:
+                self.emit(fx.created, fx.opened)  # its seats' deadline is armed
             if done is not None and not done.done():
                 done.set_result(None)
 
@@ -322,7 +326,7 @@ class Hub:
                 assert race is not None
                 session.send(messages.state(race, step.player))  # type: ignore[union-attr]
             elif kind is Announce:
-                self.bus.publish(step.race, Event(step.msg))  # type: ignore[union-attr]
+                self.bus.publish(step.race, Event(step.msg, to=step.to))  # type: ignore[union-attr]
             elif kind is TView:
                 assert fx.tournament is not None
                 session.send(messages.tournament_view(
