@@ -315,6 +315,10 @@ BACK_AT_HEAD_S = 60
 #: Milliseconds a seeker taken out of a queue by a process may wait for that process to
 #: create his race: past it, if that process is gone, he goes back to the queue.
 MATCHED_TIMEOUT_MS = 5000
+#: Seconds a quick-race seek stays in its queue after its connection closed: a page that
+#: reloads comes back within it and takes the seek over (``seek`` with ``resume``), its time
+#: waited kept. Past it, the seek leaves the queue (a page closed for good).
+SEEK_GRACE_S = 6.0
 #: House bots playing at once in one process, and for one client address.
 HOUSE_BOTS = 200
 HOUSE_BOTS_PER_ADDRESS = 4

@@ -6,6 +6,7 @@ test_cluster_together.py."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 from solrace.tools.race_client import RaceClient, ServerError
 
 from tests.solrace.conftest import Server, T
-from tests.solrace.test_play import Clock, account, playing
+from tests.solrace.test_play import Clock, account, named, playing, visitor
 
 SEEK = {"type": "seek", "game": "scotch", "time_limit": 300, "bot_after": 0}
 
@@ -126,3 +127,60 @@ async def test_no_thanks_and_a_racer_who_left_drop_the_rematch(
     await bob.next_event("rematch", timeout=T)
     again = await bob.request({"type": "rematch", "race": race})
     assert again["next"] is None and again["wants"] == ["p2"]
+
+
+# ------------------------------------------------------------ a seek outlives a reload
+async def reload(srv: Server, client: RaceClient, key: str, address: str) -> RaceClient:
+    """The page of ``client`` reloads: its socket closes, a new one opens with the cookie."""
+    await client.close()
+    return await srv.client(additional_headers={"Cookie": f"sr_player={key}",
+                                                "X-Forwarded-For": address})
+
+
+async def test_a_reload_keeps_the_seek_and_its_time_waited(
+        play: tuple[Server, Clock]) -> None:
+    srv, _ = play
+    ann, key = await visitor(srv, "192.0.2.10")
+    await ann.request({"type": "set_name", "name": "Ann"})
+    first = await ann.request({**SEEK, "bot_after": 30})
+    assert first["type"] == "seeking" and first["since"] <= srv.app.hub.clock()
+    ann = await reload(srv, ann, key, "192.0.2.10")
+    back = await ann.request({**SEEK, "bot_after": 30, "resume": True})
+    # The same seek: the time waited is kept, and so is when the bot comes.
+    assert back["type"] == "seeking" and back["since"] == first["since"]
+    assert back["bot_at"] == first["bot_at"]
+    # The old socket's seek ends with no harm to the taken-over one: Bob is paired with Ann.
+    srv.app.matchmaker.seek_grace = 0.05
+    bob = await named(srv, "Bob")
+    paired = await bob.request(SEEK)
+    assert paired["type"] == "paired" and paired["opponents"][0]["name"] == "Ann"
+    assert (await ann.next_event("paired", timeout=T))["race"] == paired["race"]
+
+
+async def test_a_seek_paired_during_the_reload_gives_the_seat_and_one_not_taken_over_leaves(
+        play: tuple[Server, Clock]) -> None:
+    srv, _ = play
+    srv.app.matchmaker.seek_grace = 3.0
+    ann, key = await visitor(srv, "192.0.2.11")
+    await ann.request({"type": "set_name", "name": "Ann"})
+    await ann.request(SEEK)
+    await ann.close()
+    bob = await named(srv, "Bob")
+    paired_bob = await bob.request(SEEK)  # the seek Ann's page left is still there
+    assert paired_bob["type"] == "paired"
+    ann = await reload(srv, ann, key, "192.0.2.11")
+    seat = await ann.request({**SEEK, "resume": True})
+    assert seat["type"] == "paired" and seat["race"] == paired_bob["race"]
+    await sit(seat["race"], (ann, seat), (bob, paired_bob))
+    # A page that does not come back: its seek leaves the queue after the grace.
+    srv.app.matchmaker.seek_grace = 0.05
+    cy, _ = await visitor(srv, "192.0.2.12")
+    await cy.request({"type": "set_name", "name": "Cy"})
+    await cy.request(SEEK)
+    await cy.close()
+    dee = await named(srv, "Dee")
+    for _ in range(100):
+        if srv.app.matchmaker.queues.queues.size("scotch:300:c") == 0:  # type: ignore[attr-defined]
+            break
+        await asyncio.sleep(0.05)
+    assert (await dee.request(SEEK))["type"] == "seeking"

@@ -161,7 +161,12 @@ class PlayerCmd:
 
 @dataclass(frozen=True)
 class PlayCmd:
-    """One click to a race: ``seek``, ``cancel_seek``, ``play_bot``, ``daily``."""
+    """One click to a race, and playing together: ``seek`` (``resume``: take over this
+    player's seek, kept a few seconds after its page closed), ``cancel_seek``, ``play_bot``,
+    ``daily``, and the challenges (solrace.service.challenges): ``challenge`` (``to``: a
+    player's name, or none for a link), ``challenge_accept``, ``challenge_decline``,
+    ``challenge_cancel``, ``challenge_get`` (each with ``challenge``, its id) and
+    ``challenges`` (the player's open ones)."""
 
     action: str
     rid: Any = None
@@ -170,6 +175,9 @@ class PlayCmd:
     rated: bool = True
     bot_after: int = 10
     level: int = 0
+    resume: bool = False
+    to: str | None = None
+    challenge: str | None = None
 
 
 @dataclass(frozen=True)
@@ -419,7 +427,8 @@ def _play(kind: str, obj: dict[Any, Any], rid: Any) -> PlayCmd:
             raise ProtocolError("bad_message", "'time_limit' of a quick race is one of "
                                 f"{', '.join(map(str, SEEK_TIME_LIMITS))} seconds", rid)
         return PlayCmd("seek", rid, game=game, time_limit=time_limit, rated=rated,
-                       bot_after=_int(obj, "bot_after", 0, 60, rid, default=10))
+                       bot_after=_int(obj, "bot_after", 0, 60, rid, default=10),
+                       resume=_bool(obj, "resume", rid, default=False))
     return PlayCmd("play_bot", rid, game=game, rated=rated,
                    time_limit=_int(obj, "time_limit", 60, 3600, rid, default=300),
                    level=_int(obj, "level", 1, 5, rid))
@@ -513,6 +522,8 @@ def to_dict(cmd: Command) -> dict[str, Any]:
                                       if k != "action" and v is not None}}
         if isinstance(cmd, PlayCmd) and cmd.level == 0:
             del out["level"]
+        if isinstance(cmd, PlayCmd) and not cmd.resume:
+            del out["resume"]
         return out
     msg: dict[str, Any] = {"type": TYPES[type(cmd)]}
     for name, value in vars(cmd).items():

@@ -252,11 +252,12 @@ def paired(race: Race, racer: Racer, opponents: list[Racer], rid: Any = None,
 
 
 def seeking(game: str, time_limit: int, rated: bool, bot_at: int | None,
-            casual: str | None = None, rid: Any = None) -> Message:
+            casual: str | None = None, rid: Any = None, since: int | None = None) -> Message:
     """A seek is in its queue: ``bot_at`` (unix ms) is when a house bot takes the other seat
-    if nobody comes (None: never); ``casual`` as in :func:`paired`."""
+    if nobody comes (None: never); ``casual`` as in :func:`paired`; ``since`` (unix ms) when
+    the seek began (earlier than now for a seek taken over after a page reload)."""
     msg: Message = {"type": "seeking", "game": game, "time_limit": time_limit, "rated": rated,
-                    "bot_at": bot_at}
+                    "bot_at": bot_at, "since": since}
     if casual is not None:
         msg["casual"] = casual
     if rid is not None:
