@@ -184,3 +184,133 @@ async def test_a_seek_paired_during_the_reload_gives_the_seat_and_one_not_taken_
             break
         await asyncio.sleep(0.05)
     assert (await dee.request(SEEK))["type"] == "seeking"
+
+
+# ------------------------------------------------------------------------ challenges
+async def tab_of(srv: Server, key: str, address: str) -> RaceClient:
+    """Another page of the browser whose cookie is ``key``."""
+    return await srv.client(additional_headers={"Cookie": f"sr_player={key}",
+                                                "X-Forwarded-For": address})
+
+
+async def test_a_challenge_by_name_reaches_every_page_and_accepted_seats_both(
+        play: tuple[Server, Clock]) -> None:
+    srv, _ = play
+    ann = await account(srv, "Ann")
+    bob, key = await visitor(srv, "192.0.2.20")
+    await bob.request({"type": "set_name", "name": "Bob"})
+    await bob.request({"type": "set_password", "password": "Bob password"})
+    bob_tab = await tab_of(srv, key, "192.0.2.20")
+    made = await ann.request({"type": "challenge", "to": "bob", "game": "yukon",
+                              "time_limit": 180})
+    assert made["type"] == "challenge_created" and made["link"] == f"/challenge/{made['challenge']}"
+    assert made["to"]["name"] == "Bob" and made["rated"] is True
+    assert made["expires_at"] - made["created_at"] == 120_000
+    for page in (bob, bob_tab):  # on every page he has open
+        got = await page.next_event("challenge", timeout=T)
+        assert got["challenge"] == made["challenge"] and got["by"]["name"] == "Ann"
+        assert got["game"] == "yukon" and got["time_limit"] == 180
+    listed = await bob.request({"type": "challenges"})
+    assert [c["challenge"] for c in listed["incoming"]] == [made["challenge"]]
+    assert (await ann.request({"type": "challenges"}))["outgoing"][0]["to"]["name"] == "Bob"
+    seen = await bob.request({"type": "challenge_get", "challenge": made["challenge"]})
+    assert seen["you"] == "challenged"
+    # Accepted on one page: both are seated in a rated race of two.
+    paired_bob = await bob_tab.request({"type": "challenge_accept",
+                                        "challenge": made["challenge"]})
+    paired_ann = await ann.next_event("paired", timeout=T)
+    assert paired_bob["race"] == paired_ann["race"] and paired_bob["kind"] == "challenge"
+    assert paired_bob["rated"] is True and paired_ann["challenge"] == made["challenge"]
+    assert paired_ann["opponents"][0]["name"] == "Bob"
+    assert (await bob.next_event("challenge_ended", timeout=T))["reason"] == "accepted"
+    await sit(paired_bob["race"], (ann, paired_ann), (bob_tab, paired_bob))
+    # Taken once: nobody takes it again.
+    assert await refused(bob, {"type": "challenge_accept",
+                               "challenge": made["challenge"]}) == "not_found"
+
+
+async def test_a_challenge_by_link_is_open_to_anyone_and_casual_with_a_guest(
+        play: tuple[Server, Clock]) -> None:
+    srv, _ = play
+    ann = await account(srv, "Ann")
+    made = await ann.request({"type": "challenge", "game": "scotch", "time_limit": 300})
+    assert made["to"] is None and made["expires_at"] - made["created_at"] == 900_000
+    cid = made["challenge"]
+    visiting, _ = await visitor(srv)  # not a player yet: the link's page shows it all the same
+    seen = await visiting.request({"type": "challenge_get", "challenge": cid})
+    assert seen["you"] == "other" and seen["by"]["name"] == "Ann"
+    assert await refused(ann, {"type": "challenge_accept", "challenge": cid}) == "forbidden"
+    # A visitor who says no: Ann hears it, and the link stays open for someone else.
+    await visiting.request({"type": "challenge_decline", "challenge": cid})
+    no = await ann.next_event("challenge_declined", timeout=T)
+    assert no["challenge"] == cid and no["open"] is True
+    paired = await visiting.request({"type": "challenge_accept", "challenge": cid})
+    assert paired["rated"] is False and paired["casual"] == "guest"  # a guest now
+    to_ann = await ann.next_event("paired", timeout=T)
+    assert to_ann["casual"] == "opponent_guest" and to_ann["race"] == paired["race"]
+    assert to_ann["opponents"][0]["name"].startswith("Guest-")
+
+
+async def test_a_declined_expired_or_cancelled_challenge_says_so(
+        play: tuple[Server, Clock]) -> None:
+    srv, _ = play
+    ann, bob = await account(srv, "Ann"), await account(srv, "Bob")
+    cy = await named(srv, "Cy")
+    made = await ann.request({"type": "challenge", "to": "Bob", "game": "scotch",
+                              "time_limit": 300})
+    await bob.next_event("challenge", timeout=T)
+    assert await refused(cy, {"type": "challenge_decline",
+                              "challenge": made["challenge"]}) == "forbidden"
+    assert await refused(cy, {"type": "challenge_accept",
+                              "challenge": made["challenge"]}) == "forbidden"
+    await bob.request({"type": "challenge_decline", "challenge": made["challenge"]})
+    no = await ann.next_event("challenge_declined", timeout=T)
+    assert no == {"type": "challenge_declined", "challenge": made["challenge"], "by": "Bob",
+                  "open": False}
+    assert (await bob.next_event("challenge_ended", timeout=T))["reason"] == "declined"
+    assert await refused(bob, {"type": "challenge_accept",
+                               "challenge": made["challenge"]}) == "not_found"
+    # Cancelled by Ann: Bob's pages drop it.
+    made = await ann.request({"type": "challenge", "to": "Bob", "game": "scotch",
+                              "time_limit": 300})
+    assert await refused(bob, {"type": "challenge_cancel",
+                               "challenge": made["challenge"]}) == "forbidden"
+    await ann.request({"type": "challenge_cancel", "challenge": made["challenge"]})
+    assert (await told(bob, "challenge_ended", challenge=made["challenge"]))["reason"] == \
+        "cancelled"
+    # Not answered in time: both are told.
+    srv.app.challenges.named_ms = 300  # type: ignore[union-attr]
+    made = await ann.request({"type": "challenge", "to": "Bob", "game": "scotch",
+                              "time_limit": 300})
+    gone = await ann.next_event("challenge_expired", timeout=T)
+    assert gone == {"type": "challenge_expired", "challenge": made["challenge"]}
+    assert (await told(bob, "challenge_ended", challenge=made["challenge"]))["reason"] == \
+        "expired"
+    assert (await bob.request({"type": "challenges"}))["incoming"] == []
+
+
+async def test_challenges_are_bounded_and_checked(play: tuple[Server, Clock]) -> None:
+    srv, _ = play
+    ann, _ = await visitor(srv, "192.0.2.30")
+    await ann.request({"type": "set_name", "name": "Ann"})
+    bad = {"type": "challenge", "game": "scotch", "time_limit": 301}
+    assert await refused(ann, bad) == "bad_message"
+    assert await refused(ann, {**bad, "time_limit": 300, "game": "chess"}) == "bad_message"
+    assert await refused(ann, {**bad, "time_limit": 300, "to": "Nobody"}) == "not_found"
+    assert await refused(ann, {**bad, "time_limit": 300, "to": "ann"}) == "forbidden"
+    assert await refused(ann, {"type": "challenge_accept", "challenge": "x" * 65}) == \
+        "bad_message"
+    made = [await ann.request({**bad, "time_limit": 300}) for _ in range(3)]
+    assert made[0]["casual"] == "guest" and made[0]["rated"] is False  # a guest asked
+    assert await refused(ann, {**bad, "time_limit": 300}) == "limit_reached"  # 3 per player
+    # A challenger who left: nobody would sit in his seat, so the challenge is off.
+    await ann.close()
+    bob = await named(srv, "Bob")
+    assert await refused(bob, {"type": "challenge_accept",
+                               "challenge": made[0]["challenge"]}) == "not_found"
+    # Ten other players may wait for one player's answer; the eleventh waits his turn.
+    for i in range(10):
+        other = await named(srv, f"Fan{i}")
+        await other.request({**bad, "time_limit": 300, "to": "Bob"})
+    late = await named(srv, "Fan10")
+    assert await refused(late, {**bad, "time_limit": 300, "to": "Bob"}) == "limit_reached"

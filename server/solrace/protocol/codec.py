@@ -202,6 +202,10 @@ Command = (Create | Join | Watch | Leave | Start | Ready | MoveCmd | Undo | Resi
 #: The time limits of quick races (one queue per game and time limit).
 SEEK_TIME_LIMITS = (180, 300, 600)
 
+#: The challenges' commands (a race of two with a friend).
+CHALLENGE_ACTIONS = ("challenge", "challenges", "challenge_get", "challenge_accept",
+                     "challenge_decline", "challenge_cancel")
+
 TOURNAMENT_ACTIONS = ("create", "join", "watch", "start", "next", "entry", "pause", "remove",
                       "redeal", "finish", "leave")
 
@@ -263,16 +267,16 @@ def parse_seed(value: Any) -> int:
     return value
 
 
-def _name(obj: dict[Any, Any], rid: Any) -> str | None:
-    name = obj.get("name")
+def _name(obj: dict[Any, Any], rid: Any, key: str = "name") -> str | None:
+    name = obj.get(key)
     if name is None:
         return None
     if not isinstance(name, str):
-        raise ProtocolError("bad_message", "'name' must be a string", rid)
+        raise ProtocolError("bad_message", f"{key!r} must be a string", rid)
     name = " ".join(name.split())  # no control characters, newlines or runs of spaces
     if not name or len(name) > MAX_NAME or not name.isprintable():
         raise ProtocolError(
-            "bad_message", f"'name' must be 1 to {MAX_NAME} printable characters", rid
+            "bad_message", f"{key!r} must be 1 to {MAX_NAME} printable characters", rid
         )
     return name
 
@@ -316,6 +320,8 @@ def parse_command(obj: dict[Any, Any]) -> Command:
         return _player(kind, obj, rid)
     if kind in ("seek", "cancel_seek", "play_bot", "daily"):
         return _play(kind, obj, rid)
+    if kind in CHALLENGE_ACTIONS:
+        return _challenge(kind, obj, rid)
     if kind in ("mod_clear", "mod_close"):
         player = _str(obj, "player", MAX_ID, rid)
         if kind == "mod_clear":
@@ -432,6 +438,20 @@ def _play(kind: str, obj: dict[Any, Any], rid: Any) -> PlayCmd:
     return PlayCmd("play_bot", rid, game=game, rated=rated,
                    time_limit=_int(obj, "time_limit", 60, 3600, rid, default=300),
                    level=_int(obj, "level", 1, 5, rid))
+
+
+def _challenge(kind: str, obj: dict[Any, Any], rid: Any) -> PlayCmd:
+    """The challenges' commands (solrace.service.challenges)."""
+    if kind == "challenges":
+        return PlayCmd(kind, rid)
+    if kind != "challenge":
+        return PlayCmd(kind, rid, challenge=_str(obj, "challenge", MAX_ID, rid))
+    time_limit = _int(obj, "time_limit", 0, 86400, rid, default=300)
+    if time_limit not in SEEK_TIME_LIMITS:
+        raise ProtocolError("bad_message", "'time_limit' of a challenge is one of "
+                            f"{', '.join(map(str, SEEK_TIME_LIMITS))} seconds", rid)
+    return PlayCmd(kind, rid, game=_str(obj, "game", MAX_ID, rid), time_limit=time_limit,
+                   rated=_bool(obj, "rated", rid, default=True), to=_name(obj, rid, "to"))
 
 
 def _tournament(action: str, obj: dict[Any, Any], rid: Any) -> TournamentCmd:

@@ -13,6 +13,7 @@ from typing import Any
 
 import solrules
 
+from solrace.core.challenge import Challenge
 from solrace.core.race import Race
 from solrace.core.race_parts import RaceEvent
 from solrace.core.racer import Racer
@@ -263,6 +264,37 @@ def seeking(game: str, time_limit: int, rated: bool, bot_at: int | None,
     if rid is not None:
         msg["rid"] = rid
     return msg
+
+
+def challenge(ch: Challenge, rid: Any = None, you: str | None = None,
+              kind: str = "challenge") -> Message:
+    """A challenge as its pages see it (:meth:`Challenge.view`): to every page of the player
+    it names when it is made, in answer to ``challenge_get`` (``you``: ``"challenger"``,
+    ``"challenged"`` or ``"other"``), and, as ``challenge_created``, to its challenger."""
+    msg: Message = {"type": kind, **ch.view()}
+    if you is not None:
+        msg["you"] = you
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
+
+
+def challenges(incoming: list[Challenge], outgoing: list[Challenge],
+               rid: Any = None) -> Message:
+    """A player's open challenges: made for him, and by him (oldest first)."""
+    msg: Message = {"type": "challenges", "incoming": [c.view() for c in incoming],
+                    "outgoing": [c.view() for c in outgoing]}
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
+
+
+def challenge_answer(kind: str, ch: Challenge, **fields: Any) -> Message:
+    """What became of a challenge, to its players' pages: ``challenge_declined`` {``by``
+    (who), ``open`` (a link stays open for others)} and ``challenge_expired`` to the
+    challenger, ``challenge_ended`` {``reason``: accepted, declined, cancelled, expired} to
+    the player it was for."""
+    return {"type": kind, "challenge": ch.id, **fields}
 
 
 #: Why a seek left its queue without its connection asking (``seek_ended``).

@@ -205,7 +205,7 @@ class Matchmaker:
         if game not in solrules.GAMES:
             raise RaceError("bad_message", f"unknown game; one of {', '.join(solrules.GAMES)}")
 
-    async def _rated(self, who: Who, asked: bool) -> tuple[bool, str | None]:
+    async def rated(self, who: Who, asked: bool) -> tuple[bool, str | None]:
         """Is a request for a rated race (``asked``) rated, and if not although asked, why:
         a guest's is casual; an account's passes the rated gate (or raises)."""
         if not asked:
@@ -219,7 +219,7 @@ class Matchmaker:
     async def seek(self, conn: Seeker, cmd: codec.PlayCmd) -> None:
         self._game(cmd.game)
         who = await self.accounts.ensure(conn)
-        rated, casual = await self._rated(who, cmd.rated)
+        rated, casual = await self.rated(who, cmd.rated)
         now = self.hub.clock()
         queue = queue_name(cmd.game, cmd.time_limit, rated)
         if cmd.resume and await self._resume(conn, cmd, who, queue, now):
@@ -469,7 +469,7 @@ class Matchmaker:
             raise RaceError("unavailable", f"the {level.name} bot needs the server's solver, "
                             "which is off here")
         who = await self.accounts.ensure(conn)
-        rated, casual = await self._rated(who, cmd.rated)
+        rated, casual = await self.rated(who, cmd.rated)
         await self.cancel(conn)
         await self._bot_race(conn, cmd.game, cmd.time_limit, rated, level, kind="bot",
                              rid=cmd.rid, casual=casual)
