@@ -331,6 +331,8 @@ CHALLENGES_PER_PLAYER = 3
 CHALLENGES_TO_PLAYER = 10
 CHALLENGES_PER_ADDRESS = 30
 MAX_CHALLENGES = 10_000
+#: House bots a tournament's host may enter in it (each plays every race it is seated in).
+MAX_TOURNAMENT_BOTS = 8
 #: House bots playing at once in one process, and for one client address.
 HOUSE_BOTS = 200
 HOUSE_BOTS_PER_ADDRESS = 4

@@ -105,3 +105,26 @@ async def test_a_reload_on_the_other_process_keeps_the_seek_or_gets_its_seat(
     await sit(seat["race"], (cy, seat), (dee, paired_dee))
     for client in (ann, bob, cy, dee):
         await client.close()
+
+
+async def test_house_bots_added_through_either_process_play_the_tournament(
+        pair: tuple[Solrace, Solrace]) -> None:
+    a, b = pair
+    host = await RaceClient.connect(a.url)
+    made = await host.request({"type": "tournament_create", "name": "Cup", "format": "rounds",
+                               "games": ["scotch"], "gap": 0})
+    tid = made["tournament"]
+    helper = await RaceClient.connect(b.url)  # the host's tools on a page of the other process
+    await helper.request({"type": "tournament_add_bot", "tournament": tid,
+                          "token": made["host_token"], "level": 2})
+    ann = await RaceClient.connect(b.url)
+    await ann.request({"type": "tournament_join", "tournament": tid, "name": "Ann"})
+    await helper.request({"type": "tournament_start", "tournament": tid,
+                          "token": made["host_token"]})
+    seat = await ann.next_event("round", timeout=T * 2)
+    await ann.join(seat["race"], token=seat["token"])
+    await ann.wait_state(seat["race"], T * 2)
+    moved = await ann.next_event("progress", timeout=T * 3)
+    assert moved["player"] != seat["player"]  # the bot plays, wherever its race runs
+    for client in (host, helper, ann):
+        await client.close()

@@ -314,3 +314,54 @@ async def test_challenges_are_bounded_and_checked(play: tuple[Server, Clock]) ->
         await other.request({**bad, "time_limit": 300, "to": "Bob"})
     late = await named(srv, "Fan10")
     assert await refused(late, {**bad, "time_limit": 300, "to": "Bob"}) == "limit_reached"
+
+
+# ------------------------------------------------------------- a tournament's house bots
+async def test_a_host_adds_house_bots_that_play_every_race_they_are_seated_in(
+        play: tuple[Server, Clock]) -> None:
+    srv, _ = play
+    host = await srv.client()
+    made = await host.request({"type": "tournament_create", "name": "Cup", "format": "rounds",
+                               "games": ["scotch"], "rounds": 2, "race_size": 3, "gap": 0})
+    tid, token = made["tournament"], made["host_token"]
+    add = {"type": "tournament_add_bot", "tournament": tid, "token": token}
+    ann = await srv.client()
+    entered = await ann.request({"type": "tournament_join", "tournament": tid, "name": "Ann"})
+    assert await refused(ann, {**add, "token": entered["token"], "level": 1}) == "forbidden"
+    assert await refused(host, {**add, "level": 6}) == "bad_message"
+    assert await refused(host, {**add, "level": 4}) == "unavailable"  # no solver here
+    for level in (1, 2, 1):
+        assert (await host.request({**add, "level": level}))["type"] == "ok"
+    view = await host.request({"type": "tournament_watch", "tournament": tid})
+    bots = [e for e in view["entrants"] if e["bot"]]
+    assert [(e["name"], e["level"]) for e in bots] == [
+        ("Random bot", 1), ("Greedy bot", 2), ("Random bot 2", 1)]
+    await host.request({"type": "tournament_start", "tournament": tid, "token": token})
+    seat = await ann.next_event("round", timeout=T)
+    race = seat["race"]
+    await ann.join(race, token=seat["token"])
+    # The bots took their seats at once: the race runs without waiting for the grace.
+    await ann.wait_state(race, T * 2)
+    snap = await ann.watch(race)  # four entrants by three: two races of two
+    bot = next(p for p in snap["players"] if p["bot"])
+    assert bot["name"] in {"Random bot", "Greedy bot", "Random bot 2"} and bot["level"] in (1, 2)
+    moved = await told_progress(ann)
+    assert moved["player"] == bot["player"]  # it plays
+    assert await refused(host, {**add, "level": 1}) == "tournament_started"
+
+
+async def told_progress(client: RaceClient) -> dict[str, Any]:
+    """The first move of another racer (a ``progress`` event)."""
+    return await client.next_event("progress", timeout=T * 3)
+
+
+async def test_a_tournament_holds_at_most_eight_house_bots(play: tuple[Server, Clock]) -> None:
+    srv, _ = play
+    host = await srv.client()
+    made = await host.request({"type": "tournament_create", "name": "Bots", "format": "rounds",
+                               "games": ["yukon"]})
+    add = {"type": "tournament_add_bot", "tournament": made["tournament"],
+           "token": made["host_token"], "level": 2}
+    for _ in range(8):
+        await host.request(add)
+    assert await refused(host, add) == "limit_reached"

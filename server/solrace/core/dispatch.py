@@ -39,6 +39,7 @@ from solrace.core.effects import (
     Unfollow,
     World,
 )
+from solrace.core.levels import LEVELS, bot_name
 from solrace.core.quotas import admit, outside_reserve, refusal
 from solrace.core.race import Race
 from solrace.core.race_parts import Options, Outcome, RaceError
@@ -480,8 +481,23 @@ def tournament(world: World, session: Session, cmd: codec.TournamentCmd, now: in
         fx.touts.append(t.redeal(token, cmd.round or 0, now, draw))
     elif cmd.action == "finish":
         fx.touts.append(t.finish(token, now))
+    elif cmd.action == "add_bot":
+        fx.touts.append(_add_bot(world, t, token, cmd.level or 1, now))
     fx.steps += [Reply(messages.ok(tid, cmd.rid)), EMIT]
     return fx
+
+def _add_bot(world: World, t: Tournament, token: str, level: int, now: int) -> TOutcome:
+    """The host enters a house bot of ``level``, named after it (numbered when the tournament
+    has one of that name already)."""
+    if not world.can_play_bot(level):
+        raise RaceError("unavailable", "this bot needs the server's solver, which is off here: "
+                        "choose level 1 or 2")
+    base = bot_name(LEVELS[level])
+    names = {e.name for e in t.entrants.values()}
+    name = next(n for i in range(1, len(names) + 2)
+                if (n := base if i == 1 else f"{base} {i}") not in names)
+    return t.add_bot(token, name, world.entropy.token(), level, now)
+
 
 def _may_enter(world: World, session: Session, t: Tournament) -> None:
     """This address's share of the tournament's entrants, and the part of them kept for

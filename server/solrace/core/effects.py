@@ -251,3 +251,6 @@ class World(Protocol):
 
     def entrants_from(self, tournament: str, address: str) -> int:
         """Entrants of the tournament who joined from this client address."""
+
+    def can_play_bot(self, level: int) -> bool:
+        """Can this server play a house bot of ``level`` (the solver's levels need it)?"""

@@ -141,6 +141,7 @@ class TournamentCmd:
     entrant: str | None = None
     round: int | None = None
     create: dict[str, Any] | None = None  # tournament_create's settings, checked
+    level: int | None = None  # add_bot: the house bot's level (1-5)
 
     @property
     def race(self) -> str:
@@ -207,7 +208,7 @@ CHALLENGE_ACTIONS = ("challenge", "challenges", "challenge_get", "challenge_acce
                      "challenge_decline", "challenge_cancel")
 
 TOURNAMENT_ACTIONS = ("create", "join", "watch", "start", "next", "entry", "pause", "remove",
-                      "redeal", "finish", "leave")
+                      "redeal", "finish", "leave", "add_bot")
 
 
 def _rid(obj: dict[Any, Any]) -> Any:
@@ -482,6 +483,8 @@ def _tournament(action: str, obj: dict[Any, Any], rid: Any) -> TournamentCmd:
     if action == "redeal":
         return TournamentCmd(action, tid, rid, token=token,
                              round=_int(obj, "round", 1, 1000, rid))
+    if action == "add_bot":
+        return TournamentCmd(action, tid, rid, token=token, level=_int(obj, "level", 1, 5, rid))
     return TournamentCmd(action, tid, rid, token=token)
 
 
@@ -525,7 +528,7 @@ def to_dict(cmd: Command) -> dict[str, Any]:
     """A command as a message again: ``parse_command(to_dict(cmd)) == cmd``."""
     if isinstance(cmd, TournamentCmd):
         t: dict[str, Any] = {"type": f"tournament_{cmd.action}", **(cmd.create or {})}
-        for name in ("tournament", "rid", "token", "name", "code", "entrant", "round"):
+        for name in ("tournament", "rid", "token", "name", "code", "entrant", "round", "level"):
             value = getattr(cmd, name)
             if value is not None and name not in t:
                 t[name] = value

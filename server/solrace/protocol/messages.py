@@ -449,7 +449,8 @@ def tournament_view(t: Tournament, you: str | None = None, rid: Any = None) -> M
         "reason": t.reason,
         "created_at": t.created_at,
         "entrants": [{"entrant": e.entrant, "name": e.name, "bot": e.bot,
-                      "removed": e.removed} for e in t.entrants.values()],
+                      "removed": e.removed, **({} if e.level is None else {"level": e.level})}
+                     for e in t.entrants.values()],
         "rounds": rounds,
         "standings": t.standings(),
         "you": you,

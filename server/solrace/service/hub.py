@@ -91,6 +91,8 @@ class Bots(Protocol):
 
     def stop(self, race_id: str) -> None: ...
 
+    def can_play_level(self, level: int) -> bool: ...
+
 
 class Scores(Protocol):
     """The scorer of finished races (solrace.service.scoring)."""
@@ -171,7 +173,7 @@ class Hub:
         self.organizer = Organizer(
             store, bus.publish, clock, self.assist.deals, self.countdown_ms,
             RacePorts(get=self.get, hold=self.hold, record=self.record, arm=self.arm,
-                      room=self.room_for))
+                      room=self.room_for, play_bots=self._play_bots))
         self.watch = StoreWatch(store, self.supervisor, forget=self.forget, adopt=self.adopt,
                                 owns=lambda race_id: self.owns(race_id),
                                 health=lambda ok: self.on_health and self.on_health(ok),
@@ -202,6 +204,9 @@ class Hub:
 
     def entrants_from(self, tournament: str, address: str) -> int:
         return self.organizer.entrants_from(tournament, address)
+
+    def can_play_bot(self, level: int) -> bool:
+        return self.house_bots is not None and self.house_bots.can_play_level(level)
 
     @property
     def max_races(self) -> int:
@@ -471,6 +476,11 @@ class Hub:
         """Make an outcome nobody asked for (a deadline) durable, then emit it."""
         self._queue(race, out)
         self.store.after_commit(lambda: self.emit(race, out))
+
+    def _play_bots(self, race: Race) -> None:
+        """Play the house bots seated in a race made here (a tournament's)."""
+        if self.house_bots is not None:
+            self.house_bots.adopted(race)
 
     def arm(self, race: Race) -> None:
         """Set the race's timer for its next deadline."""
