@@ -149,7 +149,13 @@ async def test_a_reload_keeps_the_seek_and_its_time_waited(
     # The same seek: the time waited is kept, and so is when the bot comes.
     assert back["type"] == "seeking" and back["since"] == first["since"]
     assert back["bot_at"] == first["bot_at"]
-    # The old socket's seek ends with no harm to the taken-over one: Bob is paired with Ann.
+    # Another tab that takes it over while this one is open: this one is told it moved.
+    tab = await tab_of(srv, key, "192.0.2.10")
+    moved = await tab.request({**SEEK, "bot_after": 30, "resume": True})
+    assert moved["since"] == first["since"]
+    assert (await ann.next_event("seek_ended", timeout=T))["reason"] == "replaced"
+    ann = tab
+    # The old sockets' seeks end with no harm to the taken-over one: Bob is paired with Ann.
     srv.app.matchmaker.seek_grace = 0.05
     bob = await named(srv, "Bob")
     paired = await bob.request(SEEK)

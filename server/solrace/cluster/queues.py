@@ -261,7 +261,8 @@ return n
 """
 
 #: ARGV: prefix, player, queue, process, connection, new seek id. The player's seek waiting in
-#: that queue, now that connection's under the new id (a page reloaded), or nil.
+#: that queue as it was and as it is now, that connection's under the new id (a page
+#: reloaded), or nil.
 TAKE_OVER = """
 local P = ARGV[1]
 local old = redis.call('HGET', P .. 's', ARGV[2])
@@ -277,7 +278,7 @@ local new = cjson.encode(seek)
 redis.call('HDEL', key, string.sub(old, tab + 1))
 redis.call('HSET', key, seek.id, new)
 redis.call('HSET', P .. 's', ARGV[2], ARGV[3] .. '\\t' .. seek.id)
-return new
+return {raw, new}
 """
 
 #: ARGV: prefix, seek id, the seek (JSON), player, queue. Back in his queue if he was held as
@@ -371,10 +372,10 @@ class RedisQueues:
         await self.client.hdel(MATCHED, seek.id)
 
     async def take_over(self, player: str, queue: str, process: str, conn: int,
-                        new_id: str) -> Seek | None:
+                        new_id: str) -> tuple[Seek, Seek] | None:
         raw = await self._script("take_over", TAKE_OVER,
                                  [PREFIX, player, queue, process, conn, new_id])
-        return None if raw is None else _seek(raw)
+        return None if raw is None else (_seek(raw[0]), _seek(raw[1]))
 
     async def give_back(self, seek: Seek) -> bool:
         return bool(await self._script("give_back", GIVE_BACK, [

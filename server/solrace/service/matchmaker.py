@@ -91,9 +91,10 @@ class Queues(Protocol):
         """The race of ``seek``, paired by this process, is made."""
 
     async def take_over(self, player: str, queue: str, process: str, conn: int,
-                        new_id: str) -> Seek | None:
+                        new_id: str) -> tuple[Seek, Seek] | None:
         """The player's seek waiting in ``queue``, now connection ``conn`` of ``process``'s
-        under ``new_id`` (its time waited kept), or None (see MemoryQueues.take_over)."""
+        under ``new_id`` (its time waited kept): as it was and is; or None (see
+        MemoryQueues.take_over)."""
 
     async def give_back(self, seek: Seek) -> bool:
         """The race of ``seek`` could not be made: he waits again (unless the player seeks
@@ -133,7 +134,7 @@ class LocalQueues:
         pass
 
     async def take_over(self, player: str, queue: str, process: str, conn: int,
-                        new_id: str) -> Seek | None:
+                        new_id: str) -> tuple[Seek, Seek] | None:
         return self.queues.take_over(player, queue, process, conn, new_id)
 
     async def give_back(self, seek: Seek) -> bool:
@@ -273,9 +274,12 @@ class Matchmaker:
         closed a moment ago, is this connection's now (True, answered); or, paired meanwhile,
         his seat in that race (True, answered ``paired``); else False (a new seek)."""
         await self.cancel(conn)
-        seek = await self.queues.take_over(who.id, queue, self.process, conn.id,
-                                           secrets.token_hex(8))
-        if seek is not None:
+        moved = await self.queues.take_over(who.id, queue, self.process, conn.id,
+                                            secrets.token_hex(8))
+        if moved is not None:
+            old, seek = moved
+            if (old.process, old.conn) != (self.process, conn.id):
+                self._ended(old, "replaced")  # another tab of his, if it is still open
             self._wait(conn, cmd, seek, is_rated(queue), seek.casual or None, seek.since, now)
             return True
         race_id = await self.queues.seat_of(who.id, now)
