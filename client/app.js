@@ -1,8 +1,12 @@
 // Router: picks a page from location.pathname and mounts it into <main>. Pages export
 // `mount(root, params) -> unmount()`; links marked `data-link` navigate without a reload. The
 // tournament page, and the player, leaderboard and daily pages (modules and stylesheets), are
-// loaded when first visited.
+// loaded when first visited. Every page has the challenges' banner under the top bar
+// (challenges.js, over the page's own connection: inbox.js).
 
+import { challenges } from "./challenges.js";
+import { inbox } from "./inbox.js";
+import * as challenge from "./pages/challenge.js";
 import * as home from "./pages/home.js";
 import * as race from "./pages/race.js";
 import * as watch from "./pages/watch.js";
@@ -28,11 +32,15 @@ const ROUTES = [
   [/^\/leaderboard\/([^/]+)\/?$/, leaderboard, (m) => ({ game: decodeURIComponent(m[1]) })],
   [/^\/daily(?:\/([^/]+))?\/?$/, daily, (m) => ({ game: m[1] ? decodeURIComponent(m[1]) : null })],
   [/^\/mod\/?$/, mod, () => ({})],
+  [/^\/challenge\/([^/]+)\/?$/, challenge, (m) => ({ challenge: decodeURIComponent(m[1]) })],
 ];
 
 applyDocumentSettings();
 document.querySelector(".topbar")?.append(meArea(), settingsMenu());
 me.load();
+// One connection per page for what reaches this player on any page (a challenge, its answer).
+inbox.start();
+challenges.start();
 
 // For automation and curious players: the current page's session (a race's, or a tournament's)
 // and a navigate function.

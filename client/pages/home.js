@@ -6,9 +6,11 @@ import { GAME_TITLES, gameTitle } from "../cards.js";
 import { me } from "../me.js";
 import { createRace } from "../net.js";
 import { RULES, rulesPanel } from "../rules.js";
+import { seekBeforeReload } from "../seek.js";
 import { store } from "../storage.js";
 import { fetchJSON, h, navigate, replace } from "../ui.js";
 import { HINT_PENALTY_S, OpenRaces, YourRaces, yourTournaments } from "./lobby.js";
+import { challengePanel } from "./challenge.js";
 import { botPanel, quickRacePanel } from "./play-now.js";
 import { dailyPath, leaderboardPath } from "./player-parts.js";
 import { tournamentForm } from "./tournament-form.js";
@@ -175,6 +177,7 @@ export function mount(root, { seek = null } = {}) {
 
   const quick = quickRacePanel();
   const bots = botPanel();
+  const challenge = challengePanel();
   replace(root,
     h("section.hero.hero-compact", {},
       h("h1", {}, "Race the same deal."),
@@ -183,6 +186,7 @@ export function mount(root, { seek = null } = {}) {
     h("div.play-grid", {}, quick.el, bots.el, openRaces.el),
     homeLinks(),
     h("h2.home-section-title", {}, "Race your friends"),
+    challenge.el,
     h("div.home-grid", {}, createForm, joinForm),
     tournamentForm(),
     yourRaces.el,
@@ -197,11 +201,14 @@ export function mount(root, { seek = null } = {}) {
   if (seek?.game) {
     history.replaceState(null, ""); // going back here later must not seek again
     quick.seek(seek.game, seek.time_limit);
+  } else if (seekBeforeReload()?.game) {
+    quick.resume(seekBeforeReload()); // the page was reloaded while it sought: the same seek
   }
   return () => {
     openRaces.stop();
     quick.destroy();
     bots.destroy();
+    challenge.destroy();
     me.removeEventListener("change", prefill);
   };
 }

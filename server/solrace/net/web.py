@@ -222,7 +222,7 @@ def set_cookie(value: str, secure: bool, max_age: int = COOKIE_DAYS * 86400) -> 
 
 
 #: The client's pages (index.html): the first part of their paths.
-PAGES = ("race", "tournament", "player", "leaderboard", "daily", "mod")
+PAGES = ("race", "tournament", "player", "leaderboard", "daily", "mod", "challenge")
 #: The player routes of the API (``/api/{what}/...``).
 PLAYER_API = ("me", "session", "signout", "players", "leaderboard", "daily", "mod")
 
