@@ -37,6 +37,12 @@ export function mount(root, { name }) {
     // closed account.
     challenge?.destroy();
     challenge = yours || p.closed ? null : challengePanel({ to: p.name });
+    if (challenge) {
+      const panel = challenge.el;
+      me.load().then(() => {
+        if (me.player?.id === p.id) panel.hidden = true; // his own page, known a moment late
+      });
+    }
     const games = Object.keys(GAME_TITLES).filter((g) => p.ratings?.[g] || p.stats?.[g]);
     const ratingCards = Object.keys(GAME_TITLES).filter((g) => p.ratings?.[g]).map((g) => {
       const r = p.ratings[g];
