@@ -322,6 +322,27 @@ async def test_challenges_are_bounded_and_checked(play: tuple[Server, Clock]) ->
     assert await refused(late, {**bad, "time_limit": 300, "to": "Bob"}) == "limit_reached"
 
 
+async def test_a_process_keeps_few_expiry_timers_per_challenger(
+        play: tuple[Server, Clock]) -> None:
+    """Challenges taken on another process leave their timers here until their end: a
+    challenger who makes and cancels them there again and again holds a few at most."""
+    from solrace.core.challenge import Challenge
+    from solrace.service.challenges import TIMERS_PER_PLAYER
+
+    srv, _ = play
+    service = srv.app.challenges
+    assert service is not None
+    now = srv.app.hub.clock()
+    for i in range(5 * TIMERS_PER_PLAYER):
+        service._arm(Challenge(f"c{i}", "pl-a", "A", "scotch", 300, False, now, now + 60_000),
+                     now)
+    assert len(service.timers) == TIMERS_PER_PLAYER
+    assert service.timers_of["pl-a"] == [f"c{i}" for i in range(4 * TIMERS_PER_PLAYER,
+                                                                5 * TIMERS_PER_PLAYER)]
+    await service._expire(f"c{5 * TIMERS_PER_PLAYER - 1}")
+    assert len(service.timers) == TIMERS_PER_PLAYER - 1
+
+
 # ------------------------------------------------------------- a tournament's house bots
 async def test_a_host_adds_house_bots_that_play_every_race_they_are_seated_in(
         play: tuple[Server, Clock]) -> None:

@@ -38,7 +38,11 @@ from solrace.core.quotas import client_key
 from solrace.core.race import Race
 from solrace.core.race_parts import Options, RaceError
 from solrace.protocol import codec, messages
-from solrace.settings import CHALLENGE_LINK_S, CHALLENGE_NAMED_S
+from solrace.settings import CHALLENGE_LINK_S, CHALLENGE_NAMED_S, CHALLENGES_PER_PLAYER
+
+#: Expiry timers one challenger keeps in this process (his open challenges, and those taken
+#: on another process whose timer here has not fired yet).
+TIMERS_PER_PLAYER = 4 * CHALLENGES_PER_PLAYER
 
 if TYPE_CHECKING:
     from solrace.service.accounts import Accounts
@@ -90,8 +94,10 @@ class Challenges:
         self.matchmaker = matchmaker
         self.online = online
         self.book: Book = book if book is not None else LocalBook()
-        #: The expiry timers of the challenges made here, by id.
-        self.timers: dict[str, asyncio.TimerHandle] = {}
+        #: The expiry timers of the challenges made here, by id, and their ids by challenger
+        #: (oldest first: at most TIMERS_PER_PLAYER each, see _arm).
+        self.timers: dict[str, tuple[asyncio.TimerHandle, str]] = {}
+        self.timers_of: dict[str, list[str]] = {}
         #: How long a challenge waits for its answer (ms): named, and a link.
         self.named_ms = CHALLENGE_NAMED_S * 1000
         self.link_ms = CHALLENGE_LINK_S * 1000
@@ -240,9 +246,7 @@ class Challenges:
     async def _take(self, cid: str) -> Challenge | None:
         """Take ``cid`` out of the book (only one caller ever gets it); its timer, if
         here, goes."""
-        timer = self.timers.pop(cid, None)
-        if timer is not None:
-            timer.cancel()
+        self._disarm(cid)
         return await self.book.take(cid)
 
     async def _race(self, conn: Seeker, ch: Challenge, who: Who, rated: bool) -> Race:
@@ -260,14 +264,36 @@ class Challenges:
         return race
 
     def _arm(self, ch: Challenge, now: int) -> None:
-        """Tell its players when the challenge ends untaken (this process's timer)."""
+        """Tell its players when the challenge ends untaken (this process's timer). A timer
+        goes with its challenge when it is taken here; one taken on another process leaves
+        its timer here until its end, so a challenger keeps at most ``TIMERS_PER_PLAYER`` of
+        them: past that, his oldest goes (its challenge was taken elsewhere, or its end is
+        told by nobody)."""
         delay = max(0.0, (ch.expires_at - now) / 1000)
-        self.timers[ch.id] = asyncio.get_running_loop().call_later(
+        handle = asyncio.get_running_loop().call_later(
             delay, lambda: self.hub.supervisor.spawn(self._expire(ch.id),
                                                      f"challenge {ch.id} ends", timeout=10))
+        self.timers[ch.id] = (handle, ch.by)
+        mine = self.timers_of.setdefault(ch.by, [])
+        mine.append(ch.id)
+        while len(mine) > TIMERS_PER_PLAYER:
+            self._disarm(mine[0])
+
+    def _disarm(self, cid: str) -> None:
+        """Cancel and forget the timer of ``cid``, if this process has one."""
+        entry = self.timers.pop(cid, None)
+        if entry is None:
+            return
+        handle, player = entry
+        handle.cancel()
+        mine = self.timers_of.get(player, [])
+        if cid in mine:
+            mine.remove(cid)
+        if not mine:
+            self.timers_of.pop(player, None)
 
     async def _expire(self, cid: str) -> None:
-        self.timers.pop(cid, None)
+        self._disarm(cid)
         ch = await self.book.take(cid)
         if ch is None:
             return  # taken meanwhile
@@ -281,6 +307,7 @@ class Challenges:
                                                           reason=reason))
 
     def close(self) -> None:
-        for timer in self.timers.values():
-            timer.cancel()
+        for handle, _ in self.timers.values():
+            handle.cancel()
         self.timers.clear()
+        self.timers_of.clear()
