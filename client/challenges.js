@@ -7,7 +7,8 @@
 
 import { gameTitle } from "./cards.js";
 import { inbox } from "./inbox.js";
-import { takeSeat } from "./seek.js";
+import { me } from "./me.js";
+import { keepTypedName, takeSeat } from "./seek.js";
 import { announce, h, navigate, replace, toast } from "./ui.js";
 
 const minutes = (s) => `${Math.round(s / 60)} min`;
@@ -67,7 +68,9 @@ class Challenges extends EventTarget {
   async create({ to = "", game, timeLimit, rated = true }) {
     const msg = { type: "challenge", game, time_limit: Number(timeLimit), rated };
     if (to) msg.to = to;
+    await keepTypedName(); // a visitor who typed a name once challenges under it
     const made = await inbox.request(msg);
+    me.load(); // he may be a player since just now (a guest)
     this.outgoing.set(made.challenge, made);
     this.changed();
     return made;
@@ -78,7 +81,9 @@ class Challenges extends EventTarget {
     this.busy.add(id);
     this.changed();
     try {
+      await keepTypedName();
       const paired = await inbox.request({ type: "challenge_accept", challenge: id });
+      me.load();
       this.incoming.delete(id);
       const path = takeSeat(paired);
       this.dispatchEvent(new CustomEvent("paired", { detail: { paired, path } }));

@@ -9,7 +9,7 @@ import { fetchJSON, formatTime, h, ordinal, replace } from "../ui.js";
 import { dayText, deltaText, leaderboardPath, ratingText } from "./player-parts.js";
 import { ratingChart } from "./rating-chart.js";
 
-const KINDS = { quick: "quick race", bot: "vs bot", daily: "daily deal" };
+const KINDS = { quick: "quick race", bot: "vs bot", daily: "daily deal", challenge: "challenge" };
 
 export function mount(root, { name }) {
   document.title = `${name} — solrace`;
