@@ -195,7 +195,7 @@ class Challenges:
             raise RaceError("not_found", "this challenge is no longer open")
         try:
             race = await self._race(conn, taken, who, rated)
-        except BaseException:
+        except Exception:
             await self.book.open(taken, self.hub.clock(), check=False)  # open again
             self._arm(taken, self.hub.clock())
             raise
