@@ -58,7 +58,7 @@ async def limit(book: Any, c: Challenge) -> str:
 
 async def test_a_challenge_is_taken_once_and_listed_for_both(book: Any) -> None:
     await book.open(ch("c1", to="pb"), NOW)
-    await book.open(ch("c2"), NOW + 1)
+    await book.open(ch("c2", at=NOW + 1), NOW + 1)
     assert (await book.get("c1", NOW)).to == "pb"
     incoming, outgoing = await book.of("pb", NOW)
     assert [c.id for c in incoming] == ["c1"] and outgoing == []

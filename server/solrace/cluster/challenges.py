@@ -134,5 +134,5 @@ class RedisBook:
                 i.decode() if isinstance(i, bytes) else str(i)) for i in ids]) if ids else []
             found = [Challenge.loads(r) for r in raws if r is not None]
             out.append(sorted((c for c in found if c.expires_at > now),
-                              key=lambda c: c.created_at))
+                              key=lambda c: (c.created_at, c.id)))
         return out[0], out[1]

@@ -170,7 +170,7 @@ class ChallengeBook:
 
         def listed(ids: set[str]) -> list[Challenge]:
             return sorted((c for c in map(self.challenges.__getitem__, ids)
-                           if c.expires_at > now), key=lambda c: c.created_at)
+                           if c.expires_at > now), key=lambda c: (c.created_at, c.id))
 
         return listed(self.to.get(player, set())), listed(self.by.get(player, set()))
 

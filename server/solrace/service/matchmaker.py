@@ -341,12 +341,14 @@ class Matchmaker:
         if waiting.timer is not None:
             waiting.timer.cancel()
 
-        def leave() -> None:
-            # By its id: a seek taken over has a new one, and stays.
-            self.hub.supervisor.spawn(self.queues.cancel(waiting.seek),
-                                      f"seek of closed {conn.id}")
+        self.hub.supervisor.spawn(self._leave_later(waiting.seek), f"seek of closed {conn.id}",
+                                  timeout=self.seek_grace + 30)
 
-        asyncio.get_running_loop().call_later(self.seek_grace, leave)
+    async def _leave_later(self, seek: Seek) -> None:
+        """The seek of a closed connection leaves its queue after the grace — by its id: a
+        seek taken over has a new one, and stays."""
+        await asyncio.sleep(self.seek_grace)
+        await self.queues.cancel(seek)
 
     # -------------------------------------------------------------- pairing
     async def passes(self) -> None:
