@@ -2,8 +2,12 @@
 // `mount(root, params) -> unmount()`; links marked `data-link` navigate without a reload. The
 // tournament and arena pages, and the player, leaderboard and daily pages (modules and
 // stylesheets), are loaded when first visited. An arena's entrant who looks at another page when
-// his race is ready is called under the top bar (arenaCall).
+// his race is ready is called under the top bar (arenaCall). Every page has the challenges'
+// banner under the top bar (challenges.js, over the page's own connection: inbox.js).
 
+import { challenges } from "./challenges.js";
+import { inbox } from "./inbox.js";
+import * as challenge from "./pages/challenge.js";
 import * as home from "./pages/home.js";
 import * as race from "./pages/race.js";
 import * as watch from "./pages/watch.js";
@@ -32,11 +36,15 @@ const ROUTES = [
   [/^\/leaderboard\/([^/]+)\/?$/, leaderboard, (m) => ({ game: decodeURIComponent(m[1]) })],
   [/^\/daily(?:\/([^/]+))?\/?$/, daily, (m) => ({ game: m[1] ? decodeURIComponent(m[1]) : null })],
   [/^\/mod\/?$/, mod, () => ({})],
+  [/^\/challenge\/([^/]+)\/?$/, challenge, (m) => ({ challenge: decodeURIComponent(m[1]) })],
 ];
 
 applyDocumentSettings();
 document.querySelector(".topbar")?.append(meArea(), settingsMenu());
 me.load();
+// One connection per page for what reaches this player on any page (a challenge, its answer).
+inbox.start();
+challenges.start();
 
 // For automation and curious players: the current page's session (a race's, a tournament's or an
 // arena's) and a navigate function.

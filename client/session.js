@@ -33,7 +33,9 @@ const DEV = ["localhost", "127.0.0.1", "[::1]"].includes(location.hostname);
  * "over", "rejected" (detail: {code, message, move?}), "status" (connection status),
  * "played" (detail: {kind, move, auto}: an action drawn; for an undo, the move it takes back),
  * "premove-dropped" (detail: {move}),
- * "rematch" (detail: {next, by}), "ratings" (detail: the `ratings` message).
+ * "rematch" (detail: {next, by}; `next` null while a rematch in one click waits for the other
+ * racer, or when he said no: `model.rematchWants`, `model.rematchDeclined`), "paired" (detail:
+ * the racer's seat in the rematch both asked for), "ratings" (detail: the `ratings` message).
  */
 export class RaceSession extends EventTarget {
   /** `spectator`: never use a racer token for this race, even if this browser holds one.
@@ -196,13 +198,29 @@ export class RaceSession extends EventTarget {
     return this.conn.request({ type: "start", race: this.race, token });
   }
 
-  /** Ask for a new race with the same settings; resolves with the new race's id. */
-  async rematch() {
-    const reply = await this.conn.request({ type: "rematch", race: this.race });
+  /** Ask for a new race with the same settings; resolves with the new race's id — or null
+   * for a rematch in one click between two players, which waits until the other racer asks too
+   * (both then get their seat: "paired"). `want` false says no to one. */
+  async rematch(want = true) {
+    const msg = { type: "rematch", race: this.race };
+    if (!want) msg.want = false;
+    const reply = await this.conn.request(msg);
+    if (!reply.next) {
+      this.applyRematchWants(reply);
+      this.changed();
+      return null;
+    }
     if (reply.host_token) store.setHost(reply.next, reply.host_token);
     this.model.rematch = { next: reply.next, by: this.model.players.get(this.model.you)?.name || null, mine: true };
     this.changed();
     return reply.next;
+  }
+
+  /** Who wants a rematch in one click (`wants`, by player), or who said no (`declined`). */
+  applyRematchWants(msg) {
+    const m = this.model;
+    m.rematchWants = Array.isArray(msg.wants) ? msg.wants : [];
+    m.rematchDeclined = msg.declined || null;
   }
 
   // --- actions: drawn at once, confirmed in order ---
@@ -485,7 +503,9 @@ export class RaceSession extends EventTarget {
       this.changed();
       return;
     }
-    if (msg.race !== undefined && msg.race !== this.race) return;
+    // A message of another race (this connection followed it once); the seat of this race's
+    // rematch names the new race.
+    if (msg.race !== undefined && msg.race !== this.race && msg.rematch !== this.race) return;
     const m = this.model;
     switch (msg.type) {
       case "snapshot":
@@ -532,7 +552,18 @@ export class RaceSession extends EventTarget {
       case "rematch":
         if (msg.next && msg.rid === undefined) {
           if (!m.rematch || m.rematch.next !== msg.next) m.rematch = { next: msg.next, by: msg.by, mine: false };
+          m.rematchWants = [];
           this.dispatchEvent(new CustomEvent("rematch", { detail: m.rematch }));
+        } else if (!msg.next && msg.rid === undefined) {
+          this.applyRematchWants(msg);
+          this.dispatchEvent(new CustomEvent("rematch", { detail: { next: null, by: msg.by, declined: msg.declined } }));
+        }
+        break;
+      case "paired":
+        // The racer's seat in the rematch both racers asked for (only his connection gets it).
+        if (msg.rematch === this.race) {
+          m.rematchSeat = msg;
+          this.dispatchEvent(new CustomEvent("paired", { detail: msg }));
         }
         break;
       default:
@@ -578,6 +609,7 @@ export class RaceSession extends EventTarget {
     m.tournament = s.tournament ?? null;
     m.arena = s.arena ?? null;
     if (s.rematch && !m.rematch) m.rematch = { next: s.rematch, by: null, mine: false };
+    if (Array.isArray(s.rematch_wants)) m.rematchWants = s.rematch_wants;
     const old = m.players;
     m.players = new Map();
     for (const p of s.players || []) {
@@ -838,6 +870,9 @@ function emptyModel(race) {
     tournament: null, // {tournament, name, round} for a race of a tournament
     arena: null, // {arena, name} for a race of an arena
     rematch: null,
+    rematchWants: [], // the racers who want a rematch in one click (player ids)
+    rematchDeclined: null, // the name of the racer who said no to it
+    rematchSeat: null, // the `paired` of this racer's seat in it
     ratings: null, // the `ratings` message once the race is scored: {rated, game, changes: [...]}
   };
 }

@@ -4,7 +4,7 @@
 // race page and on the results.
 
 import { livePlaces } from "./parts.js";
-import { playBot } from "../seek.js";
+import { playBot, takeSeat } from "../seek.js";
 import { store } from "../storage.js";
 import { formatTime, h, navigate, ordinal, replace, toast } from "../ui.js";
 import { dailyPath, levelOf, racerName } from "./player-parts.js";
@@ -76,6 +76,19 @@ export function liveStandings(model) {
     })));
 }
 
+/** Is the rematch of this race made in one click (docs/protocol.md, `rematch`)? A race of two
+ * players (each with his id; no bot) outside a tournament: both ask, then both are seated in the
+ * new race at once. */
+export function oneClick(model) {
+  const racers = [...model.players.values()];
+  return racers.length === 2 && !model.tournament && racers.every((p) => p.id && !p.bot);
+}
+
+/** The other racer of a race of two (for the rematch's words). */
+function otherRacer(model) {
+  return [...model.players.values()].find((p) => p.player !== model.you) || null;
+}
+
 /** The house bot of a race against one (its level), or null. */
 function houseBot(model) {
   return [...model.players.values()].find((p) => p.bot && levelOf(p.level)) || null;
@@ -112,6 +125,13 @@ export function nextActions(session, { watch = false } = {}) {
       rematchBtn.disabled = true;
       msg.textContent = "";
       try {
+        if (oneClick(model) && model.role === "racer") {
+          // "I want one": the new race comes once the other racer wants it too (his seat and
+          // ours arrive as `paired`; an answer to a late click brings ours again).
+          if (model.rematchSeat) goSeat(model.rematchSeat);
+          else await session.rematch();
+          return;
+        }
         const next = model.rematch?.next || await session.rematch();
         goRematch(next, model);
       } catch (err) {
@@ -151,9 +171,12 @@ export function nextActions(session, { watch = false } = {}) {
       if (kind === "daily") daily.href = dailyPath(model.game);
       // A house bot does not come to a rematch, and the daily deal is played once.
       rematchBtn.hidden = !racer || !!t || !!houseBot(model) || kind === "bot" || kind === "daily";
-      rematchBtn.disabled = !over;
-      rematchBtn.title = over ? "A new race with the same settings and a new deal" : "Once the race is over";
-      rematchBtn.textContent = model.rematch ? "Join the rematch" : "Rematch";
+      const asked = oneClick(model) && (model.rematchWants || []).includes(model.you) && !model.rematch;
+      rematchBtn.disabled = !over || asked;
+      rematchBtn.title = !over ? "Once the race is over" : asked
+        ? `Waiting for ${otherRacer(model)?.name || "the other racer"} to want it too`
+        : "A new race with the same settings and a new deal";
+      rematchBtn.textContent = model.rematch ? "Join the rematch" : asked ? "Rematch asked…" : "Rematch";
     },
   };
 }
@@ -166,14 +189,70 @@ export function goRematch(next, model) {
   else navigate(`/race/${encodeURIComponent(next)}/watch`);
 }
 
-/** The banner offering a rematch someone else asked for: one click joins it. */
+/** Take the seat of a rematch both racers asked for (its `paired`), and go there. */
+function goSeat(paired) {
+  navigate(takeSeat(paired));
+}
+
+/** The banner offering a rematch someone else asked for: one click joins it. Between two
+ * players (`oneClick`): "X wants a rematch — Rematch / No thanks", and once both want it, each
+ * racer's page takes him to his seat in the new race. */
 export function rematchOffer(session) {
   const model = session.model;
   const el = h("div.banner.banner-good.rematch-offer", { role: "status", hidden: true });
   let shown = null;
+  session.addEventListener("paired", (e) => {
+    toast(`Rematch: ${e.detail.opponents?.[0]?.name || "your opponent"} is in`, "good", 3000, { silent: true });
+    goSeat(e.detail);
+  });
+
+  /** The one-click offer: what the other racer wants, or said. */
+  function oneClickOffer() {
+    const other = otherRacer(model);
+    const wants = model.rematchWants || [];
+    const key = `${wants.join(",")}|${model.rematchDeclined || ""}`;
+    const theirs = other && wants.includes(other.player) && !wants.includes(model.you);
+    const declined = model.rematchDeclined && model.rematchDeclined !== model.players.get(model.you)?.name;
+    el.hidden = !theirs && !declined;
+    el.classList.toggle("banner-good", !declined);
+    if (el.hidden || shown === key) return;
+    shown = key;
+    if (declined) {
+      replace(el, `${model.rematchDeclined} said no thanks to a rematch.`);
+      return;
+    }
+    const yes = h("button.small.primary#accept-rematch", { type: "button", onclick: async () => {
+      yes.disabled = no.disabled = true;
+      try {
+        await session.rematch();
+      } catch (err) {
+        toast(err.message, "bad", 4000);
+        yes.disabled = no.disabled = false;
+      }
+    } }, "Rematch");
+    const no = h("button.small#decline-rematch", { type: "button", onclick: async () => {
+      yes.disabled = no.disabled = true;
+      try {
+        await session.rematch(false);
+      } catch (err) {
+        toast(err.message, "bad", 4000);
+      }
+    } }, "No thanks");
+    replace(el, `${other.name} wants a rematch. `, h("span.rematch-buttons", {}, yes, " ", no));
+    toast(`${other.name} wants a rematch`, "info", 4000);
+  }
+
   return {
     el,
     update() {
+      if (oneClick(model) && model.role === "racer" && !model.replaced) {
+        if (!model.rematch) {
+          oneClickOffer();
+          return;
+        }
+        el.hidden = true; // both want it: each racer's seat takes him there
+        return;
+      }
       const offer = model.rematch;
       if (!offer || offer.mine) {
         el.hidden = true;

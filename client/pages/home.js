@@ -7,10 +7,12 @@ import { GAME_TITLES, gameTitle } from "../cards.js";
 import { me } from "../me.js";
 import { createRace } from "../net.js";
 import { RULES, rulesPanel } from "../rules.js";
+import { seekBeforeReload } from "../seek.js";
 import { store } from "../storage.js";
 import { fetchJSON, h, navigate, replace } from "../ui.js";
 import { LiveStrip } from "./live.js";
 import { HINT_PENALTY_S, OpenRaces, YourRaces, yourTournaments } from "./lobby.js";
+import { challengePanel } from "./challenge.js";
 import { botPanel, quickRacePanel } from "./play-now.js";
 import { dailyPath, leaderboardPath } from "./player-parts.js";
 import { tournamentForm } from "./tournament-form.js";
@@ -178,6 +180,7 @@ export function mount(root, { seek = null } = {}) {
   const quick = quickRacePanel();
   const bots = botPanel();
   const live = new LiveStrip();
+  const challenge = challengePanel();
   replace(root,
     h("section.hero.hero-compact", {},
       h("h1", {}, "Race the same deal."),
@@ -188,6 +191,7 @@ export function mount(root, { seek = null } = {}) {
       h("div.play-side", {}, live.featured.el, live.arenas.el, openRaces.el)),
     homeLinks(),
     h("h2.home-section-title", {}, "Race your friends"),
+    challenge.el,
     h("div.home-grid", {}, createForm, joinForm),
     tournamentForm(),
     yourRaces.el,
@@ -203,12 +207,15 @@ export function mount(root, { seek = null } = {}) {
   if (seek?.game) {
     history.replaceState(null, ""); // going back here later must not seek again
     quick.seek(seek.game, seek.time_limit);
+  } else if (seekBeforeReload()?.game) {
+    quick.resume(seekBeforeReload()); // the page was reloaded while it sought: the same seek
   }
   return () => {
     openRaces.stop();
     live.stop();
     quick.destroy();
     bots.destroy();
+    challenge.destroy();
     me.removeEventListener("change", prefill);
   };
 }

@@ -12,7 +12,7 @@ const GAMES = Object.keys(GAME_TITLES);
 const minutes = (s) => `${Math.round(s / 60)} min`;
 
 /** A row of radio buttons drawn as a segmented control: [value, label] pairs. */
-function segmented(name, legend, choices, value) {
+export function segmented(name, legend, choices, value) {
   return h("fieldset.segmented", {},
     h("legend", {}, legend),
     h("div.segments", {}, choices.map(([v, label]) => {
@@ -136,6 +136,14 @@ export function quickRacePanel() {
   return {
     el,
     seeker,
+    /** Take the seek back after a reload (the server kept it a few seconds: same seek, same
+     * time waited; paired meanwhile, its seat). */
+    resume({ game, time_limit: timeLimit }) {
+      const box = times.querySelector(`input[value="${Number(timeLimit)}"]`);
+      if (box) box.checked = true;
+      seeker.start(game, Number(timeLimit), { resume: true });
+      announce(`Still looking for an opponent: ${gameTitle(game)}, ${minutes(Number(timeLimit))}.`);
+    },
     /** Seek at once (the results page's "Next quick race"). */
     seek(game, timeLimit) {
       const box = times.querySelector(`input[value="${Number(timeLimit)}"]`);

@@ -4,16 +4,18 @@
 
 import { GAME_TITLES, gameTitle } from "../cards.js";
 import { me } from "../me.js";
+import { challengePanel } from "./challenge.js";
 import { fetchJSON, formatTime, h, ordinal, replace } from "../ui.js";
 import { dayText, deltaText, leaderboardPath, ratingText } from "./player-parts.js";
 import { ratingChart } from "./rating-chart.js";
 
-const KINDS = { quick: "quick race", bot: "vs bot", daily: "daily deal" };
+const KINDS = { quick: "quick race", bot: "vs bot", daily: "daily deal", challenge: "challenge" };
 
 export function mount(root, { name }) {
   document.title = `${name} — solrace`;
   const charts = [];
   let closed = false;
+  let challenge = null;
   replace(root, h("section.player-page", { "aria-busy": "true" }, h("p.muted.page-loading", {}, "Loading…")));
 
   fetchJSON(`/api/players/${encodeURIComponent(name)}`)
@@ -31,6 +33,16 @@ export function mount(root, { name }) {
   function show(p) {
     document.title = `${p.name} — solrace`;
     const yours = me.player?.id && me.player.id === p.id;
+    // Anyone may challenge a player (a visitor becomes a guest as he does), not himself, not a
+    // closed account.
+    challenge?.destroy();
+    challenge = yours || p.closed ? null : challengePanel({ to: p.name });
+    if (challenge) {
+      const panel = challenge.el;
+      me.load().then(() => {
+        if (me.player?.id === p.id) panel.hidden = true; // his own page, known a moment late
+      });
+    }
     const games = Object.keys(GAME_TITLES).filter((g) => p.ratings?.[g] || p.stats?.[g]);
     const ratingCards = Object.keys(GAME_TITLES).filter((g) => p.ratings?.[g]).map((g) => {
       const r = p.ratings[g];
@@ -55,12 +67,14 @@ export function mount(root, { name }) {
       ratingCards.length ? h("div.rating-cards", {}, ratingCards)
         : h("p.panel.muted.no-ratings", {}, yours ? "No rated race yet: a Quick race or a bot race from the start page counts."
           : "No rated race yet."),
+      challenge ? challenge.el : null,
       games.length ? statsPanel(p, games) : null,
       recentPanel(p)));
   }
 
   return () => {
     closed = true;
+    challenge?.destroy();
     for (const c of charts) c.destroy();
   };
 }

@@ -1,10 +1,15 @@
 // The host's tools on the tournament page (only in the browser that holds the host token): open
-// or close entry, start, start the next round now, pause or resume, re-deal the current round,
-// finish early, remove an entrant. What cannot be undone asks first, in place (a question with
+// or close entry, add a house bot (before the start: it plays every race it is seated in),
+// start, start the next round now, pause or resume, re-deal the current round, finish early,
+// remove an entrant. What cannot be undone asks first, in place (a question with
 // "Yes" and "Cancel", focus on Cancel, Escape cancels, focus goes back where it was); refusals
 // are said next to the controls.
 
 import { h, replace, sentence, toast } from "../ui.js";
+import { LEVELS } from "./player-parts.js";
+
+/** House bots a host may add to one tournament (docs/protocol.md, `tournament_add_bot`). */
+const MAX_BOTS = 8;
 
 export class HostPanel {
   constructor(session) {
@@ -27,12 +32,21 @@ export class HostPanel {
     this.finishBtn = btn("t-finish", "Finish now", () => this.ask(
       "End the tournament now? The table as it stands becomes final; races under way no longer count.",
       "Yes, finish it", () => this.run("finish", {}, "Tournament finished")), ".danger");
+    this.botLevel = h("select#t-bot-level", { name: "bot-level" }, LEVELS.map((l) =>
+      h("option", { value: l.level, selected: l.level === 2 }, `${l.level} ${l.name} (${l.rating})`)));
+    this.botBtn = btn("t-add-bot", "Add a bot", () => {
+      const level = LEVELS.find((l) => l.level === Number(this.botLevel.value)) || LEVELS[0];
+      this.run("add_bot", { level: level.level }, `${level.name} bot added`);
+    });
+    this.botRow = h("div.host-bots", { role: "group", "aria-labelledby": "t-bots-label" },
+      h("label#t-bots-label", { for: "t-bot-level" }, "House bot"), this.botLevel, this.botBtn,
+      h("p.hint", {}, `Entered like anyone and played by the server, in every race it is seated in (at most ${MAX_BOTS}).`));
     this.buttons = h("div.host-buttons");
     this.title = h("h2#host-title", { tabindex: -1 }, "Host tools");
     this.opener = null;
     this.el = h("section.panel.host-panel", { "aria-labelledby": "host-title" },
       this.title,
-      this.buttons, this.note, this.confirmBox, this.msg,
+      this.buttons, this.note, this.botRow, this.confirmBox, this.msg,
       h("p.hint", {}, "You hold this tournament's host token (kept in this browser only)."));
   }
 
@@ -94,6 +108,9 @@ export class HostPanel {
     const waiting = view.status === "running" && (!cur || cur.status === "over");
     let buttons = [];
     let note = "";
+    const bots = (view.entrants || []).filter((e) => !e.removed && e.level).length;
+    this.botRow.hidden = view.status !== "entry";
+    this.botBtn.disabled = bots >= MAX_BOTS;
     if (view.status === "entry") {
       this.entryBtn.textContent = view.entry_open ? "Close entry" : "Open entry";
       this.startBtn.disabled = active < 2;

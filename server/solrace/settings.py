@@ -315,6 +315,24 @@ BACK_AT_HEAD_S = 60
 #: Milliseconds a seeker taken out of a queue by a process may wait for that process to
 #: create his race: past it, if that process is gone, he goes back to the queue.
 MATCHED_TIMEOUT_MS = 5000
+#: Seconds a quick-race seek stays in its queue after its connection closed: a page that
+#: reloads comes back within it and takes the seek over (``seek`` with ``resume``), its time
+#: waited kept. Past it, the seek leaves the queue (a page closed for good).
+SEEK_GRACE_S = 6.0
+#: Seconds a challenge waits for its answer: one made for a named player (he sees it on any
+#: page he has open, or opens), and one made as a link (it has to be sent, then opened).
+CHALLENGE_NAMED_S = 120
+CHALLENGE_LINK_S = 900
+#: Open challenges one player may have made at once; named challenges waiting for one player
+#: (nobody's screen fills with them); open challenges from one client network (its share of
+#: MAX_CHALLENGES, with the reserve of solrace.core.quotas); and in all (per process, or in
+#: Redis for every process).
+CHALLENGES_PER_PLAYER = 3
+CHALLENGES_TO_PLAYER = 10
+CHALLENGES_PER_ADDRESS = 30
+MAX_CHALLENGES = 10_000
+#: House bots a tournament's host may enter in it (each plays every race it is seated in).
+MAX_TOURNAMENT_BOTS = 8
 #: House bots playing at once in one process, and for one client address.
 HOUSE_BOTS = 200
 HOUSE_BOTS_PER_ADDRESS = 4

@@ -87,6 +87,9 @@ class World:
     def entrants_from(self, tournament: str, address: str) -> int:
         return 0
 
+    def can_play_bot(self, level: int) -> bool:
+        return level <= 2  # no solver here
+
     def handle(self, session: Any, cmd: codec.Command, now: int) -> Effects:
         fx = dispatch.handle(self, session, cmd, now)
         if fx.created is not None:  # what the hub does with a new race

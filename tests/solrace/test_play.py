@@ -192,8 +192,10 @@ async def test_a_seeker_is_never_paired_with_himself_and_may_cancel(
                                "bot_after": 0})
     assert again["type"] == "seeking"  # the same player: not a race
     await ann.request({"type": "cancel_seek"})
-    await tab.close()  # its seek leaves with it
-    await asyncio.sleep(0.1)
+    # Its seek leaves with it, once a reloading page could no longer take it over.
+    srv.app.matchmaker.seek_grace = 0.05
+    await tab.close()
+    await asyncio.sleep(0.2)
     bob = await account(srv, "Bob")
     assert (await bob.request({"type": "seek", "game": "yukon", "time_limit": 180,
                                "bot_after": 0}))["type"] == "seeking"

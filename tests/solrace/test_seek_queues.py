@@ -200,6 +200,19 @@ async def test_a_seeker_given_back_waits_again_unless_he_seeks_anew(queues: Any)
     assert (await queues.offer(seek("f", "pf", 1500, now), now)).match is None
 
 
+async def test_a_seek_taken_over_by_another_connection_keeps_its_time(queues: Any) -> None:
+    now = 100_000
+    await queues.offer(seek("a", "pa", 1500, now - 9000), now)
+    assert await queues.take_over("pa", C, "p2", 7, "a2") is None  # not in that queue
+    assert await queues.take_over("pz", R, "p2", 7, "a2") is None  # no seek
+    old, moved = await queues.take_over("pa", R, "p2", 7, "a2")
+    assert (old.id, old.process, old.conn) == ("a", "p1", 1)
+    assert (moved.id, moved.process, moved.conn, moved.since) == ("a2", "p2", 7, now - 9000)
+    assert not await queues.cancel(seek("a", "pa", 1500, now - 9000))  # the old hold: none
+    found = (await queues.offer(seek("b", "pb", 1500, now), now)).match
+    assert (found.id, found.process, found.conn) == ("a2", "p2", 7)
+
+
 async def test_a_seeker_held_by_a_dead_process_goes_back(redis: RedisServer) -> None:
     alive = await redis_queues(redis)
     await alive.client.delete(proc_key("p2", "alive"))

@@ -22,7 +22,8 @@ Keys of unit ``U``::
 Players and fair play (their keys: :mod:`solrace.store.redis_player_data`) share one hash
 tag, ``{pl}``: scoring a race, clearing a result or closing an account updates several players
 in one script. Pairing queues (:mod:`solrace.service.matchmaker`) are
-``sr:{q}:…``.
+``sr:{q}:…``, open challenges (:mod:`solrace.cluster.challenges`) ``sr:{ch}:…``, and each
+player's processes (:mod:`solrace.cluster.reach`) ``sr:online:PLAYER``.
 """
 
 from __future__ import annotations

@@ -552,7 +552,7 @@ class Cluster:
             session = self.sessions.pop((msg.sender, msg.conn), None)
             if session is not None:
                 self._gone(session)
-        else:
+        elif isinstance(msg, internal.Hello):
             session = self._session(msg.sender, msg.where)
             for race, player in list(session.players.items()):
                 if self.hub.get(race) is not None:

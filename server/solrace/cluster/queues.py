@@ -260,6 +260,27 @@ end
 return n
 """
 
+#: ARGV: prefix, player, queue, process, connection, new seek id. The player's seek waiting in
+#: that queue as it was and as it is now, that connection's under the new id (a page
+#: reloaded), or nil.
+TAKE_OVER = """
+local P = ARGV[1]
+local old = redis.call('HGET', P .. 's', ARGV[2])
+if not old then return nil end
+local tab = string.find(old, '\\t', 1, true)
+if string.sub(old, 1, tab - 1) ~= ARGV[3] then return nil end
+local key = P .. 'w:' .. ARGV[3]
+local raw = redis.call('HGET', key, string.sub(old, tab + 1))
+if not raw then return nil end
+local seek = cjson.decode(raw)
+seek.process, seek.conn, seek.id = ARGV[4], tonumber(ARGV[5]), ARGV[6]
+local new = cjson.encode(seek)
+redis.call('HDEL', key, string.sub(old, tab + 1))
+redis.call('HSET', key, seek.id, new)
+redis.call('HSET', P .. 's', ARGV[2], ARGV[3] .. '\\t' .. seek.id)
+return {raw, new}
+"""
+
 #: ARGV: prefix, seek id, the seek (JSON), player, queue. Back in his queue if he was held as
 #: matched and seeks nothing else now: 1, else 0.
 GIVE_BACK = """
@@ -349,6 +370,12 @@ class RedisQueues:
 
     async def confirm(self, seek: Seek) -> None:
         await self.client.hdel(MATCHED, seek.id)
+
+    async def take_over(self, player: str, queue: str, process: str, conn: int,
+                        new_id: str) -> tuple[Seek, Seek] | None:
+        raw = await self._script("take_over", TAKE_OVER,
+                                 [PREFIX, player, queue, process, conn, new_id])
+        return None if raw is None else (_seek(raw[0]), _seek(raw[1]))
 
     async def give_back(self, seek: Seek) -> bool:
         return bool(await self._script("give_back", GIVE_BACK, [

@@ -40,6 +40,7 @@ from solrace.core.effects import (
     Unfollow,
     World,
 )
+from solrace.core.levels import LEVELS, bot_name
 from solrace.core.quotas import admit, outside_reserve, refusal
 from solrace.core.race import Race
 from solrace.core.race_parts import Options, Outcome, RaceError
@@ -138,7 +139,7 @@ def _on_race(world: World, session: Session, cmd: RaceCommand, race: Race,
         fx.barrier = True
         return fx
     if isinstance(cmd, codec.Rematch):
-        return rematch(world, session, fx, race, player, now)
+        return rematch(world, session, fx, race, player, now, cmd.want)
     if isinstance(cmd, codec.Hint):
         return hint(world, session, fx, race, player, now)
     _writable(world)
@@ -242,22 +243,29 @@ class Seat:
 
 def seated_race(world: World, address: str, game: str, options: Options, seats: list[Seat],
                 now: int, seed: int | None = None, salt: str | None = None,
-                race_id: str | None = None) -> tuple[Race, Outcome]:
-    """A new race made for ``seats`` (by the matchmaker, a house bot, the daily deal), with
-    their racers joined; it counts down once every racer sat (``join`` with his token), and a
-    seat not taken within ``SEAT_GRACE_S`` is forfeited — in a quick race, the race ends then
-    (``no_show``). Counted against ``address``'s share
-    of the races. ``seed``/``salt``: the daily deal's (else a secret random deal)."""
+                race_id: str | None = None, absent_ends: bool | None = None
+                ) -> tuple[Race, Outcome]:
+    """A new race made for ``seats`` (by the matchmaker, a challenge, a rematch in one click, a
+    house bot, the daily deal), with their racers joined; it counts down once every racer sat
+    (``join`` with his token), and a seat not taken within ``SEAT_GRACE_S`` is forfeited — in a
+    race of people paired or challenged (``absent_ends``; by default a quick race's and a
+    challenge's), the race ends then (``no_show``). Counted against ``address``'s share of the
+    races. ``seed``/``salt``: the daily deal's (else a secret random deal, a winnable one if
+    the options ask: NeedsDeals until one is ready)."""
     _may_create_race(world, address, None)
     _writable(world)
     if game not in solrules.GAMES:
         raise RaceError("bad_message", f"unknown game; one of {', '.join(solrules.GAMES)}")
+    if seed is None and options.winnable and not world.deals.ready(game):
+        raise NeedsDeals(game, 1)
+    if absent_ends is None:
+        absent_ends = options.kind in ("quick", "challenge")
     race = Race(
         race_id or world.entropy.race_id(), game,
-        seed if seed is not None else world.deals.draw(game, False),
+        seed if seed is not None else world.deals.draw(game, options.winnable),
         salt or world.entropy.salt(), options, now, world.entropy.token(),
         countdown_ms=world.countdown_ms, seated_until=now + SEAT_GRACE_S * 1000, forfeit=True,
-        absent_ends=options.kind == "quick",
+        absent_ends=absent_ends,
     )
     race.creator = (address, -1)
     out = Outcome()
@@ -273,12 +281,32 @@ def seated_race(world: World, address: str, game: str, options: Options, seats: 
     return race, out
 
 
+def one_click(race: Race) -> bool:
+    """Is the rematch of ``race`` made in one click (both racers ask, then both are seated in
+    it at once)? A race of two players (no bot, no anonymous racer) outside a tournament.
+    Any other race keeps the first asker's new lobby race (the contract's first rematch)."""
+    return (len(race.racers) == 2 and race.tournament is None
+            and all(r.pid is not None and not r.bot for r in race.racers.values()))
+
+
 def rematch(
-    world: World, session: Session, fx: Effects, race: Race, player: str | None, now: int
+    world: World, session: Session, fx: Effects, race: Race, player: str | None, now: int,
+    want: bool = True,
 ) -> Effects:
-    """A racer of a finished race asks for another race with the same settings (a new,
-    secret deal). The first asker creates it and gets its host token; everyone following
-    the old race is told (``rematch``), and later askers get the same new race."""
+    """A racer of a finished race asks for another race with the same settings on a new,
+    secret deal (``want``), or says no to it.
+
+    Between two players (:func:`one_click`): each ``rematch`` says "I want one"; everyone
+    following the race is told who wants it (``rematch`` with ``next`` null and ``wants``);
+    once both want it, the new race is made with both seated (no lobby, no ready: it counts
+    down once both sat, an empty seat ends it) and each racer gets his seat (``paired``, only
+    on the connection that speaks for him), everyone the new race's id. A want is dropped
+    when its racer has no connection left (he would not come), and ``want: false`` drops
+    every want (``declined``). Wants live with the race in memory, not on disk.
+
+    Any other race (a custom race with anonymous racers, or of more than two): the first asker
+    creates a new lobby race and gets its host token; everyone following the old race is told
+    (``rematch``), and later askers get the same new race."""
     racer = race.racer(player)
     if race.status != "finished":
         raise RaceError("race_not_over", "a rematch comes once the race is over")
@@ -292,14 +320,64 @@ def rematch(
                               or world.finished.get(race.rematch))
     if known:
         fx.steps.append(Reply(messages.rematch(race, known, rid=fx.rid)))
+        if one_click(race):
+            seat = next((r for r in known.racers.values() if r.pid == racer.pid), None)
+            if seat is not None and known.status == "lobby" and not seat.ready:
+                others = [r for r in known.racers.values() if r is not seat]
+                fx.steps.append(Reply(messages.paired(known, seat, others, rematch=race.race)))
         return fx
-    # A quick race's rematch is an ordinary race between the same two (rated as it was).
+    if one_click(race):
+        return _rematch_both(world, session, fx, race, racer.player, now, want)
+    if not want:
+        fx.steps.append(Reply(messages.rematch(race, None, rid=fx.rid)))
+        return fx
+    # A rematch of a custom race: an ordinary race with the same settings.
     options = dataclasses.replace(race.options, kind=None, day=None)
     new = _new_race(world, session, race.game, options, None, now)
     race.rematch = new.race
     fx.created = new
     fx.steps += [Reply(messages.rematch(race, new, by=racer.name, rid=fx.rid, host=True)),
                  Announce(race.race, messages.rematch(race, new, by=racer.name))]
+    fx.barrier = True
+    return fx
+
+
+def _rematch_both(world: World, session: Session, fx: Effects, race: Race, player: str,
+                  now: int, want: bool) -> Effects:
+    """The rematch in one click (see :func:`rematch`)."""
+    wants = race.rematch_wants
+    name = race.racers[player].name
+    if not want:
+        wants.clear()
+        msg = messages.rematch(race, None, declined=name)
+        fx.steps += [Reply({**msg, "rid": fx.rid}), Announce(race.race, msg)]
+        return fx
+    for wanting in list(wants):  # someone who left would not come to his seat
+        if race.racers[wanting].connections <= 0 and wanting != player:
+            wants.discard(wanting)
+    wants.add(player)
+    if len(wants) < len(race.racers):
+        msg = messages.rematch(race, None, by=name, wants=sorted(wants))
+        fx.steps += [Reply({**msg, "rid": fx.rid}), Announce(race.race, msg)]
+        return fx
+    # Both want it: the same settings (rated as it was: the rules of rated play apply again
+    # when it is scored), a new secret deal, both seated.
+    old = list(race.racers.values())
+    seats = [Seat(r.name, r.pid, r.rating, provisional=r.provisional, net=r.net,
+                  account=r.account) for r in old]
+    options = dataclasses.replace(race.options, day=None)
+    new, opened = seated_race(world, session.address, race.game, options, seats, now,
+                              absent_ends=True)
+    race.rematch = new.race
+    wants.clear()
+    fx.created, fx.opened = new, opened
+    msg = messages.rematch(race, new, by=name)
+    fx.steps += [Reply({**msg, "rid": fx.rid}), Announce(race.race, msg)]
+    racers = list(new.racers.values())
+    for i, was in enumerate(old):
+        you, other = racers[i], racers[1 - i]
+        fx.steps.append(Announce(race.race, messages.paired(new, you, [other],
+                                                            rematch=race.race), to=was.player))
     fx.barrier = True
     return fx
 
@@ -409,8 +487,23 @@ def tournament(world: World, session: Session, cmd: codec.TournamentCmd, now: in
         fx.touts.append(t.redeal(token, cmd.round or 0, now, draw))
     elif cmd.action == "finish":
         fx.touts.append(t.finish(token, now))
+    elif cmd.action == "add_bot":
+        fx.touts.append(_add_bot(world, t, token, cmd.level or 1, now))
     fx.steps += [Reply(messages.ok(tid, cmd.rid)), EMIT]
     return fx
+
+def _add_bot(world: World, t: Tournament, token: str, level: int, now: int) -> TOutcome:
+    """The host enters a house bot of ``level``, named after it (numbered when the tournament
+    has one of that name already)."""
+    if not world.can_play_bot(level):
+        raise RaceError("unavailable", "this bot needs the server's solver, which is off here: "
+                        "choose level 1 or 2")
+    base = bot_name(LEVELS[level])
+    names = {e.name for e in t.entrants.values()}
+    name = next(n for i in range(1, len(names) + 2)
+                if (n := base if i == 1 else f"{base} {i}") not in names)
+    return t.add_bot(token, name, world.entropy.token(), level, now)
+
 
 def _may_enter(world: World, session: Session, t: Tournament) -> None:
     """This address's share of the tournament's entrants, and the part of them kept for

@@ -123,10 +123,12 @@ class State(NamedTuple):
 
 
 class Announce(NamedTuple):
-    """Publish this unnumbered message to everyone following the race."""
+    """Publish this unnumbered message to everyone following the race (``to``: only to the
+    connection that speaks for that racer of it)."""
 
     race: str
     msg: Message
+    to: str | None = None
 
 
 class TView(NamedTuple):
@@ -176,13 +178,16 @@ class Effects:
     run in order. ``created``: a new race to hold and store (forgotten if that write fails).
     ``barrier``: the connection reads its next command only after the steps ran (a command
     that binds the connection to a racer must be done before the racer's next move is read).
-    ``rid`` answers a failed write with ``unavailable``."""
+    ``rid`` answers a failed write with ``unavailable``. ``opened``: the outcome of
+    ``created`` itself when it is made with its racers seated (a rematch in one click), made
+    durable with it and emitted after the steps."""
 
     race: Race | None = None
     outcomes: list[Outcome] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
     rid: Any = None
     created: Race | None = None
+    opened: Outcome | None = None
     barrier: bool = False
     tournament: Tournament | None = None
     touts: list[TOutcome] = field(default_factory=list)
@@ -267,3 +272,6 @@ class World(Protocol):
 
     def entrants_from(self, tournament: str, address: str) -> int:
         """Entrants of the tournament who joined from this client address."""
+
+    def can_play_bot(self, level: int) -> bool:
+        """Can this server play a house bot of ``level`` (the solver's levels need it)?"""

@@ -309,6 +309,21 @@ class MemoryQueues:
         self._remove(seek)
         return True
 
+    def take_over(self, player: str, queue: str, process: str, conn: int,
+                  new_id: str) -> tuple[Seek, Seek] | None:
+        """The player's seek waiting in ``queue``, now his connection ``conn`` of
+        ``process``'s (a page reloaded: the seek it left behind), under the id ``new_id``
+        (an older connection's hold on it, by the old id, ends), its time waited kept: the
+        seek as it was and as it is now; None if he has no seek waiting there."""
+        old = self.seeks.get(player)
+        if old is None or old.queue != queue or old.id not in self.waiting.get(queue, {}):
+            return None
+        self._remove(old)
+        seek = replace(old, id=new_id, process=process, conn=conn)
+        self.waiting[queue][seek.id] = seek
+        self.seeks[player] = seek
+        return old, seek
+
     def give_back(self, seek: Seek) -> bool:
         """``seek`` was paired but his race could not be made: he waits again, unless the
         player seeks something else meanwhile (one seek per player)."""

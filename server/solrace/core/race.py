@@ -94,8 +94,10 @@ class Race:
         #: Who created the race (client address, connection), to count open lobbies per
         #: client; not durable.
         self.creator: tuple[str, int] | None = None
-        #: The race a rematch of this one created, once someone asked (not durable).
+        #: The race a rematch of this one created, once someone asked (not durable), and
+        #: the racers who want a rematch in one click (solrace.core.dispatch.rematch).
         self.rematch: str | None = None
+        self.rematch_wants: set[str] = set()
         #: The solver's verdict on the deal, shown once it is revealed: ``{"verdict": "won",
         #: "moves": N}``, ``{"verdict": "lost"}`` or ``{"verdict": "unknown"}``; None until
         #: known (not durable: the hub works it out again).

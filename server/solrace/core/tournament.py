@@ -45,7 +45,7 @@ from solrace.core.tournament_parts import (
     shared_places,
     split,
 )
-from solrace.settings import EMPTY_TOURNAMENT_TTL_MS, TOURNAMENT_ENTRY_TTL_MS
+from solrace.settings import EMPTY_TOURNAMENT_TTL_MS, MAX_TOURNAMENT_BOTS, TOURNAMENT_ENTRY_TTL_MS
 
 __all__ = ["Draw", "Entrant", "Match", "RacePlan", "Result", "Round", "Settings", "TEvent",
            "TLogEntry", "TOutcome", "Tournament", "TournamentError", "bracket_order",
@@ -169,11 +169,28 @@ class Tournament:
                                   f"the tournament has {self.settings.max_entrants} entrants")
         return self._join(name, token, bot, now)
 
-    def _join(self, name: str, token: str, bot: bool, now: int) -> TOutcome:
+    def _join(self, name: str, token: str, bot: bool, now: int,
+              level: int | None = None) -> TOutcome:
         entrant = f"e{len(self.entrants) + 1}"
-        self.entrants[entrant] = Entrant(entrant, name, token, bot, len(self.entrants))
-        return TOutcome(log=[self._log(now, "join", {"name": name, "token": token, "bot": bot})],
-                        events=[self._event()], entrant=entrant)
+        self.entrants[entrant] = Entrant(entrant, name, token, bot, len(self.entrants), level=level)
+        data = {"name": name, "token": token, "bot": bot}
+        if level is not None:
+            data["level"] = level
+        return TOutcome(log=[self._log(now, "join", data)], events=[self._event()], entrant=entrant)
+
+    def add_bot(self, host_token: str, name: str, token: str, level: int,
+                now: int) -> TOutcome:
+        """The host enters a house bot of ``level`` (before the start, within ``max_entrants``,
+        at most ``MAX_TOURNAMENT_BOTS``): seated like anyone, the server plays its races."""
+        self._host(host_token)
+        if self.status != "entry":
+            raise TournamentError("tournament_started", "the tournament has started")
+        if len(self.active()) >= self.settings.max_entrants:
+            raise TournamentError("tournament_full", "the tournament is full")
+        if sum(1 for e in self.active() if e.level is not None) >= MAX_TOURNAMENT_BOTS:
+            raise TournamentError("limit_reached", f"a tournament has at most "
+                                  f"{MAX_TOURNAMENT_BOTS} house bots")
+        return self._join(name, token, True, now, level)
 
     def remove(self, token: str, entrant: str, now: int) -> TOutcome:
         """The host takes an entrant out: not seated in later races (the races he is in go on
@@ -543,7 +560,8 @@ class Tournament:
         """Re-apply one durable log entry when loading a tournament."""
         kind, data, at = entry.kind, entry.data, entry.at
         if kind == "join":
-            self._join(data["name"], data["token"], bool(data.get("bot")), at)
+            self._join(data["name"], data["token"], bool(data.get("bot")), at,
+                       data.get("level"))
         elif kind == "remove":
             self.entrants[data].removed = True
             self._event()

@@ -73,6 +73,8 @@ class Entrant:
     bot: bool
     order: int
     removed: bool = False
+    #: A house bot the host added (its level: solrace.core.levels); the server plays it.
+    level: int | None = None
 
 
 @dataclass

@@ -34,6 +34,7 @@ from solrace.protocol import codec, internal, messages
 from solrace.service import collector
 from solrace.service.accounts import Accounts
 from solrace.service.arena_schedule import ArenaSchedule
+from solrace.service.challenges import Challenges
 from solrace.service.daily import DailyDeals
 from solrace.service.fairplay import Referee
 from solrace.service.front import Front
@@ -41,6 +42,7 @@ from solrace.service.house_bots import HouseBots
 from solrace.service.hub import Hub
 from solrace.service.matchmaker import LocalQueues, Matchmaker
 from solrace.service.moderation import Moderation
+from solrace.service.online import Online
 from solrace.service.scoring import Scorer
 from solrace.service.showcase import Showcase, visitor_id
 from solrace.service.supervisor import Supervisor, awaiting
@@ -185,7 +187,12 @@ class App:
                                       self.hub.reply_later, self.bus.publish, self.hub.get)
                            if players is not None and self.moderation_store is not None
                            else None)
-        self.front = Front(self.accounts, self.matchmaker, self.daily, self.moderation)
+        #: Which connections speak for which player (a challenge reaches all his pages).
+        self.online = Online(self.hub.reply_later, self.supervisor)
+        self.challenges = (Challenges(self.hub, self.accounts, self.matchmaker, self.online)
+                           if players is not None else None)
+        self.front = Front(self.accounts, self.matchmaker, self.daily, self.moderation,
+                           self.challenges, self.online)
         #: The house's arenas (``arenas``: keep its schedule) and the list the pages show.
         self.arena_schedule = ArenaSchedule(self.hub, enabled=arenas)
         self.routes.arenas_listed = self.arena_schedule.listed
@@ -239,6 +246,22 @@ class App:
 
         self.showcase.shared = SharedFigures(cluster.store.client, cluster.pid)
 
+        from solrace.cluster.challenges import RedisBook
+        from solrace.cluster.reach import RedisReach
+
+        if self.challenges is not None:
+            self.challenges.book = RedisBook(cluster.store.client)
+        self.online.remote = RedisReach(cluster.store.client, cluster.pid, cluster.bus.send_to)
+        online = self.online
+
+        def inbox(msg: internal.Inbox) -> None:
+            if isinstance(msg, internal.ToPlayer):
+                online.delivered(msg.player, msg.payload)
+            else:
+                cluster.inbox(msg)
+
+        cluster.bus.on_inbox = inbox
+
     async def start(self) -> None:
         """Before serving: join the service on Redis (if any), then take back the races."""
         if self.cluster is not None:
@@ -291,6 +314,8 @@ class App:
         if shared is not None:  # its figures go at once, not at their expiry
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(shared.leave(), 0.5)
+        if self.challenges is not None:
+            self.challenges.close()
         if self.cluster is not None:
             async with slow_step("letting the races go"):
                 await self.cluster.stop()
@@ -339,6 +364,7 @@ class App:
                           router, self.front)
         if ws.request is not None:
             await self.accounts.connected(conn, player_cookie(ws.request.headers))
+        self.online.track(conn)
         self.by_id[conn.id] = conn
         self.connections += 1
         self.by_address[address] = self.by_address.get(address, 0) + 1

@@ -226,7 +226,7 @@ def set_cookie(value: str, secure: bool, max_age: int = COOKIE_DAYS * 86400) -> 
 
 
 #: The client's pages (index.html): the first part of their paths.
-PAGES = ("race", "tournament", "player", "leaderboard", "daily", "mod", "arena")
+PAGES = ("race", "tournament", "player", "leaderboard", "daily", "mod", "arena", "challenge")
 #: The player routes of the API (``/api/{what}/...``).
 PLAYER_API = ("me", "session", "signout", "players", "leaderboard", "daily", "mod")
 

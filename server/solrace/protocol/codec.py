@@ -104,6 +104,7 @@ class Resign:
 class Rematch:
     race: str
     rid: Any = None
+    want: bool = True  # added: false says no to a rematch in one click
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,7 @@ class TournamentCmd:
     entrant: str | None = None
     round: int | None = None
     create: dict[str, Any] | None = None  # tournament_create's settings, checked
+    level: int | None = None  # add_bot: the house bot's level (1-5)
 
     @property
     def race(self) -> str:
@@ -160,7 +162,12 @@ class PlayerCmd:
 
 @dataclass(frozen=True)
 class PlayCmd:
-    """One click to a race: ``seek``, ``cancel_seek``, ``play_bot``, ``daily``."""
+    """One click to a race, and playing together: ``seek`` (``resume``: take over this
+    player's seek, kept a few seconds after its page closed), ``cancel_seek``, ``play_bot``,
+    ``daily``, and the challenges (solrace.service.challenges): ``challenge`` (``to``: a
+    player's name, or none for a link), ``challenge_accept``, ``challenge_decline``,
+    ``challenge_cancel``, ``challenge_get`` (each with ``challenge``, its id) and
+    ``challenges`` (the player's open ones)."""
 
     action: str
     rid: Any = None
@@ -169,6 +176,9 @@ class PlayCmd:
     rated: bool = True
     bot_after: int = 10
     level: int = 0
+    resume: bool = False
+    to: str | None = None
+    challenge: str | None = None
 
 
 @dataclass(frozen=True)
@@ -221,8 +231,12 @@ ARENA_STARTS_IN = 604800
 #: The time limits of quick races (one queue per game and time limit).
 SEEK_TIME_LIMITS = (180, 300, 600)
 
+#: The challenges' commands (a race of two with a friend).
+CHALLENGE_ACTIONS = ("challenge", "challenges", "challenge_get", "challenge_accept",
+                     "challenge_decline", "challenge_cancel")
+
 TOURNAMENT_ACTIONS = ("create", "join", "watch", "start", "next", "entry", "pause", "remove",
-                      "redeal", "finish", "leave")
+                      "redeal", "finish", "leave", "add_bot")
 
 
 def _rid(obj: dict[Any, Any]) -> Any:
@@ -282,16 +296,16 @@ def parse_seed(value: Any) -> int:
     return value
 
 
-def _name(obj: dict[Any, Any], rid: Any) -> str | None:
-    name = obj.get("name")
+def _name(obj: dict[Any, Any], rid: Any, key: str = "name") -> str | None:
+    name = obj.get(key)
     if name is None:
         return None
     if not isinstance(name, str):
-        raise ProtocolError("bad_message", "'name' must be a string", rid)
+        raise ProtocolError("bad_message", f"{key!r} must be a string", rid)
     name = " ".join(name.split())  # no control characters, newlines or runs of spaces
     if not name or len(name) > MAX_NAME or not name.isprintable():
         raise ProtocolError(
-            "bad_message", f"'name' must be 1 to {MAX_NAME} printable characters", rid
+            "bad_message", f"{key!r} must be 1 to {MAX_NAME} printable characters", rid
         )
     return name
 
@@ -337,6 +351,8 @@ def parse_command(obj: dict[Any, Any]) -> Command:
         return _play(kind, obj, rid)
     if kind.startswith("arena_"):
         return _arena(kind[len("arena_"):], obj, rid)
+    if kind in CHALLENGE_ACTIONS:
+        return _challenge(kind, obj, rid)
     if kind in ("mod_clear", "mod_close"):
         player = _str(obj, "player", MAX_ID, rid)
         if kind == "mod_clear":
@@ -400,7 +416,7 @@ def parse_command(obj: dict[Any, Any]) -> Command:
     if kind == "resign":
         return Resign(race, rid)
     if kind == "rematch":
-        return Rematch(race, rid)
+        return Rematch(race, rid, _bool(obj, "want", rid))
     if kind == "hint":
         return Hint(race, rid)
     if kind == "claim":
@@ -448,10 +464,25 @@ def _play(kind: str, obj: dict[Any, Any], rid: Any) -> PlayCmd:
             raise ProtocolError("bad_message", "'time_limit' of a quick race is one of "
                                 f"{', '.join(map(str, SEEK_TIME_LIMITS))} seconds", rid)
         return PlayCmd("seek", rid, game=game, time_limit=time_limit, rated=rated,
-                       bot_after=_int(obj, "bot_after", 0, 60, rid, default=10))
+                       bot_after=_int(obj, "bot_after", 0, 60, rid, default=10),
+                       resume=_bool(obj, "resume", rid, default=False))
     return PlayCmd("play_bot", rid, game=game, rated=rated,
                    time_limit=_int(obj, "time_limit", 60, 3600, rid, default=300),
                    level=_int(obj, "level", 1, 5, rid))
+
+
+def _challenge(kind: str, obj: dict[Any, Any], rid: Any) -> PlayCmd:
+    """The challenges' commands (solrace.service.challenges)."""
+    if kind == "challenges":
+        return PlayCmd(kind, rid)
+    if kind != "challenge":
+        return PlayCmd(kind, rid, challenge=_str(obj, "challenge", MAX_ID, rid))
+    time_limit = _int(obj, "time_limit", 0, 86400, rid, default=300)
+    if time_limit not in SEEK_TIME_LIMITS:
+        raise ProtocolError("bad_message", "'time_limit' of a challenge is one of "
+                            f"{', '.join(map(str, SEEK_TIME_LIMITS))} seconds", rid)
+    return PlayCmd(kind, rid, game=_str(obj, "game", MAX_ID, rid), time_limit=time_limit,
+                   rated=_bool(obj, "rated", rid, default=True), to=_name(obj, rid, "to"))
 
 
 def _tournament(action: str, obj: dict[Any, Any], rid: Any) -> TournamentCmd:
@@ -482,6 +513,8 @@ def _tournament(action: str, obj: dict[Any, Any], rid: Any) -> TournamentCmd:
     if action == "redeal":
         return TournamentCmd(action, tid, rid, token=token,
                              round=_int(obj, "round", 1, 1000, rid))
+    if action == "add_bot":
+        return TournamentCmd(action, tid, rid, token=token, level=_int(obj, "level", 1, 5, rid))
     return TournamentCmd(action, tid, rid, token=token)
 
 
@@ -538,7 +571,7 @@ def to_dict(cmd: Command) -> dict[str, Any]:
     """A command as a message again: ``parse_command(to_dict(cmd)) == cmd``."""
     if isinstance(cmd, TournamentCmd):
         t: dict[str, Any] = {"type": f"tournament_{cmd.action}", **(cmd.create or {})}
-        for name in ("tournament", "rid", "token", "name", "code", "entrant", "round"):
+        for name in ("tournament", "rid", "token", "name", "code", "entrant", "round", "level"):
             value = getattr(cmd, name)
             if value is not None and name not in t:
                 t[name] = value
@@ -565,6 +598,8 @@ def to_dict(cmd: Command) -> dict[str, Any]:
                                       if k != "action" and v is not None}}
         if isinstance(cmd, PlayCmd) and cmd.level == 0:
             del out["level"]
+        if isinstance(cmd, PlayCmd) and not cmd.resume:
+            del out["resume"]
         return out
     msg: dict[str, Any] = {"type": TYPES[type(cmd)]}
     for name, value in vars(cmd).items():

@@ -6,7 +6,8 @@ go by every second):
 - **to one process** (its inbox channel, see :mod:`solrace.cluster`): a command forwarded to the
   process that runs its race (:class:`Forward`) and what comes back (:class:`Deliver`: a message
   for one of the sender's connections; :class:`Op`: that connection follows or speaks for
-  something now; :class:`Done`), and news of connections (:class:`Gone`, :class:`Hello`);
+  something now; :class:`Done`), news of connections (:class:`Gone`, :class:`Hello`), and a
+  message for every connection of a player there (:class:`ToPlayer`);
 - **to every process following a unit** (its channel and stream, see
   :mod:`solrace.bus.redis_bus`): a race event (:class:`EventEnvelope`), one racer's board in
   each view its followers elsewhere may see (:class:`BoardEnvelope`), and a control message
@@ -114,7 +115,16 @@ class Hello:
     where: Where
 
 
-Inbox = Forward | Deliver | Op | Done | Gone | Hello
+@dataclass(frozen=True)
+class ToPlayer:
+    """Send this ready message (JSON) to every connection of player ``player`` there (a
+    challenge, its answer, a seat: solrace.service.online)."""
+
+    player: str
+    payload: bytes
+
+
+Inbox = Forward | Deliver | Op | Done | Gone | Hello | ToPlayer
 
 
 def write(msg: Inbox) -> Wire:
@@ -130,6 +140,8 @@ def write(msg: Inbox) -> Wire:
         return {"k": "done", "q": msg.req}
     if isinstance(msg, Gone):
         return {"k": "gone", "f": msg.sender, "c": msg.conn}
+    if isinstance(msg, ToPlayer):
+        return {"k": "pl", "o": msg.player, "j": msg.payload}
     return {"k": "hello", "f": msg.sender, **msg.where.fields()}
 
 
@@ -148,6 +160,8 @@ def read(msg: Wire) -> Inbox | None:
         return Gone(msg["f"], msg["c"])
     if kind == "hello":
         return Hello(msg["f"], Where.read(msg))
+    if kind == "pl":
+        return ToPlayer(msg["o"], msg["j"])
     return None
 
 

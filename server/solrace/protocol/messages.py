@@ -13,6 +13,7 @@ from typing import Any
 
 import solrules
 
+from solrace.core.challenge import Challenge
 from solrace.core.race import Race
 from solrace.core.race_parts import RaceEvent
 from solrace.core.racer import Racer
@@ -109,6 +110,7 @@ def header(race: Race) -> Message:
         "seated_until": race.seated_until,
         "reason": race.reason,
         "rematch": race.rematch,
+        "rematch_wants": sorted(race.rematch_wants),
     }
 
 
@@ -225,10 +227,13 @@ def joined(race: Race, racer: Racer, rid: Any = None) -> Message:
 
 
 def paired(race: Race, racer: Racer, opponents: list[Racer], rid: Any = None,
-           casual: str | None = None) -> Message:
-    """A seat of a race made for the receiver (a quick race, a bot race, the daily deal): his
-    racer and its token (he takes the seat with ``join``), and who he races. ``casual``: why
-    the race is casual although he asked for a rated one (``"guest"``: he has no password)."""
+           casual: str | None = None, rematch: str | None = None,
+           challenge: str | None = None) -> Message:
+    """A seat of a race made for the receiver (a quick race, a bot race, the daily deal, a
+    challenge, a rematch in one click): his racer and its token (he takes the seat with
+    ``join``), and who he races. ``casual``: why the race is casual although he asked for a
+    rated one (``"guest"``: he or his challenger has no password). ``rematch``: the race it
+    is the rematch of; ``challenge``: the challenge it came from."""
     o = race.options
     msg: Message = {
         "type": "paired", "race": race.race, "player": racer.player, "token": racer.token,
@@ -239,22 +244,58 @@ def paired(race: Race, racer: Racer, opponents: list[Racer], rid: Any = None,
         msg["day"] = o.day
     if casual is not None:
         msg["casual"] = casual
+    if rematch is not None:
+        msg["rematch"] = rematch
+    if challenge is not None:
+        msg["challenge"] = challenge
     if rid is not None:
         msg["rid"] = rid
     return msg
 
 
 def seeking(game: str, time_limit: int, rated: bool, bot_at: int | None,
-            casual: str | None = None, rid: Any = None) -> Message:
+            casual: str | None = None, rid: Any = None, since: int | None = None) -> Message:
     """A seek is in its queue: ``bot_at`` (unix ms) is when a house bot takes the other seat
-    if nobody comes (None: never); ``casual`` as in :func:`paired`."""
+    if nobody comes (None: never); ``casual`` as in :func:`paired`; ``since`` (unix ms) when
+    the seek began (earlier than now for a seek taken over after a page reload)."""
     msg: Message = {"type": "seeking", "game": game, "time_limit": time_limit, "rated": rated,
-                    "bot_at": bot_at}
+                    "bot_at": bot_at, "since": since}
     if casual is not None:
         msg["casual"] = casual
     if rid is not None:
         msg["rid"] = rid
     return msg
+
+
+def challenge(ch: Challenge, rid: Any = None, you: str | None = None,
+              kind: str = "challenge") -> Message:
+    """A challenge as its pages see it (:meth:`Challenge.view`): to every page of the player
+    it names when it is made, in answer to ``challenge_get`` (``you``: ``"challenger"``,
+    ``"challenged"`` or ``"other"``), and, as ``challenge_created``, to its challenger."""
+    msg: Message = {"type": kind, **ch.view()}
+    if you is not None:
+        msg["you"] = you
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
+
+
+def challenges(incoming: list[Challenge], outgoing: list[Challenge],
+               rid: Any = None) -> Message:
+    """A player's open challenges: made for him, and by him (oldest first)."""
+    msg: Message = {"type": "challenges", "incoming": [c.view() for c in incoming],
+                    "outgoing": [c.view() for c in outgoing]}
+    if rid is not None:
+        msg["rid"] = rid
+    return msg
+
+
+def challenge_answer(kind: str, ch: Challenge, **fields: Any) -> Message:
+    """What became of a challenge, to its players' pages: ``challenge_declined`` {``by``
+    (who), ``open`` (a link stays open for others)} and ``challenge_expired`` to the
+    challenger, ``challenge_ended`` {``reason``: accepted, declined, cancelled, expired} to
+    the player it was for."""
+    return {"type": kind, "challenge": ch.id, **fields}
 
 
 #: Why a seek left its queue without its connection asking (``seek_ended``).
@@ -303,16 +344,25 @@ def board(race_id: str, player: str, cards: Message) -> Message:
     return {"type": "board", "race": race_id, "player": player, "board": cards}
 
 
-def rematch(old: Race, new: Race, by: str | None = None, rid: Any = None,
-            host: bool = False) -> Message:
+def rematch(old: Race, new: Race | None, by: str | None = None, rid: Any = None,
+            host: bool = False, wants: list[str] | None = None,
+            declined: str | None = None) -> Message:
     """The rematch of ``old`` is ``new``: to everyone following ``old`` (``by`` who asked),
-    and to the asker, who gets the host token of a race he created (``host``)."""
-    msg: Message = {"type": "rematch", "race": old.race, "next": new.race}
+    and to the asker, who gets the host token of a race he created (``host``). In one click
+    (:func:`solrace.core.dispatch.rematch`), ``new`` is None until both racers want it:
+    ``wants`` the racers who do (``by`` the last of them), or ``declined`` the name of the
+    racer who said no."""
+    msg: Message = {"type": "rematch", "race": old.race,
+                    "next": None if new is None else new.race}
     if by is not None:
         msg["by"] = by
+    if wants is not None:
+        msg["wants"] = wants
+    if declined is not None:
+        msg["declined"] = declined
     if rid is not None:
         msg["rid"] = rid
-    if host:
+    if host and new is not None:
         msg["host_token"] = new.host_token
         msg["commitment"] = new.commitment
     return msg
@@ -400,7 +450,8 @@ def tournament_view(t: Tournament, you: str | None = None, rid: Any = None) -> M
         "reason": t.reason,
         "created_at": t.created_at,
         "entrants": [{"entrant": e.entrant, "name": e.name, "bot": e.bot,
-                      "removed": e.removed} for e in t.entrants.values()],
+                      "removed": e.removed, **({} if e.level is None else {"level": e.level})}
+                     for e in t.entrants.values()],
         "rounds": rounds,
         "standings": t.standings(),
         "you": you,

@@ -191,6 +191,10 @@ class HouseBots:
         """Is this level available here (the solver levels need a solver)?"""
         return level.policy != "solver" or (self.solver is not None and self.solver.hints_on)
 
+    def can_play_level(self, level: int) -> bool:
+        """Is level ``level`` (1-5) available here?"""
+        return level in LEVELS and self.can_play(LEVELS[level])
+
     def admit(self, address: str) -> None:
         """Room for one more house bot, for this client (RaceError ``limit_reached``)."""
         caps = self.hub.caps

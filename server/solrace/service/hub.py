@@ -96,6 +96,8 @@ class Bots(Protocol):
 
     def stop(self, race_id: str) -> None: ...
 
+    def can_play_level(self, level: int) -> bool: ...
+
 
 class Scores(Protocol):
     """The scorer of finished races (solrace.service.scoring)."""
@@ -174,7 +176,7 @@ class Hub:
             RACERS: Throttle(RACER_BOARD_INTERVAL, self._boards_for(RACERS)),
         }
         ports = RacePorts(get=self.get, hold=self.hold, record=self.record, arm=self.arm,
-                          room=self.room_for)
+                          room=self.room_for, play_bots=self._play_bots)
         self.organizer = Organizer(store, bus.publish, clock, self.assist.deals,
                                    self.countdown_ms, ports)
         self.arena_director = ArenaDirector(store, bus.publish, clock, self.assist.deals,
@@ -214,6 +216,9 @@ class Hub:
 
     def entrants_from(self, tournament: str, address: str) -> int:
         return self.organizer.entrants_from(tournament, address)
+
+    def can_play_bot(self, level: int) -> bool:
+        return self.house_bots is not None and self.house_bots.can_play_level(level)
 
     @property
     def max_races(self) -> int:
@@ -262,6 +267,8 @@ class Hub:
         store = self.store
         if fx.created is not None:
             self.hold(fx.created)
+            if fx.opened is not None:
+                self._queue(fx.created, fx.opened)
         if race is not None:
             for out in fx.outcomes:
                 self._queue(race, out)
@@ -290,6 +297,8 @@ class Hub:
 
         def ok() -> None:
             self._steps(session, fx)
+            if fx.created is not None and fx.opened is not None:
+                self.emit(fx.created, fx.opened)  # its seats' deadline is armed
             if done is not None and not done.done():
                 done.set_result(None)
 
@@ -351,7 +360,7 @@ class Hub:
                 assert race is not None
                 session.send(messages.state(race, step.player))  # type: ignore[union-attr]
             elif kind is Announce:
-                self.bus.publish(step.race, Event(step.msg))  # type: ignore[union-attr]
+                self.bus.publish(step.race, Event(step.msg, to=step.to))  # type: ignore[union-attr]
             elif kind is TView:
                 assert fx.tournament is not None
                 session.send(messages.tournament_view(
@@ -507,6 +516,11 @@ class Hub:
         """Make an outcome nobody asked for (a deadline) durable, then emit it."""
         self._queue(race, out)
         self.store.after_commit(lambda: self.emit(race, out))
+
+    def _play_bots(self, race: Race) -> None:
+        """Play the house bots seated in a race made here (a tournament's)."""
+        if self.house_bots is not None:
+            self.house_bots.adopted(race)
 
     def arm(self, race: Race) -> None:
         """Set the race's timer for its next deadline."""

@@ -22,6 +22,12 @@ RaceError to refuse).
 next seek there (the page seeks again at once), and the one who did not sit may not seek for
 ``NO_SHOW_PAUSE_S`` (his seek now, if any, is dropped: ``seek_ended``).
 
+**A seek outlives its page by a moment.** A connection that closes while it seeks leaves its
+seek in the queue for ``SEEK_GRACE_S`` (a page reloading): a new connection of the same
+player that seeks the same queue with ``resume`` takes it over, its time waited kept
+(``seeking`` tells ``since``), on whichever process it lands; one paired meanwhile gets its
+seat (``paired``) instead. Nobody takes it over within the grace: it leaves the queue.
+
 The queues (:class:`Queues`) are this process's (:class:`LocalQueues`, the embedded server)
 or Redis's (:class:`solrace.cluster.queues.RedisQueues`, shared by every process: a seeker is
 taken out in the same script that pairs him, so nobody is paired twice; one taken by a process
@@ -40,13 +46,13 @@ from solrace.core import dispatch
 from solrace.core.dispatch import Seat
 from solrace.core.identity import Who
 from solrace.core.levels import LEVELS, Level, bot_name, closest
-from solrace.core.pairing import MemoryQueues, Offer, Seek, queue_name, queue_parts
+from solrace.core.pairing import MemoryQueues, Offer, Seek, is_rated, queue_name, queue_parts
 from solrace.core.quotas import client_key
 from solrace.core.race import Race
 from solrace.core.race_parts import Options, RaceError
 from solrace.core.rating import MU
 from solrace.protocol import codec, messages
-from solrace.settings import PASS_EVERY_S, QUEUE_CAP
+from solrace.settings import PASS_EVERY_S, QUEUE_CAP, SEEK_GRACE_S
 
 if TYPE_CHECKING:
     from solrace.service.accounts import Accounts
@@ -84,6 +90,12 @@ class Queues(Protocol):
     async def confirm(self, seek: Seek) -> None:
         """The race of ``seek``, paired by this process, is made."""
 
+    async def take_over(self, player: str, queue: str, process: str, conn: int,
+                        new_id: str) -> tuple[Seek, Seek] | None:
+        """The player's seek waiting in ``queue``, now connection ``conn`` of ``process``'s
+        under ``new_id`` (its time waited kept): as it was and is; or None (see
+        MemoryQueues.take_over)."""
+
     async def give_back(self, seek: Seek) -> bool:
         """The race of ``seek`` could not be made: he waits again (unless the player seeks
         something else meanwhile)."""
@@ -120,6 +132,10 @@ class LocalQueues:
 
     async def confirm(self, seek: Seek) -> None:
         pass
+
+    async def take_over(self, player: str, queue: str, process: str, conn: int,
+                        new_id: str) -> tuple[Seek, Seek] | None:
+        return self.queues.take_over(player, queue, process, conn, new_id)
 
     async def give_back(self, seek: Seek) -> bool:
         return self.queues.give_back(seek)
@@ -164,6 +180,8 @@ class Matchmaker:
         #: Awaited before a rated ``seek`` or ``play_bot`` of an account (a guest's requests
         #: are casual, and never get here): raises RaceError to refuse it.
         self.rated_gate: Callable[[Who], Awaitable[None]] | None = None
+        #: Seconds a closed connection's seek waits for its page to come back.
+        self.seek_grace = SEEK_GRACE_S
 
     # ------------------------------------------------------------- commands
     async def handle(self, conn: Seeker, cmd: codec.PlayCmd) -> None:
@@ -188,7 +206,7 @@ class Matchmaker:
         if game not in solrules.GAMES:
             raise RaceError("bad_message", f"unknown game; one of {', '.join(solrules.GAMES)}")
 
-    async def _rated(self, who: Who, asked: bool) -> tuple[bool, str | None]:
+    async def rated(self, who: Who, asked: bool) -> tuple[bool, str | None]:
         """Is a request for a rated race (``asked``) rated, and if not although asked, why:
         a guest's is casual; an account's passes the rated gate (or raises)."""
         if not asked:
@@ -202,12 +220,15 @@ class Matchmaker:
     async def seek(self, conn: Seeker, cmd: codec.PlayCmd) -> None:
         self._game(cmd.game)
         who = await self.accounts.ensure(conn)
-        rated, casual = await self._rated(who, cmd.rated)
+        rated, casual = await self.rated(who, cmd.rated)
         now = self.hub.clock()
+        queue = queue_name(cmd.game, cmd.time_limit, rated)
+        if cmd.resume and await self._resume(conn, cmd, who, queue, now):
+            return
         await self._unseated(who, now)
         await self.cancel(conn)
         mu = await self._mu(who, cmd.game)
-        seek = Seek(secrets.token_hex(8), queue_name(cmd.game, cmd.time_limit, rated),
+        seek = Seek(secrets.token_hex(8), queue,
                     who.id, who.name, round(mu, 3), now, self.process, conn.id, conn.address,
                     who.rating(cmd.game), who.provisional(cmd.game),
                     network=client_key(conn.address), casual=casual or "")
@@ -230,16 +251,47 @@ class Matchmaker:
                 continue
             await self._pair(match, seek, held=(match,), reply=(conn, cmd.rid))
             return
+        self._wait(conn, cmd, seek, rated, casual, now, now)
+
+    def _wait(self, conn: Seeker, cmd: codec.PlayCmd, seek: Seek, rated: bool,
+              casual: str | None, since: int, now: int) -> None:
+        """``seek`` waits in its queue for ``conn`` since ``since``: its bot's timer
+        (``bot_after`` seconds from then), and ``seeking``."""
         waiting = Waiting(seek, rated, cmd.time_limit, cmd.game)
         conn.seek = waiting
         bot_at = None
         if cmd.bot_after > 0:
-            bot_at = now + cmd.bot_after * 1000
+            bot_at = since + cmd.bot_after * 1000
             waiting.timer = asyncio.get_running_loop().call_later(
-                cmd.bot_after, lambda: self.hub.supervisor.spawn(
+                max(0.0, (bot_at - now) / 1000), lambda: self.hub.supervisor.spawn(
                     self._no_one_came(conn, waiting), f"bot for seeker {conn.id}"))
         self.hub.reply_later(conn, messages.seeking(cmd.game, cmd.time_limit, rated, bot_at,
-                                                    casual, cmd.rid))
+                                                    casual, cmd.rid, since=since))
+
+    async def _resume(self, conn: Seeker, cmd: codec.PlayCmd, who: Who, queue: str,
+                      now: int) -> bool:
+        """``seek`` with ``resume``: this player's seek in ``queue``, left by a page that
+        closed a moment ago, is this connection's now (True, answered); or, paired meanwhile,
+        his seat in that race (True, answered ``paired``); else False (a new seek)."""
+        await self.cancel(conn)
+        moved = await self.queues.take_over(who.id, queue, self.process, conn.id,
+                                            secrets.token_hex(8))
+        if moved is not None:
+            old, seek = moved
+            if (old.process, old.conn) != (self.process, conn.id):
+                self._ended(old, "replaced")  # another tab of his, if it is still open
+            self._wait(conn, cmd, seek, is_rated(queue), seek.casual or None, seek.since, now)
+            return True
+        race_id = await self.queues.seat_of(who.id, now)
+        race = None if race_id is None else await self.hub.load(race_id)
+        if race is None or race.status != "lobby":
+            return False
+        mine = next((r for r in race.racers.values() if r.pid == who.id and not r.ready), None)
+        if mine is None:
+            return False
+        others = [r for r in race.racers.values() if r is not mine]
+        self.hub.reply_later(conn, messages.paired(race, mine, others, cmd.rid))
+        return True
 
     async def _mu(self, who: Who, game: str) -> float:
         store = self.accounts.store
@@ -279,9 +331,24 @@ class Matchmaker:
         await self.queues.cancel(waiting.seek)
 
     def closed(self, conn: Seeker) -> None:
-        """A connection closed: its seek, if any, leaves the queue."""
-        if conn.seek is not None:
-            self.hub.supervisor.spawn(self.cancel(conn), f"cancel seek of {conn.id}")
+        """A connection closed: its seek, if any, leaves the queue after ``seek_grace``
+        seconds unless another connection of the player took it over meanwhile (a page
+        reloading: see the module docstring); its bot does not come."""
+        waiting: Waiting | None = conn.seek
+        if waiting is None:
+            return
+        conn.seek = None
+        if waiting.timer is not None:
+            waiting.timer.cancel()
+
+        self.hub.supervisor.spawn(self._leave_later(waiting.seek), f"seek of closed {conn.id}",
+                                  timeout=self.seek_grace + 30)
+
+    async def _leave_later(self, seek: Seek) -> None:
+        """The seek of a closed connection leaves its queue after the grace — by its id: a
+        seek taken over has a new one, and stays."""
+        await asyncio.sleep(self.seek_grace)
+        await self.queues.cancel(seek)
 
     # -------------------------------------------------------------- pairing
     async def passes(self) -> None:
@@ -408,7 +475,7 @@ class Matchmaker:
             raise RaceError("unavailable", f"the {level.name} bot needs the server's solver, "
                             "which is off here")
         who = await self.accounts.ensure(conn)
-        rated, casual = await self._rated(who, cmd.rated)
+        rated, casual = await self.rated(who, cmd.rated)
         await self.cancel(conn)
         await self._bot_race(conn, cmd.game, cmd.time_limit, rated, level, kind="bot",
                              rid=cmd.rid, casual=casual)

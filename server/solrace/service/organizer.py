@@ -49,6 +49,8 @@ class RacePorts:
     arm: Callable[[Race], None]
     #: Do this many more races fit (outside the part of the cap kept for single players)?
     room: Callable[[int], bool]
+    #: Play the house bots seated in a new race (a host added them to the tournament).
+    play_bots: Callable[[Race], None] = lambda race: None
 
 
 class Organizer:
@@ -123,7 +125,8 @@ class Organizer:
         log_entries = []
         for entrant_id in plan.entrants:
             entrant = t.entrants[entrant_id]
-            joined = race.join(entrant.name, self.entropy.token(), now, bot=entrant.bot)
+            joined = race.join(entrant.name, self.entropy.token(), now, bot=entrant.bot,
+                               level=entrant.level)
             assert joined.acted is not None
             seats[joined.acted] = entrant_id
             log_entries += joined.log
@@ -159,6 +162,7 @@ class Organizer:
             publish(t.tid, Event(messages.tournament_event(t, ev), urgent=True))
         for race in out.created:
             self.races.arm(race)
+            self.races.play_bots(race)
             _, round_, seats = self.seats[race.race]
             for player, entrant in seats.items():
                 publish(t.tid, Event(messages.seat(t, round_, race, player), to=entrant))
