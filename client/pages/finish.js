@@ -169,8 +169,10 @@ export function nextActions(session, { watch = false } = {}) {
       botAgain.hidden = !racer || kind !== "bot" || !over;
       daily.hidden = kind !== "daily";
       if (kind === "daily") daily.href = dailyPath(model.game);
-      // A house bot does not come to a rematch, and the daily deal is played once.
-      rematchBtn.hidden = !racer || !!t || !!houseBot(model) || kind === "bot" || kind === "daily";
+      // A house bot does not come to a rematch, the daily deal is played once, and an arena
+      // pairs its racers again by itself.
+      rematchBtn.hidden = !racer || !!t || !!houseBot(model) || kind === "bot" || kind === "daily"
+        || kind === "arena";
       const asked = oneClick(model) && (model.rematchWants || []).includes(model.you) && !model.rematch;
       rematchBtn.disabled = !over || asked;
       rematchBtn.title = !over ? "Once the race is over" : asked

@@ -78,6 +78,9 @@ async def test_an_arena_pairs_scores_and_pairs_again(arenas: Server) -> None:
     # Both wait again, and are paired again (nobody else waits).
     again = {c: await event(c, "paired", aid) for c in (ann, bob)}
     assert again[ann]["race"] == again[bob]["race"] != race
+    with pytest.raises(ServerError) as err:  # no rematch outside the arena: it pairs again
+        await ann.request({"type": "rematch", "race": race})
+    assert err.value.code == "forbidden"
     # The table over HTTP, and the list.
     status, _, body = await aget(arenas, f"/api/arenas/{aid}")
     assert status == 200 and json.loads(body)["standings"][0]["player"] == ann_id

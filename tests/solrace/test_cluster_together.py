@@ -19,11 +19,17 @@ from .test_together import sit, three_moves, told
 async def test_a_challenge_across_processes_reaches_every_page_and_is_taken_once(
         pair: tuple[Solrace, Solrace]) -> None:
     a, b = pair
-    ann, _ = await browser(a, "Ann")
+    ann, ann_key = await browser(a, "Ann")
     bob_a, key = await browser(b, "Bob", "198.51.100.201")
     bob_b, _ = await browser(a, "", "198.51.100.201", key=key)  # his other tab, on A
     made = await ann.request({"type": "challenge", "to": "Bob", "game": "scotch",
                               "time_limit": 300})
+    # Both seek a quick race meanwhile (Ann on a tab on B): the challenge's seat ends both
+    # seeks, or each would hold two seats.
+    ann_b, _ = await browser(b, "", key=ann_key)
+    await ann_b.request({"type": "seek", "game": "yukon", "time_limit": 180, "bot_after": 0})
+    await bob_a.request({"type": "seek", "game": "quadruple-canfield", "time_limit": 600,
+                         "bot_after": 0})
     for page in (bob_a, bob_b):
         assert (await page.next_event("challenge", timeout=T))["challenge"] == made["challenge"]
     listed = await bob_a.request({"type": "challenges"})  # Redis's, from either process
@@ -32,6 +38,8 @@ async def test_a_challenge_across_processes_reaches_every_page_and_is_taken_once
                                       "challenge": made["challenge"]})
     paired_ann = await ann.next_event("paired", timeout=T)
     assert paired_ann["race"] == paired_bob["race"] and paired_ann["kind"] == "challenge"
+    for page in (ann_b, bob_a):
+        assert (await page.next_event("seek_ended", timeout=T))["reason"] == "seated"
     assert (await bob_b.next_event("challenge_ended", timeout=T))["reason"] == "accepted"
     assert await refused(bob_b, {"type": "challenge_accept",
                                  "challenge": made["challenge"]}) == "not_found"
@@ -45,7 +53,7 @@ async def test_a_challenge_across_processes_reaches_every_page_and_is_taken_once
     assert no["challenge"] == again["challenge"] and no["by"] == "Bob"
     assert (await told(bob_a, "challenge_ended", challenge=again["challenge"]))["reason"] == \
         "declined"
-    for client in (ann, bob_a, bob_b):
+    for client in (ann, ann_b, bob_a, bob_b):
         await client.close()
 
 

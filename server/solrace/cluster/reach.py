@@ -49,5 +49,5 @@ class RedisReach:
                 await self.client.srem(online_key(player), pid)
         return live
 
-    def send(self, process: str, player: str, payload: bytes) -> None:
-        self.send_to(process, internal.ToPlayer(player, payload))
+    def send(self, process: str, player: str, payload: bytes, seated: bool = False) -> None:
+        self.send_to(process, internal.ToPlayer(player, payload, seated))

@@ -316,6 +316,8 @@ def rematch(
     if kind == "bot":
         raise RaceError("forbidden", "a rematch against a house bot is a new bot race: "
                         "play the bot again")
+    if kind == "arena":  # the arena pairs its racers again, by its table
+        raise RaceError("forbidden", "an arena pairs you again by itself")
     known = race.rematch and (world.races.get(race.rematch)
                               or world.finished.get(race.rematch))
     if known:

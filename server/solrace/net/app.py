@@ -189,6 +189,7 @@ class App:
                            else None)
         #: Which connections speak for which player (a challenge reaches all his pages).
         self.online = Online(self.hub.reply_later, self.supervisor)
+        self.online.on_seated = self.matchmaker.seated
         self.challenges = (Challenges(self.hub, self.accounts, self.matchmaker, self.online)
                            if players is not None else None)
         self.front = Front(self.accounts, self.matchmaker, self.daily, self.moderation,
@@ -256,7 +257,7 @@ class App:
 
         def inbox(msg: internal.Inbox) -> None:
             if isinstance(msg, internal.ToPlayer):
-                online.delivered(msg.player, msg.payload)
+                online.delivered(msg.player, msg.payload, msg.seated)
             else:
                 cluster.inbox(msg)
 

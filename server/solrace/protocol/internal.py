@@ -122,6 +122,8 @@ class ToPlayer:
 
     player: str
     payload: bytes
+    #: The message gives him a seat (a challenge accepted): his seeks there end.
+    seated: bool = False
 
 
 Inbox = Forward | Deliver | Op | Done | Gone | Hello | ToPlayer
@@ -141,7 +143,7 @@ def write(msg: Inbox) -> Wire:
     if isinstance(msg, Gone):
         return {"k": "gone", "f": msg.sender, "c": msg.conn}
     if isinstance(msg, ToPlayer):
-        return {"k": "pl", "o": msg.player, "j": msg.payload}
+        return {"k": "pl", "o": msg.player, "j": msg.payload, "s": int(msg.seated)}
     return {"k": "hello", "f": msg.sender, **msg.where.fields()}
 
 
@@ -161,7 +163,7 @@ def read(msg: Wire) -> Inbox | None:
     if kind == "hello":
         return Hello(msg["f"], Where.read(msg))
     if kind == "pl":
-        return ToPlayer(msg["o"], msg["j"])
+        return ToPlayer(msg["o"], msg["j"], bool(msg.get("s")))
     return None
 
 

@@ -303,13 +303,15 @@ SEEK_ENDED = {
     "replaced": "you seek a race from another tab or device now: this search has stopped",
     "no_show": "you did not take your seat in your last quick race: you may seek again in "
                f"{NO_SHOW_PAUSE_S} s",
+    "seated": "a challenge of yours was accepted: your race is there, this search has stopped",
 }
 
 
 def seek_ended(reason: str) -> Message:
     """A seek left its queue without its connection asking: ``replaced`` (the same player
-    seeks from another connection: one seek per player) or ``no_show`` (he was paired and
-    never took his seat: he may not seek for a while)."""
+    seeks from another connection: one seek per player), ``no_show`` (he was paired and
+    never took his seat: he may not seek for a while) or ``seated`` (a challenge gave him a
+    race)."""
     return {"type": "seek_ended", "reason": reason, "message": SEEK_ENDED[reason]}
 
 

@@ -203,9 +203,10 @@ class Challenges:
         casual = None if rated or not taken.rated else "guest"
         self.hub.reply_later(conn, messages.paired(race, second, [first], rid, casual,
                                                    challenge=taken.id))
+        self.matchmaker.seated(conn)
         self.online.send(taken.by, messages.paired(
             race, first, [second], casual=None if casual is None else "opponent_guest",
-            challenge=taken.id))
+            challenge=taken.id), seated=True)
         if taken.to:
             self._tell_ended(taken, "accepted")
 

@@ -330,6 +330,15 @@ class Matchmaker:
             waiting.timer.cancel()
         await self.queues.cancel(waiting.seek)
 
+    def seated(self, conn: Seeker) -> None:
+        """``conn``'s player got a seat by other means (a challenge accepted): its seek, if
+        any, leaves the queue and the page is told (``seek_ended`` ``seated``); else one
+        player would hold two seats, and miss one."""
+        if conn.seek is None:
+            return
+        self.hub.supervisor.spawn(self.cancel(conn), f"seek of seated {conn.id}", timeout=10)
+        self.hub.reply_later(conn, messages.seek_ended("seated"))
+
     def closed(self, conn: Seeker) -> None:
         """A connection closed: its seek, if any, leaves the queue after ``seek_grace``
         seconds unless another connection of the player took it over meanwhile (a page

@@ -54,8 +54,9 @@ class Remote(Protocol):
     async def processes(self, player: str) -> list[str]:
         """The other live processes that have connections of ``player``."""
 
-    def send(self, process: str, player: str, payload: bytes) -> None:
-        """Hand a message (JSON) to ``process``'s connections of ``player``."""
+    def send(self, process: str, player: str, payload: bytes, seated: bool = False) -> None:
+        """Hand a message (JSON) to ``process``'s connections of ``player`` (``seated``: it
+        gives him a seat, see :meth:`Online.send`)."""
 
 
 class Online:
@@ -68,6 +69,9 @@ class Online:
         self.local: dict[str, set[Client]] = {}
         self.tracked: dict[int, tuple[str, Client]] = {}  # connection id -> its player
         self.remote: Remote | None = None
+        #: Called with each of a player's connections here when a message gives him a seat
+        #: (the matchmaker ends its seek: he would be paired twice).
+        self.on_seated: Callable[[Any], None] | None = None  # a Client the matchmaker knows
 
     def track(self, conn: Client) -> None:
         """``conn`` speaks for its player now (nothing if it knows none); idempotent, and a
@@ -114,23 +118,30 @@ class Online:
             return True
         return self.remote is not None and bool(await self.remote.processes(player))
 
-    def send(self, player: str, msg: Message) -> None:
+    def send(self, player: str, msg: Message, seated: bool = False) -> None:
         """Send ``msg`` to every connection of ``player``, here and on the other processes
-        (never waits; a player with none open gets nothing)."""
-        for conn in list(self.local.get(player, ())):
-            self.reply(conn, msg)
+        (never waits; a player with none open gets nothing). ``seated``: the message gives
+        him a seat in a race (a challenge accepted), and a seek he has open anywhere ends."""
+        self._here(player, lambda conn: self.reply(conn, msg), seated)
         if self.remote is not None:
-            self._spawn(self._send_remote(self.remote, player, codec.encode_json(msg)),
+            self._spawn(self._send_remote(self.remote, player, codec.encode_json(msg), seated),
                         f"to player {player}")
 
-    async def _send_remote(self, remote: Remote, player: str, payload: bytes) -> None:
-        for process in await remote.processes(player):
-            remote.send(process, player, payload)
-
-    def delivered(self, player: str, payload: bytes) -> None:
-        """A message for ``player`` from another process: to his connections here."""
+    def _here(self, player: str, send: Callable[[Client], None], seated: bool) -> None:
         for conn in list(self.local.get(player, ())):
-            conn.send(Event.from_json(payload))
+            send(conn)
+            if seated and self.on_seated is not None:
+                self.on_seated(conn)
+
+    async def _send_remote(self, remote: Remote, player: str, payload: bytes,
+                           seated: bool) -> None:
+        for process in await remote.processes(player):
+            remote.send(process, player, payload, seated)
+
+    def delivered(self, player: str, payload: bytes, seated: bool = False) -> None:
+        """A message for ``player`` from another process: to his connections here."""
+        event = Event.from_json(payload)
+        self._here(player, lambda conn: conn.send(event), seated)
 
     def _spawn(self, job: Any, name: str) -> None:
         self.supervisor.spawn(job, name, timeout=10)
