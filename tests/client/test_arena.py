@@ -1,11 +1,12 @@
 """Arenas in the browser (issue 29): an account makes an arena that starts in a few seconds; two
-players join from its page (one a guest: his races are casual, and the page says how to play
-rated) while it counts down; at the start both are taken to their race; one plays three moves
-and resigns (a resign loses): the other has 2 points in the table, the bars of both say "Next
-pairing…" over the results, and they are paired again; the arena ends after the race under way
-at its end, with its podium. An entrant whose page was closed is paused (his page says Resume);
-one who looks at another page when he is paired is called to his race. Over two processes on
-Redis, two players on two processes race in an arena one of them runs."""
+players join from its page (one a guest who came from the home page's list of arenas: his races are
+casual, and the page says how to play rated) while it counts down; at the start both are taken to
+their race; one plays three moves and resigns (a resign loses): the other has 2 points in the
+table, the bars of both say "Next pairing…" over the results, and they are paired again; the arena
+ends after the race under way at its end, with its podium. An entrant whose page was closed is
+paused (his page says Resume); one who looks at another page when he is paired is called to his
+race. Over two processes on Redis, two players on two processes race in an arena one of them
+runs."""
 
 from __future__ import annotations
 
@@ -144,18 +145,31 @@ def assert_contrast(page: Any, name: str) -> None:
 def test_an_arena_from_its_page_to_the_podium(pages: Pages) -> None:
     ann = pages.open("/")
     account(ann, "Ann")
-    aid = create_arena(ann, minutes=3, starts_in=10, name="Friday Arena")
+    aid = create_arena(ann, minutes=3, starts_in=15, name="Friday Arena")
     ann.goto(f"{pages.base}/arena/{aid}")
     ann.wait_for_selector("h1 >> text=Friday Arena")
     facts = ann.locator(".a-facts").inner_text()
     assert "Scotch" in facts and "races of 5 min" in facts and "rated" in facts
     assert "made by a player" in facts
-    ann.wait_for_selector(".a-clock >> text=/Starts in 0:0\\d/")
+    ann.wait_for_selector(".a-clock >> text=/Starts in 0:[01]\\d/")
     assert "Rated: your races here change your rating" in ann.locator(".a-guest-note").inner_text()
     watcher = pages.open(f"/arena/{aid}")  # nobody's entrant: he sees the table live
     watcher.wait_for_selector(".a-empty >> text=Nobody has joined yet")
     join(ann)
-    bob = pages.open(f"/arena/{aid}")
+    # Bob comes from the home page: the arena is listed there with its countdown, one click away
+    # (the list is refreshed every 15 s, and cached 2 s by the server: he may look twice).
+    bob = pages.open("/")
+    listed = bob.locator(f'.arenas .arena-row[data-arena="{aid}"]')
+    for _ in range(5):
+        if listed.count():
+            break
+        bob.wait_for_timeout(1000)
+        bob.reload()
+    listed.wait_for(timeout=WAIT_MS)
+    assert "starts in" in listed.locator(".arena-when").inner_text()
+    assert "Scotch" in listed.locator(".arena-game").inner_text()
+    listed.locator("a.arena-name", has_text="Friday Arena").click()
+    bob.wait_for_selector("h1 >> text=Friday Arena")
     guest(bob, "Bob")
     bob.wait_for_selector(".a-guest-note >> text=/As a guest your races here are casual: set a "
                           "password/")
