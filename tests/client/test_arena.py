@@ -236,17 +236,22 @@ def test_an_arena_from_its_page_to_the_podium(pages: Pages) -> None:
     watcher.wait_for_selector(".podium")
 
 
-def test_a_closed_page_pauses_and_a_call_from_another_page(pages: Pages) -> None:
+def test_a_reload_keeps_her_in_pause_resume_and_a_call_from_another_page(pages: Pages) -> None:
     ann = pages.open("/")
     account(ann, "Ada")
     aid = create_arena(ann, minutes=5, starts_in=12, name="Call Arena")
     ann.goto(f"{pages.base}/arena/{aid}")
     join(ann)
-    # Her only page closes (a reload): the server pauses her, and the page says Resume.
+    # Her only page opens anew (a reload): back within the server's grace (AWAY_MS, 10 s), she
+    # is still in; the page binds its connection to her again and offers Pause.
     ann.reload()
+    ann.wait_for_selector('#arena-join >> text=Pause')
+    assert row_of(ann, "Ada").locator(".tag-paused").count() == 0
+    # She pauses: the page says so, her row is marked, and Resume brings her back.
+    ann.click("#arena-join")
     ann.wait_for_selector("#arena-join >> text=Resume")
     ann.wait_for_selector(".you-state >> text=You are paused")
-    assert row_of(ann, "Ada").locator(".tag-paused").count() == 1
+    row_of(ann, "Ada").locator(".tag-paused").wait_for()
     ann.click("#arena-join")
     ann.wait_for_selector("#arena-join >> text=Pause")
     row_of(ann, "Ada").locator(".tag-paused").wait_for(state="detached")
