@@ -38,7 +38,7 @@ from solrace.cluster.connect import RedisClient, key, node_client, proc_key, uni
 from solrace.core.views import for_audience
 from solrace.protocol import internal
 from solrace.protocol.board_views import BoardViews
-from solrace.service.supervisor import Supervisor
+from solrace.runtime.supervisor import Supervisor
 from solrace.settings import LINK_BACKOFF, STREAM_LEN
 
 log = logging.getLogger(__name__)

@@ -42,7 +42,7 @@ from solrace.core.effects import Pending
 from solrace.core.identity import Who
 from solrace.net.connection import LOCAL
 from solrace.protocol import codec, internal, messages
-from solrace.service.supervisor import Supervisor
+from solrace.runtime.supervisor import Supervisor
 from solrace.settings import (
     ALIVE_MS,
     DEAD_LOOK_EVERY,

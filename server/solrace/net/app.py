@@ -31,6 +31,7 @@ from solrace.net import raw_frames
 from solrace.net.connection import Connection, Output
 from solrace.net.web import Routes, SecureConnection, client_dir, player_cookie
 from solrace.protocol import codec, internal, messages
+from solrace.runtime.supervisor import Supervisor, awaiting
 from solrace.service import collector
 from solrace.service.accounts import Accounts
 from solrace.service.arena_schedule import ArenaSchedule
@@ -45,7 +46,6 @@ from solrace.service.moderation import Moderation
 from solrace.service.online import Online
 from solrace.service.scoring import Scorer
 from solrace.service.showcase import Showcase, visitor_id
-from solrace.service.supervisor import Supervisor, awaiting
 from solrace.settings import (
     CLOSE_TIMEOUT,
     COUNTDOWN_S,
@@ -117,7 +117,7 @@ class App:
         self.tend_gc = tend_gc
         self.bus: Bus = bus if bus is not None else MemoryBus()
         self.solver = solver
-        #: Every background task of this process (solrace.service.supervisor).
+        #: Every background task of this process (solrace.runtime.supervisor).
         self.supervisor = supervisor if supervisor is not None else Supervisor()
         if caps is None:
             caps = Caps(races=max_races, lobbies=max_lobbies, connections=max_connections)

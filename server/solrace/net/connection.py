@@ -31,7 +31,7 @@ from solrace.net import raw_frames
 from solrace.net.raw_frames import frame
 from solrace.protocol import codec, messages
 from solrace.protocol.codec import ProtocolError
-from solrace.service.supervisor import Supervisor
+from solrace.runtime.supervisor import Supervisor
 from solrace.settings import CLOSE_TIMEOUT, EVENT_DELAY, OUT_QUEUE, WRITE_LIMIT
 
 if TYPE_CHECKING:

@@ -58,12 +58,12 @@ from solrace.core.views import RACERS, SPECTATORS, seat_of
 from solrace.protocol import arena_messages, codec, messages
 from solrace.protocol.board_views import BoardViews
 from solrace.protocol.codec import Command
+from solrace.runtime.supervisor import Supervisor
 from solrace.service.arenas import ArenaDirector
 from solrace.service.entropy import SecretEntropy
 from solrace.service.organizer import Organizer, RacePorts
 from solrace.service.presence import Peer, Presence
 from solrace.service.recovery import StoreWatch
-from solrace.service.supervisor import Supervisor
 from solrace.service.timers import Deadlines, Throttle
 from solrace.settings import (
     BOARD_INTERVAL,

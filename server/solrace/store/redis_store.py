@@ -33,7 +33,7 @@ from solrace.core.race import Race
 from solrace.core.race_parts import LogEntry
 from solrace.core.tournament import TLogEntry
 from solrace.core.units import Unit
-from solrace.service.supervisor import Supervisor
+from solrace.runtime.supervisor import Supervisor
 from solrace.settings import FINISHED_TTL_DAYS, LEASE_MS
 from solrace.store.base import Callback, Failure, OnFailure, committed, failed
 from solrace.store.records import (

@@ -55,7 +55,7 @@ def _serve(args: argparse.Namespace) -> int:
     from solrace.core.quotas import Caps
     from solrace.net.app import App, run_server
     from solrace.net.web import client_dir
-    from solrace.service.supervisor import Supervisor, awaiting
+    from solrace.runtime.supervisor import Supervisor, awaiting
     from solrace.store.sqlite_store import SQLiteStore
     from solrace.tools.key_file import KeyFileError
 
@@ -69,7 +69,7 @@ def _serve(args: argparse.Namespace) -> int:
     except KeyFileError as exc:
         print(f"solrace: {exc}", file=sys.stderr, flush=True)
         return 2
-    # One supervisor for every background task of the process (solrace.service.supervisor).
+    # One supervisor for every background task of the process (solrace.runtime.supervisor).
     supervisor = Supervisor()
     storage: Any
     bus: Any = None

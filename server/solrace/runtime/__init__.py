@@ -1,0 +1,1 @@
+"""What every I/O layer of one process runs on: the supervisor of its background tasks."""
