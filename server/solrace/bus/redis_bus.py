@@ -34,10 +34,10 @@ from redis.exceptions import RedisError
 
 from solrace.bus.base import Deliver, Event, Publishable, Subscription, Viewer
 from solrace.bus.memory_bus import MemoryBus
-from solrace.cluster.connect import RedisClient, key, node_client, proc_key, unit_of
 from solrace.core.views import for_audience
 from solrace.protocol import internal
 from solrace.protocol.board_views import BoardViews
+from solrace.runtime.redis_connect import RedisClient, key, node_client, proc_key, unit_of
 from solrace.runtime.supervisor import Supervisor
 from solrace.settings import LINK_BACKOFF, STREAM_LEN
 

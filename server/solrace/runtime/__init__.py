@@ -1,1 +1,2 @@
-"""What every I/O layer of one process runs on: the supervisor of its background tasks."""
+"""What every I/O layer of one process runs on: the supervisor of its background tasks, the
+connection to Redis and its key names."""

@@ -76,8 +76,8 @@ def _serve(args: argparse.Namespace) -> int:
     if redis_url:
         # Imported only here: the embedded server never loads redis.
         from solrace.bus.redis_bus import RedisBus
-        from solrace.cluster.connect import connect
         from solrace.cluster.processes import new_pid
+        from solrace.runtime.redis_connect import connect
         from solrace.store.redis_store import RedisStore
 
         pid = new_pid()
