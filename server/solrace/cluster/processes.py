@@ -35,12 +35,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from redis.exceptions import RedisError
 
-from solrace.bus.base import Event
 from solrace.cluster.keeper import Keeper
 from solrace.core.effects import Pending
 from solrace.core.identity import Who
 from solrace.net.connection import LOCAL
 from solrace.protocol import codec, internal, messages
+from solrace.protocol.event import Event
 from solrace.runtime.redis_connect import UNITS, proc_key, unit_of
 from solrace.runtime.supervisor import Supervisor
 from solrace.settings import (

@@ -23,14 +23,15 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from solrace.bus.base import Event, Publishable, Subscription
+from solrace.bus.base import Subscription
 from solrace.core.effects import Pending
 from solrace.core.identity import Who
 from solrace.core.race_parts import RaceError
 from solrace.net import raw_frames
-from solrace.net.raw_frames import frame
 from solrace.protocol import codec, messages
 from solrace.protocol.codec import ProtocolError
+from solrace.protocol.event import Event, Publishable
+from solrace.protocol.frames import frame
 from solrace.runtime.supervisor import Supervisor
 from solrace.settings import CLOSE_TIMEOUT, EVENT_DELAY, OUT_QUEUE, WRITE_LIMIT
 

@@ -23,7 +23,7 @@ import random
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from solrace.bus.base import Event, Publishable, Subscription
+from solrace.bus.base import Subscription
 from solrace.core.effects import Pending
 from solrace.core.identity import Who
 from solrace.core.levels import LEVELS, Level, choose, headway
@@ -31,6 +31,7 @@ from solrace.core.quotas import admit, client_key
 from solrace.core.race import Race
 from solrace.core.race_parts import RaceError
 from solrace.protocol import codec, messages
+from solrace.protocol.event import Event, Publishable
 from solrace.settings import BOT_GIVE_UP
 from solrace.solver.jobs import Solver, SolverBusy
 

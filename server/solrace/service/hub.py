@@ -24,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from solrace.bus.base import Bus, Event, Publishable
+from solrace.bus.base import Bus
 from solrace.core import dispatch
 from solrace.core.arena import Arena
 from solrace.core.effects import (
@@ -58,6 +58,7 @@ from solrace.core.views import RACERS, SPECTATORS, seat_of
 from solrace.protocol import arena_messages, codec, messages
 from solrace.protocol.board_views import BoardViews
 from solrace.protocol.codec import Command
+from solrace.protocol.event import Event, Publishable
 from solrace.runtime.supervisor import Supervisor
 from solrace.service.arenas import ArenaDirector
 from solrace.service.entropy import SecretEntropy

@@ -23,11 +23,11 @@ import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from solrace.bus.base import Event
 from solrace.core.identity import Who
 from solrace.core.race import Race
 from solrace.core.race_parts import RaceError
 from solrace.protocol import codec
+from solrace.protocol.event import Event
 from solrace.store.moderation_base import ModerationStore
 from solrace.store.player_base import PlayerStore
 

@@ -21,11 +21,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from solrace.bus.base import Event
 from solrace.core.effects import NeedsHint
 from solrace.core.race import Race
 from solrace.core.race_parts import RaceError
 from solrace.protocol import messages
+from solrace.protocol.event import Event
 from solrace.settings import MAX_ANSWERS, MAX_HINTS_IN_FLIGHT
 from solrace.solver.deal_source import DealSource
 from solrace.solver.jobs import Par, Solver, SolverBusy
