@@ -127,12 +127,13 @@ async def test_a_stuck_shutdown_names_what_it_waits_on_then_exits(tmp_path: Path
 
 BUILDER_HOLDER = """
 import asyncio, multiprocessing, sys
-from solrace.protocol.replays import Builder
+from solrace.runtime.builder import Builder
+from solrace.store import sqlite_replays
 
 async def main():
     builder = Builder()
     try:
-        await builder.from_file(sys.argv[1], "no-such-race", "p1", 0, False)
+        await builder.run(*sqlite_replays.job(sys.argv[1], "no-such-race", "p1", 0, False))
     except Exception:
         pass  # the worker is started either way
     print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
