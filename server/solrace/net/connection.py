@@ -24,6 +24,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from solrace.bus.base import Subscription
+from solrace.cluster.routing import LOCAL
 from solrace.core.effects import Pending
 from solrace.core.identity import Who
 from solrace.core.race_parts import RaceError
@@ -42,9 +43,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _ids = itertools.count(1)
-
-#: What a router (``Cluster.route``) answers for a command this process runs itself.
-LOCAL = object()
 
 #: Seconds a command may wait for what it needs (a race loaded, a hint worked out): past it,
 #: the job is given up and the client may send the command again.
