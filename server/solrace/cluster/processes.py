@@ -39,7 +39,7 @@ from solrace.cluster.keeper import Keeper
 from solrace.cluster.routing import LOCAL, Client
 from solrace.core.effects import Pending
 from solrace.core.identity import Who
-from solrace.protocol import codec, internal, messages
+from solrace.protocol import codec, commands, internal, messages
 from solrace.protocol.event import Event
 from solrace.runtime.redis_connect import UNITS, proc_key, unit_of
 from solrace.runtime.supervisor import Supervisor
@@ -148,7 +148,7 @@ class Waiting(NamedTuple):
     timer: asyncio.TimerHandle
     owner: str
     unit: str
-    cmd: codec.Command
+    cmd: commands.Command
 
 
 class Cluster:
@@ -373,21 +373,21 @@ class Cluster:
             self.hub.forget(race_id)
 
     # ------------------------------------------------------------- routing
-    def route(self, conn: Client, cmd: codec.Command) -> Any:
+    def route(self, conn: Client, cmd: commands.Command) -> Any:
         """:data:`LOCAL` when this process runs ``cmd`` itself; otherwise the forwarding is
         under way and the return value is what the reader awaits (None: nothing)."""
-        if isinstance(cmd, (codec.Ping, codec.Create, codec.PlayerCmd, codec.PlayCmd,
-                            codec.ModCmd)) or (
-                isinstance(cmd, (codec.TournamentCmd, codec.ArenaCmd))
+        if isinstance(cmd, (commands.Ping, commands.Create, commands.PlayerCmd, commands.PlayCmd,
+                            commands.ModCmd)) or (
+                isinstance(cmd, (commands.TournamentCmd, commands.ArenaCmd))
                 and cmd.action == "create"):
             return LOCAL
         unit = unit_of(cmd.race)
         if self.store.owns(unit):
             return LOCAL
         owner = self.owners.get(unit)
-        barrier = not isinstance(cmd, (codec.MoveCmd, codec.Undo))
-        follows = isinstance(cmd, (codec.Watch, codec.Join)) or (
-            isinstance(cmd, (codec.TournamentCmd, codec.ArenaCmd))
+        barrier = not isinstance(cmd, (commands.MoveCmd, commands.Undo))
+        follows = isinstance(cmd, (commands.Watch, commands.Join)) or (
+            isinstance(cmd, (commands.TournamentCmd, commands.ArenaCmd))
             and cmd.action in ("watch", "join"))
         if owner is not None and owner != self.pid and not follows:
             done = self.forward(owner, conn, cmd)
@@ -395,7 +395,7 @@ class Cluster:
         return self.supervisor.spawn(self._take_then(conn, cmd), f"route to {unit}",
                                      timeout=TAKE_TIMEOUT + FORWARD_TIMEOUT)
 
-    async def _take_then(self, conn: Client, cmd: codec.Command) -> None:
+    async def _take_then(self, conn: Client, cmd: commands.Command) -> None:
         unit = unit_of(cmd.race)  # type: ignore[union-attr]
         try:
             owner = await self.take(unit)
@@ -408,8 +408,8 @@ class Cluster:
         if owner is None:
             barrier = conn.handle_local(cmd)
         else:
-            if isinstance(cmd, (codec.Watch, codec.Join)) or (
-                    isinstance(cmd, codec.TournamentCmd) and cmd.action in ("watch", "join")):
+            if isinstance(cmd, (commands.Watch, commands.Join)) or (
+                    isinstance(cmd, commands.TournamentCmd) and cmd.action in ("watch", "join")):
                 # Subscribe before the snapshot: follow the race here and make sure its
                 # unit's channel reaches this process before the owner takes the snapshot,
                 # so that no event falls in between (the client drops the ones it has).
@@ -434,7 +434,7 @@ class Cluster:
                               mine(conn.seats), mine(conn.follows), conn.who,
                               [r for r in conn.lean if unit_of(r) == unit])
 
-    def forward(self, owner: str, conn: Client, cmd: codec.Command) -> asyncio.Future[None]:
+    def forward(self, owner: str, conn: Client, cmd: commands.Command) -> asyncio.Future[None]:
         """Send ``cmd`` to the owner's inbox; the future is done when the owner has answered
         (or with ``unavailable`` after ``FORWARD_TIMEOUT``)."""
         unit = unit_of(cmd.race)  # type: ignore[union-attr]
@@ -447,7 +447,7 @@ class Cluster:
                                                  self.state_of(conn, unit)))
         return done
 
-    def _timed_out(self, req: int, unit: str, owner: str, cmd: codec.Command) -> None:
+    def _timed_out(self, req: int, unit: str, owner: str, cmd: commands.Command) -> None:
         entry = self.pending.pop(req, None)
         if entry is None:
             return
@@ -484,7 +484,7 @@ class Cluster:
                 log.exception("watching the owners failed")
 
     async def _after_silence(self, conn: Client, done: asyncio.Future[None], unit: str,
-                             owner: str, cmd: codec.Command) -> None:
+                             owner: str, cmd: commands.Command) -> None:
         """The owner did not answer. If it is gone (its ``alive`` key lapsed), wait for its
         lease to lapse too, take the unit and run the command here (a move already applied
         is recognised by its ``seq``); if it is alive but slow, answer ``unavailable``."""
@@ -600,7 +600,7 @@ class Cluster:
     async def _run_remote(self, msg: internal.Forward) -> None:
         """Run a command forwarded by another process, then tell it this one is done."""
         session = self._session(msg.sender, msg.where)
-        cmd: codec.Command | None = None
+        cmd: commands.Command | None = None
         try:
             cmd = codec.parse_command(msg.command)
             unit = unit_of(cmd.race)  # type: ignore[union-attr]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Protocol
 
-from solrace.protocol.codec import Command
+from solrace.protocol.commands import Command
 from solrace.service.presence import Peer
 
 #: What a router answers for a command this process runs itself.

@@ -29,11 +29,11 @@ from solrace.core.effects import (
 from solrace.core.quotas import admit
 from solrace.core.race_parts import RaceError
 from solrace.core.tournament import TOutcome
-from solrace.protocol import arena_messages, codec, messages
+from solrace.protocol import arena_messages, codec, commands, messages
 from solrace.settings import ARENAS_PER_PLAYER, MAX_FOLLOWED
 
 
-def arena(world: World, session: Session, cmd: codec.ArenaCmd, now: int) -> Effects:
+def arena(world: World, session: Session, cmd: commands.ArenaCmd, now: int) -> Effects:
     """The effects of an arena command (RaceError, ProtocolError or NotLoaded)."""
     if cmd.action == "create":
         return _create(world, session, cmd, now)
@@ -74,7 +74,7 @@ def arena(world: World, session: Session, cmd: codec.ArenaCmd, now: int) -> Effe
     return fx
 
 
-def _create(world: World, session: Session, cmd: codec.ArenaCmd, now: int) -> Effects:
+def _create(world: World, session: Session, cmd: commands.ArenaCmd, now: int) -> Effects:
     if cmd.game not in solrules.GAMES:
         raise codec.ProtocolError("bad_message", f"unknown game; one of "
                                   f"{', '.join(solrules.GAMES)}", cmd.rid)

@@ -45,12 +45,12 @@ from solrace.core.quotas import admit, outside_reserve, refusal
 from solrace.core.race import Race
 from solrace.core.race_parts import Options, Outcome, RaceError
 from solrace.core.tournament import Settings, Tournament, TournamentError, TOutcome
-from solrace.protocol import codec, messages
+from solrace.protocol import codec, commands, messages
 from solrace.settings import MAX_FOLLOWED, SEAT_GRACE_S
 
-RaceCommand = (codec.Join | codec.Watch | codec.Leave | codec.Start | codec.Ready
-               | codec.MoveCmd | codec.Undo | codec.Resign | codec.Rematch | codec.Hint
-               | codec.Claim)
+RaceCommand = (commands.Join | commands.Watch | commands.Leave | commands.Start
+               | commands.Ready | commands.MoveCmd | commands.Undo | commands.Resign
+               | commands.Rematch | commands.Hint | commands.Claim)
 
 
 # ----------------------------------------------------------------------------- dispatcher
@@ -71,24 +71,24 @@ def lookup(world: World, race_id: str) -> Race:
 
 
 
-def handle(world: World, session: Session, cmd: codec.Command, now: int) -> Effects:
+def handle(world: World, session: Session, cmd: commands.Command, now: int) -> Effects:
     """The effects of ``cmd`` from ``session`` at ``now``; raises RaceError or
     ProtocolError (nothing changed then) or NotLoaded."""
-    if isinstance(cmd, codec.Ping):
+    if isinstance(cmd, commands.Ping):
         return Effects(steps=[Reply(messages.pong(now, cmd.rid))])
-    if isinstance(cmd, codec.Create):
+    if isinstance(cmd, commands.Create):
         return create(world, session, cmd, now)
-    if isinstance(cmd, codec.TournamentCmd):
+    if isinstance(cmd, commands.TournamentCmd):
         try:
             return tournament(world, session, cmd, now)
         except TournamentError as exc:
             raise RaceError(exc.code, exc.message) from None
-    if isinstance(cmd, codec.ArenaCmd):
+    if isinstance(cmd, commands.ArenaCmd):
         try:
             return arena(world, session, cmd, now)
         except TournamentError as exc:
             raise RaceError(exc.code, exc.message) from None
-    if isinstance(cmd, (codec.PlayerCmd, codec.PlayCmd, codec.ModCmd)):  # net.connection's
+    if isinstance(cmd, (commands.PlayerCmd, commands.PlayCmd, commands.ModCmd)):  # net.connection's
         raise codec.ProtocolError("bad_message", f"{cmd.action} is not a race command", cmd.rid)
     race = world.races.get(cmd.race) or lookup(world, cmd.race)
     if not race.due(now) or not world.writable:
@@ -108,10 +108,10 @@ def _on_race(world: World, session: Session, cmd: RaceCommand, race: Race,
     player = session.players.get(race_id)
     if race.deal.held_until is not None:
         race.deal.release(now)
-    if isinstance(cmd, (codec.MoveCmd, codec.Undo)):  # the hot path: keep it short
+    if isinstance(cmd, (commands.MoveCmd, commands.Undo)):  # the hot path: keep it short
         if not world.writable:
             _writable(world)
-        if isinstance(cmd, codec.MoveCmd):
+        if isinstance(cmd, commands.MoveCmd):
             out = race.move(player, cmd.move, cmd.seq, now)
         else:
             out = race.undo(player, cmd.seq, now)
@@ -124,30 +124,30 @@ def _on_race(world: World, session: Session, cmd: RaceCommand, race: Race,
         steps: list[Step] = [Reply(reply), EMIT]
         return Effects(race, outcomes, steps, cmd.rid)
     fx = Effects(race, outcomes, [], cmd.rid)
-    if isinstance(cmd, codec.Join):
+    if isinstance(cmd, commands.Join):
         return join(world, session, fx, race, cmd, now)
-    if isinstance(cmd, codec.Watch):
+    if isinstance(cmd, commands.Watch):
         if race.deal.held_until is not None and player is None:
             raise RaceError("forbidden", "this deal stays secret until the day is over: "
                             "nobody may watch it before")
         _may_follow(world, session, race_id)
         fx.steps += [EMIT, Follow(race_id), Snapshot(race_id, cmd.rid)]
         return fx
-    if isinstance(cmd, codec.Leave):
+    if isinstance(cmd, commands.Leave):
         fx.steps += [EMIT, Unfollow(race_id), Unbind(race_id),
                      Reply(messages.ok(race_id, cmd.rid))]
         fx.barrier = True
         return fx
-    if isinstance(cmd, codec.Rematch):
+    if isinstance(cmd, commands.Rematch):
         return rematch(world, session, fx, race, player, now, cmd.want)
-    if isinstance(cmd, codec.Hint):
+    if isinstance(cmd, commands.Hint):
         return hint(world, session, fx, race, player, now)
     _writable(world)
-    if isinstance(cmd, codec.Start):
+    if isinstance(cmd, commands.Start):
         fx.outcomes.append(race.start(cmd.token, now))
-    elif isinstance(cmd, codec.Ready):
+    elif isinstance(cmd, commands.Ready):
         fx.outcomes.append(race.ready(player, now))
-    elif isinstance(cmd, codec.Claim):
+    elif isinstance(cmd, commands.Claim):
         fx.outcomes.append(race.claim(player, now, world.claim_after_ms))
     else:
         fx.outcomes.append(race.resign(player, now))
@@ -188,7 +188,7 @@ def _may_create_race(world: World, address: str, conn: int | None) -> None:
             "first",
         )
 
-def create(world: World, session: Session, cmd: codec.Create, now: int) -> Effects:
+def create(world: World, session: Session, cmd: commands.Create, now: int) -> Effects:
     if cmd.game not in solrules.GAMES:
         raise codec.ProtocolError(
             "bad_message", f"unknown game; one of {', '.join(solrules.GAMES)}", cmd.rid
@@ -402,7 +402,7 @@ def hint(
     return fx
 
 # ------------------------------------------------------------ tournaments
-def tournament(world: World, session: Session, cmd: codec.TournamentCmd, now: int) -> Effects:
+def tournament(world: World, session: Session, cmd: commands.TournamentCmd, now: int) -> Effects:
     if cmd.action == "create":
         assert cmd.create is not None
         unknown = [g for g in cmd.create["games"] if g not in solrules.GAMES]
@@ -541,7 +541,7 @@ def _room_for_round(world: World, t: Tournament, token: str) -> None:
                         "the next round now: try again in a while")
 
 def join(
-    world: World, session: Session, fx: Effects, race: Race, cmd: codec.Join, now: int
+    world: World, session: Session, fx: Effects, race: Race, cmd: commands.Join, now: int
 ) -> Effects:
     """Join as a new racer (``name``) or resume one (``token``): ``joined``, ``snapshot``
     and, in a running race, the racer's ``state``."""

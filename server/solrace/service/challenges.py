@@ -37,7 +37,7 @@ from solrace.core.identity import Who
 from solrace.core.quotas import client_key
 from solrace.core.race import Race
 from solrace.core.race_parts import Options, RaceError
-from solrace.protocol import codec, messages
+from solrace.protocol import codec, commands, messages
 from solrace.settings import CHALLENGE_LINK_S, CHALLENGE_NAMED_S, CHALLENGES_PER_PLAYER
 
 #: Expiry timers one challenger keeps in this process (his open challenges, and those taken
@@ -102,7 +102,7 @@ class Challenges:
         self.named_ms = CHALLENGE_NAMED_S * 1000
         self.link_ms = CHALLENGE_LINK_S * 1000
 
-    async def handle(self, conn: Seeker, cmd: codec.PlayCmd) -> None:
+    async def handle(self, conn: Seeker, cmd: commands.PlayCmd) -> None:
         try:
             action = cmd.action
             if action == "challenge":
@@ -128,7 +128,7 @@ class Challenges:
                                                    "this now: try again", cmd.rid))
 
     # ------------------------------------------------------------ commands
-    async def create(self, conn: Seeker, cmd: codec.PlayCmd) -> None:
+    async def create(self, conn: Seeker, cmd: commands.PlayCmd) -> None:
         if cmd.game not in solrules.GAMES:
             raise RaceError("bad_message", f"unknown game; one of {', '.join(solrules.GAMES)}")
         who = await self.accounts.ensure(conn)
@@ -159,7 +159,7 @@ class Challenges:
         if to_id:
             self.online.send(to_id, messages.challenge(ch))
 
-    async def listing(self, conn: Seeker, cmd: codec.PlayCmd) -> None:
+    async def listing(self, conn: Seeker, cmd: commands.PlayCmd) -> None:
         """The player's open challenges (none for a connection that is no player yet: a
         visit costs nothing)."""
         if conn.who is None:

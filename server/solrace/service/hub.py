@@ -57,7 +57,7 @@ from solrace.core.units import Unit
 from solrace.core.views import RACERS, SPECTATORS, seat_of
 from solrace.protocol import arena_messages, codec, messages
 from solrace.protocol.board_views import BoardViews
-from solrace.protocol.codec import Command
+from solrace.protocol.commands import Command
 from solrace.protocol.event import Event, Publishable
 from solrace.runtime.supervisor import Supervisor
 from solrace.service.arenas import ArenaDirector
