@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from solrace.core import dispatch
 from solrace.core.effects import (
     EMIT,
     Bind,
@@ -26,7 +25,7 @@ from solrace.core.quotas import Caps
 from solrace.core.race import Race
 from solrace.core.race_parts import RaceError
 from solrace.core.tournament import Tournament
-from solrace.protocol import codec, commands
+from solrace.protocol import codec, commands, dispatch
 
 T0 = 1_800_000_000_000
 

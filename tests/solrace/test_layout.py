@@ -90,11 +90,8 @@ def test_the_core_imports_nothing_of_io() -> None:
             continue
         reached.add(m)
         todo += edges[m]
-    # The core speaks the protocol (parsed commands in, messages out), which is pure too.
-    allowed = ("solrace.core", "solrace.settings", "solrace.protocol.codec",
-               "solrace.protocol.messages", "solrace.protocol.arena_messages")
-    outside = {m for m in reached
-               if not m.startswith(allowed) and m not in ("solrace", "solrace.protocol")}
+    allowed = ("solrace.core", "solrace.settings")
+    outside = {m for m in reached if not m.startswith(allowed) and m != "solrace"}
     assert outside == set(), f"the core reaches {sorted(outside)}"
     bad = {m: sorted(imports(modules[m]) & IMPURE) for m in reached if m != "solrace"}
     assert {m: b for m, b in bad.items() if b} == {}
@@ -102,7 +99,7 @@ def test_the_core_imports_nothing_of_io() -> None:
 
 def test_the_core_runs_without_asyncio() -> None:
     code = ("import sys\n"
-            "import solrace.core.dispatch, solrace.core.race, solrace.core.tournament\n"
+            "import solrace.protocol.dispatch, solrace.core.race, solrace.core.tournament\n"
             "import solrace.core.views, solrace.core.shared_deal, solrace.core.quotas\n"
             "loaded = sorted(m for m in ('asyncio', 'sqlite3', 'redis', 'websockets', 'socket')"
             " if m in sys.modules)\n"

@@ -2,7 +2,7 @@
 
 The parts (docs/architecture.md): :mod:`solrace.core.race` (a race, sans-I/O),
 :mod:`solrace.core.shared_deal` and :mod:`solrace.core.views` (what is public, who sees which
-card), :mod:`solrace.protocol.messages` (wire messages), :mod:`solrace.core.dispatch` (command →
+card), :mod:`solrace.protocol.messages` (wire messages), :mod:`solrace.protocol.dispatch` (command →
 effects, pure), :mod:`solrace.service.hub` (the races held here; commit, then emit), a
 :class:`~solrace.store.base.Store` and a :class:`~solrace.bus.base.Bus`, and the I/O shell:
 :mod:`solrace.net.connection`, :mod:`solrace.net.web`, :mod:`solrace.service.timers`. Only the

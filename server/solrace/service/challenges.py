@@ -5,7 +5,7 @@
 open); one made for a named player reaches him at once on every page he has open, on any
 process (:class:`~solrace.service.online.Online`), and a page he opens later lists it
 (``challenges``). ``challenge_accept`` takes it — exactly once, whatever the processes — and
-makes the race: a seated race of two (:func:`solrace.core.dispatch.seated_race`, kind
+makes the race: a seated race of two (:func:`solrace.core.rooms.seated_race`, kind
 ``challenge``: both are told their seat, ``paired``, and it counts down once both sat; a seat not
 taken within the grace ends it, ``no_show``). It is rated when the challenger asked for a rated
 race and both are accounts (an account's rated request passes the matchmaker's rated gate); the
@@ -30,13 +30,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import solrules
 
-from solrace.core import dispatch
+from solrace.core import rooms
 from solrace.core.challenge import Challenge, ChallengeBook
-from solrace.core.dispatch import Seat
 from solrace.core.identity import Who
 from solrace.core.quotas import client_key
 from solrace.core.race import Race
 from solrace.core.race_parts import Options, RaceError
+from solrace.core.rooms import Seat
 from solrace.protocol import codec, commands, messages
 from solrace.settings import CHALLENGE_LINK_S, CHALLENGE_NAMED_S, CHALLENGES_PER_PLAYER
 
@@ -259,7 +259,7 @@ class Challenges:
                       provisional=who.provisional(ch.game), net=hub.net(conn.address),
                       account=who.account)]
         options = Options(players=2, time_limit=ch.time_limit, rated=rated, kind="challenge")
-        race, out = dispatch.seated_race(hub, conn.address, ch.game, options, seats,
+        race, out = rooms.seated_race(hub, conn.address, ch.game, options, seats,
                                          hub.clock())
         await hub.open_seated(race, out)
         return race

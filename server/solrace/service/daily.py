@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 import solrules
 
 from solrace.core import daily as calendar
-from solrace.core.dispatch import Seat
 from solrace.core.race import Race
 from solrace.core.race_parts import Options, RaceError, commitment
+from solrace.core.rooms import Seat
 from solrace.protocol import codec, commands, messages
 from solrace.settings import DAILY_DRAW_SECONDS, DAILY_DRAW_TRIES, DAILY_TIME_LIMIT
 from solrace.solver.pool import first_won

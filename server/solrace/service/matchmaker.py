@@ -5,7 +5,7 @@ A seeker is put in the queue of his game and time limit (rated or casual), or pa
 with the best waiting seeker; every ``PASS_EVERY_S`` a pass pairs the waiting seekers whose
 windows have grown to fit each other (the rule, and one seek per player:
 :mod:`solrace.core.pairing`). The process that pairs two seekers makes their race
-(:func:`solrace.core.dispatch.seated_race`: both seated, it counts down once both sat) and,
+(:func:`solrace.core.rooms.seated_race`: both seated, it counts down once both sat) and,
 once it is durable, tells both (``paired``, with each one's token), wherever their connections
 are. Nobody within ``bot_after`` seconds: the seeker's own process takes him out of the queue
 — if he is still there; if another process paired him meanwhile, his ``paired`` is on its way
@@ -42,8 +42,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from solrace.core import dispatch
-from solrace.core.dispatch import Seat
+from solrace.core import rooms
 from solrace.core.identity import Who
 from solrace.core.levels import LEVELS, Level, bot_name, closest
 from solrace.core.pairing import MemoryQueues, Offer, Seek, is_rated, queue_name, queue_parts
@@ -51,6 +50,7 @@ from solrace.core.quotas import client_key
 from solrace.core.race import Race
 from solrace.core.race_parts import Options, RaceError
 from solrace.core.rating import MU
+from solrace.core.rooms import Seat
 from solrace.protocol import codec, commands, messages
 from solrace.settings import PASS_EVERY_S, QUEUE_CAP, SEEK_GRACE_S
 
@@ -438,7 +438,7 @@ class Matchmaker:
                     **extra: Any) -> Race:
         """Create a seated race and wait until it is durable."""
         hub = self.hub
-        race, out = dispatch.seated_race(hub, address, game, options, seats, hub.clock(),
+        race, out = rooms.seated_race(hub, address, game, options, seats, hub.clock(),
                                          **extra)
         await hub.open_seated(race, out)
         return race

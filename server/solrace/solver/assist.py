@@ -5,7 +5,7 @@
 deals with the :class:`~solrace.solver.jobs.Solver`, and keeps what it learned:
 
 - **Hints**: the dispatcher cannot wait for a search, so a ``hint`` command it has no answer
-  for raises :class:`~solrace.core.dispatch.NeedsHint`; the connection awaits :meth:`Assist.hint`
+  for raises :class:`~solrace.core.effects.NeedsHint`; the connection awaits :meth:`Assist.hint`
   (the search runs in the solver's process) and dispatches the command again, which then
   finds the answer here, counts the hint durably and replies. Each client address has at most
   :data:`MAX_HINTS_IN_FLIGHT` hints being worked out at once.
