@@ -81,9 +81,7 @@ CONTENT_TYPES = {
 def client_dir() -> Path:
     """Where the browser client's files are: the installed package data if present, else
     the repo's ``client/`` directory."""
-    import solrace
-
-    packaged = Path(solrace.__file__).parent / "webclient"
+    packaged = Path(__file__).parents[1] / "webclient"
     if packaged.is_dir():
         return packaged
     return Path(__file__).resolve().parents[3] / "client"
