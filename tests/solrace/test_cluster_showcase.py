@@ -11,7 +11,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from solrace.cluster.connect import connect
+from solrace.runtime.redis_connect import connect
 from solrace.store.redis_players import pkey
 from solrace.tools.race_client import RaceClient
 
