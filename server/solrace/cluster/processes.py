@@ -38,6 +38,7 @@ from redis.exceptions import RedisError
 from solrace.cluster.keeper import Keeper
 from solrace.cluster.routing import LOCAL, Client
 from solrace.core.effects import Pending
+from solrace.core.errors import Code
 from solrace.core.identity import Who
 from solrace.protocol import codec, commands, internal, messages
 from solrace.protocol.event import Event
@@ -402,7 +403,7 @@ class Cluster:
         except RedisError as exc:
             log.warning("cannot reach Redis to find %s's owner: %s", unit, exc)
             self.hub.reply_later(conn, messages.error(
-                "unavailable", "the service cannot reach its store right now: try again",
+                Code.UNAVAILABLE, "the service cannot reach its store right now: try again",
                 cmd.rid))
             return
         if owner is None:
@@ -414,7 +415,7 @@ class Cluster:
                 # unit's channel reaches this process before the owner takes the snapshot,
                 # so that no event falls in between (the client drops the ones it has).
                 if cmd.race not in conn.follows and len(conn.follows) >= MAX_FOLLOWED:
-                    conn.send(messages.error("limit_reached",
+                    conn.send(messages.error(Code.LIMIT_REACHED,
                                           f"one connection follows at most {MAX_FOLLOWED} races",
                                           cmd.rid))
                     return
@@ -490,7 +491,7 @@ class Cluster:
         is recognised by its ``seq``); if it is alive but slow, answer ``unavailable``."""
         try:
             if await self.store.client.exists(proc_key(owner, "alive")):
-                conn.send(messages.error("unavailable", "the race's server is slow: try again",
+                conn.send(messages.error(Code.UNAVAILABLE, "the race's server is slow: try again",
                                       cmd.rid))
                 return
             deadline = asyncio.get_running_loop().time() + (LEASE_MS + ALIVE_MS) / 1000
@@ -506,10 +507,10 @@ class Cluster:
                     await barrier
                     return
                 await asyncio.sleep(0.25)
-            conn.send(messages.error("unavailable", "the race's server is gone: try again",
+            conn.send(messages.error(Code.UNAVAILABLE, "the race's server is gone: try again",
                                   cmd.rid))
         except RedisError:
-            conn.send(messages.error("unavailable", "the service cannot reach its store: try "
+            conn.send(messages.error(Code.UNAVAILABLE, "the service cannot reach its store: try "
                                   "again", cmd.rid))
         finally:
             if not done.done():
@@ -607,7 +608,7 @@ class Cluster:
             if not self.store.owns(unit):
                 owner = await self.take(unit)
                 if owner is not None:  # not ours any more: the sender asks the owner
-                    session.send(messages.error("unavailable", "the race moved: try again",
+                    session.send(messages.error(Code.UNAVAILABLE, "the race moved: try again",
                                                 cmd.rid))
                     return
             try:

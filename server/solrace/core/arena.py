@@ -37,6 +37,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from solrace.core.errors import Code
 from solrace.core.tournament_parts import RacePlan, TEvent, TLogEntry, TournamentError, TOutcome
 
 Message = dict[str, Any]
@@ -189,7 +190,7 @@ class Arena:
         pause: he waits to be paired from the start on. TournamentError ``tournament_over``
         once it is over."""
         if self.finished_at is not None or now >= self.settings.ends_at:
-            raise TournamentError("tournament_over", "this arena is over")
+            raise TournamentError(Code.TOURNAMENT_OVER, "this arena is over")
         e = self.entrants.get(player)
         if e is not None and not e.paused:
             return TOutcome()  # in already: nothing changes
@@ -216,7 +217,7 @@ class Arena:
         he is in goes on. TournamentError ``forbidden`` for someone who is not in."""
         e = self.entrants.get(player)
         if e is None:
-            raise TournamentError("forbidden", "you are not in this arena")
+            raise TournamentError(Code.FORBIDDEN, "you are not in this arena")
         if e.paused or self.finished_at is not None:
             return TOutcome()
         self._apply_pause(player)

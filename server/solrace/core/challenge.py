@@ -23,6 +23,7 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from solrace.core.errors import Code
 from solrace.core.quotas import refusal as quota_refusal
 from solrace.core.race_parts import RaceError
 from solrace.settings import (
@@ -105,16 +106,16 @@ def refusal(by_player: int, to_player: int, by_network: int, total: int) -> str 
 def refuse(why: str | None, by_network: int = 0) -> None:
     """Raise ``limit_reached`` saying why (see :func:`refusal`); nothing for None."""
     if why == "player":
-        raise RaceError("limit_reached", f"you have {CHALLENGES_PER_PLAYER} challenges open "
+        raise RaceError(Code.LIMIT_REACHED, f"you have {CHALLENGES_PER_PLAYER} challenges open "
                         "already: wait for an answer, or cancel one")
     if why == "to":
-        raise RaceError("limit_reached", "this player has too many challenges waiting for "
+        raise RaceError(Code.LIMIT_REACHED, "this player has too many challenges waiting for "
                         "him: try again in a minute")
     if why == "share":
-        raise RaceError("limit_reached", f"your network already has {by_network} open "
+        raise RaceError(Code.LIMIT_REACHED, f"your network already has {by_network} open "
                         "challenges, its share: wait for their answers first")
     if why is not None:  # full, or the reserve kept for networks with none
-        raise RaceError("limit_reached", "the server holds as many open challenges as it can: "
+        raise RaceError(Code.LIMIT_REACHED, "the server holds as many open challenges as it can: "
                         "try again later")
 
 

@@ -20,6 +20,7 @@ import ipaddress
 import math
 from dataclasses import dataclass
 
+from solrace.core.errors import Code
 from solrace.core.race_parts import RaceError
 from solrace.settings import (
     CONNECTIONS_PER_ADDRESS,
@@ -90,11 +91,11 @@ def admit(what: str, held: int, used: int, cap: int, share: int, need: int = 1) 
     client may not take ``need`` more ``what`` (see :func:`refusal`)."""
     why = refusal(held, used, cap, share, need)
     if why == "full":
-        raise RaceError("limit_reached", f"this server holds as many {what} as it can: try "
+        raise RaceError(Code.LIMIT_REACHED, f"this server holds as many {what} as it can: try "
                         "again later")
     if why == "share":
-        raise RaceError("limit_reached", f"your network already holds {held} {what}, its "
+        raise RaceError(Code.LIMIT_REACHED, f"your network already holds {held} {what}, its "
                         f"share of this server: finish some first")
     if why == "reserve":
-        raise RaceError("limit_reached", f"this server is nearly full of {what}; the rest is "
+        raise RaceError(Code.LIMIT_REACHED, f"this server is nearly full of {what}; the rest is "
                         "kept for players who hold none: finish some first")

@@ -21,6 +21,7 @@ from typing import Any
 import solrules
 
 from solrace.core import daily
+from solrace.core.errors import Code
 from solrace.core.race_parts import (
     LogEntry,
     Message,
@@ -139,7 +140,7 @@ class Race:
     def racer(self, player: str | None) -> Racer:
         """The racer ``player``; ``forbidden`` if the sender is not a racer of this race."""
         if player is None or player not in self.racers:
-            raise RaceError("forbidden", "only a racer of this race can do that; join first")
+            raise RaceError(Code.FORBIDDEN, "only a racer of this race can do that; join first")
         return self.racers[player]
 
     def find_token(self, token: str) -> Racer | None:
@@ -307,11 +308,12 @@ class Race:
         or a bot (a house bot has its ``level``), from the network tagged ``net``. A player
         races once per race."""
         if self.status in ("running", "finished"):
-            raise RaceError("race_started", "the race has started: watch it, or join the next one")
+            raise RaceError(Code.RACE_STARTED,
+                            "the race has started: watch it, or join the next one")
         if len(self.racers) >= self.options.players:
-            raise RaceError("race_full", f"the race already has {self.options.players} racers")
+            raise RaceError(Code.RACE_FULL, f"the race already has {self.options.players} racers")
         if pid is not None and any(r.pid == pid for r in self.racers.values()):
-            raise RaceError("forbidden", "you are already a racer of this race: resume with "
+            raise RaceError(Code.FORBIDDEN, "you are already a racer of this race: resume with "
                             "your token")
         return self._add(name, token, now, bot, pid, rating, level, provisional, net, account)
 
@@ -341,7 +343,7 @@ class Race:
         """Mark a racer ready; when every racer (at least 2) is ready the countdown starts."""
         racer = self.racer(player)
         if self.status != "lobby":
-            raise RaceError("race_started", "the race is already starting")
+            raise RaceError(Code.RACE_STARTED, "the race is already starting")
         if racer.ready:
             return Outcome()
         racer.ready = True
@@ -357,12 +359,14 @@ class Race:
     def start(self, token: str, now: int) -> Outcome:
         """The host starts the countdown (needs at least one racer)."""
         if not hmac.compare_digest(token.encode(), self.host_token.encode()):
-            raise RaceError("forbidden", "only the host (with the host token) can start the race")
+            raise RaceError(Code.FORBIDDEN,
+                            "only the host (with the host token) can start the race")
         if self.status != "lobby":
-            raise RaceError("race_started", "the race has already started")
+            raise RaceError(Code.RACE_STARTED, "the race has already started")
         if not self.racers:
             raise RaceError(
-                "no_racers", "nobody has joined yet: share the link, and start once someone is in"
+                Code.NO_RACERS,
+                "nobody has joined yet: share the link, and start once someone is in",
             )
         out = self._countdown(now)
         out.log.append(self._log(now, "start"))
@@ -372,17 +376,18 @@ class Race:
         """Checks common to move and undo; None means "repeated seq": reply the state."""
         racer = self.racer(player)
         if self.status != "running":
-            raise RaceError("race_not_running", f"the race is {self.status}")
+            raise RaceError(Code.RACE_NOT_RUNNING, f"the race is {self.status}")
         if seq <= racer.seq:
             return None
         if racer.finished_at is not None:
-            raise RaceError("race_not_running", "you have already finished")
+            raise RaceError(Code.RACE_NOT_RUNNING, "you have already finished")
         if racer.resigned:
-            raise RaceError("race_not_running", "you resigned")
+            raise RaceError(Code.RACE_NOT_RUNNING, "you resigned")
         if seq != racer.seq + 1:
-            raise RaceError("bad_seq", f"expected seq {racer.seq + 1}, got {seq}")
+            raise RaceError(Code.BAD_SEQ, f"expected seq {racer.seq + 1}, got {seq}")
         if racer.seq >= MAX_ACTIONS:
-            raise RaceError("limit_reached", f"a racer makes at most {MAX_ACTIONS} moves and undos")
+            raise RaceError(Code.LIMIT_REACHED,
+                            f"a racer makes at most {MAX_ACTIONS} moves and undos")
         return racer
 
     def move(self, player: str | None, text: str, seq: int, now: int) -> Outcome:
@@ -404,7 +409,7 @@ class Race:
         try:
             game.push(move)
         except ValueError as exc:  # refusal() and push() should agree; be safe anyway
-            raise RaceError("illegal_move", str(exc)) from None
+            raise RaceError(Code.ILLEGAL_MOVE, str(exc)) from None
         racer.actions.append(text)
         out = self._after_action(racer, before, seen, now, "move", text)
         out.turned = game.face_up() & ~up
@@ -417,21 +422,22 @@ class Race:
         try:
             move = solrules.Move.from_text(text)
         except ValueError as exc:
-            return RaceError("illegal_move", str(exc) or f"{text!r} is not a move")
+            return RaceError(Code.ILLEGAL_MOVE, str(exc) or f"{text!r} is not a move")
         if move.text() != text:
-            return RaceError("illegal_move", f"write the move as listed: {move.text()}")
-        return RaceError("illegal_move", racer.game.refusal(move) or "that move is not legal here")
+            return RaceError(Code.ILLEGAL_MOVE, f"write the move as listed: {move.text()}")
+        return RaceError(Code.ILLEGAL_MOVE,
+                         racer.game.refusal(move) or "that move is not legal here")
 
     def undo(self, player: str | None, seq: int, now: int) -> Outcome:
         """Take back the racer's last move (an action of its own for ``seq``)."""
         if not self.options.undo:
             self.racer(player)
-            raise RaceError("forbidden", "this race does not allow undo")
+            raise RaceError(Code.FORBIDDEN, "this race does not allow undo")
         racer = self._playing(player, seq)
         if racer is None:
             return Outcome(acted=player)
         if not racer.game.move_stack:
-            raise RaceError("illegal_move", "there is no move to undo")
+            raise RaceError(Code.ILLEGAL_MOVE, "there is no move to undo")
         before = racer.game.progress()[0]
         up = racer.game.face_up()
         racer.game.pop()
@@ -478,13 +484,13 @@ class Race:
         """The racer, if he may be given a hint now (RaceError otherwise)."""
         racer = self.racer(player)
         if not self.options.hints:
-            raise RaceError("forbidden", "this race does not allow hints")
+            raise RaceError(Code.FORBIDDEN, "this race does not allow hints")
         if self.status != "running":
-            raise RaceError("race_not_running", f"the race is {self.status}")
+            raise RaceError(Code.RACE_NOT_RUNNING, f"the race is {self.status}")
         if racer.done:
-            raise RaceError("race_not_running", "you are no longer racing")
+            raise RaceError(Code.RACE_NOT_RUNNING, "you are no longer racing")
         if racer.hints >= MAX_ACTIONS:
-            raise RaceError("limit_reached", f"a racer gets at most {MAX_ACTIONS} hints")
+            raise RaceError(Code.LIMIT_REACHED, f"a racer gets at most {MAX_ACTIONS} hints")
         return racer
 
     def hint(self, player: str | None, now: int) -> Outcome:
@@ -529,7 +535,7 @@ class Race:
         if self.status == "finished" or racer.done:
             return Outcome()
         if self.status != "running":
-            raise RaceError("race_not_running", f"the race is {self.status}")
+            raise RaceError(Code.RACE_NOT_RUNNING, f"the race is {self.status}")
         racer.resigned = True
         out = Outcome(
             events=[self._event("resigned", player=racer.player)],
@@ -547,17 +553,17 @@ class Race:
         the check was made when it was accepted)."""
         racer = self.racer(player)
         if self.status != "running":
-            raise RaceError("race_not_running", f"the race is {self.status}")
+            raise RaceError(Code.RACE_NOT_RUNNING, f"the race is {self.status}")
         if racer.done:
-            raise RaceError("race_not_running", "you are no longer racing")
+            raise RaceError(Code.RACE_NOT_RUNNING, "you are no longer racing")
         others = [r for r in self.still_racing() if r is not racer]
         if check:
             if not others:
-                raise RaceError("forbidden", "nobody else is racing")
+                raise RaceError(Code.FORBIDDEN, "nobody else is racing")
             waiting = [r for r in others if r.connections > 0 or r.offline_since is None
                        or now - r.offline_since < after_ms]
             if waiting:
-                raise RaceError("forbidden", f"{waiting[0].name} has not been offline for "
+                raise RaceError(Code.FORBIDDEN, f"{waiting[0].name} has not been offline for "
                                 f"{after_ms // 1000} s: the race goes on")
         out = self._finish(now, "claimed")
         out.log.append(self._log(now, "claim", racer.player))

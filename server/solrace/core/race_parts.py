@@ -8,6 +8,8 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
+from solrace.core.errors import Code
+
 Status = Literal["lobby", "countdown", "running", "finished"]
 Message = dict[str, Any]
 
@@ -16,7 +18,7 @@ class RaceError(Exception):
     """A refused command. Raised before any state changes; becomes an ``error`` reply, with
     ``fields`` beside its code and message (``until`` for a pause, say)."""
 
-    def __init__(self, code: str, message: str, **fields: Any) -> None:
+    def __init__(self, code: Code, message: str, **fields: Any) -> None:
         super().__init__(message)
         self.code = code
         self.message = message

@@ -21,6 +21,7 @@ import solrules
 
 from solrace.core.arena import Arena, ArenaSettings
 from solrace.core.effects import Message, NeedsDeals, NeedsHint, NotLoaded, Session, World
+from solrace.core.errors import Code
 from solrace.core.identity import Who
 from solrace.core.levels import LEVELS, bot_name
 from solrace.core.quotas import admit, outside_reserve, refusal
@@ -38,7 +39,7 @@ def lookup(world: World, race_id: str) -> Race:
     race = world.races.get(race_id) or world.finished.get(race_id)
     if race is None:
         if race_id in world.reloading:
-            raise RaceError("unavailable", "the race is being reloaded: try again")
+            raise RaceError(Code.UNAVAILABLE, "the race is being reloaded: try again")
         raise NotLoaded(race_id)
     return race
 
@@ -48,7 +49,7 @@ def lookup_tournament(world: World, tid: str) -> Tournament:
     t = world.tournaments.get(tid)
     if t is None:
         if tid in world.reloading:
-            raise RaceError("unavailable", "the tournament is being reloaded: try again")
+            raise RaceError(Code.UNAVAILABLE, "the tournament is being reloaded: try again")
         raise NotLoaded(tid, tournament=True)
     return t
 
@@ -58,7 +59,7 @@ def lookup_arena(world: World, aid: str) -> Arena:
     a = world.arenas.get(aid)
     if a is None:
         if aid in world.reloading:
-            raise RaceError("unavailable", "the arena is being reloaded: try again")
+            raise RaceError(Code.UNAVAILABLE, "the arena is being reloaded: try again")
         raise NotLoaded(aid, tournament=True)
     return a
 
@@ -66,14 +67,14 @@ def lookup_arena(world: World, aid: str) -> Arena:
 def writable(world: World) -> None:
     """``unavailable`` while the store refuses writes."""
     if not world.writable:
-        raise RaceError("unavailable", "the server cannot save moves right now: try again")
+        raise RaceError(Code.UNAVAILABLE, "the server cannot save moves right now: try again")
 
 
 def may_follow(session: Session, unit: str) -> None:
     """One connection follows at most ``MAX_FOLLOWED`` races, tournaments and arenas."""
     if unit not in session.follows and len(session.follows) >= MAX_FOLLOWED:
         raise RaceError(
-            "limit_reached", f"one connection follows at most {MAX_FOLLOWED} races"
+            Code.LIMIT_REACHED, f"one connection follows at most {MAX_FOLLOWED} races"
         )
 
 
@@ -97,7 +98,7 @@ def may_create_race(world: World, address: str, conn: int | None) -> None:
     admit("races", held, len(world.races), caps.races, caps.races_per_address)
     if conn is not None and (lobbies_here >= caps.lobbies or lobbies_there >= caps.lobbies):
         raise RaceError(
-            "limit_reached",
+            Code.LIMIT_REACHED,
             f"you already have {caps.lobbies} races waiting to start: start or finish one "
             "first",
         )
@@ -162,7 +163,7 @@ def seated_race(world: World, address: str, game: str, options: Options, seats: 
     may_create_race(world, address, None)
     writable(world)
     if game not in solrules.GAMES:
-        raise RaceError("bad_message", f"unknown game; one of {', '.join(solrules.GAMES)}")
+        raise RaceError(Code.BAD_MESSAGE, f"unknown game; one of {', '.join(solrules.GAMES)}")
     if seed is None and options.winnable and not world.deals.ready(game):
         raise NeedsDeals(game, 1)
     if absent_ends is None:
@@ -204,13 +205,13 @@ def take_seat(world: World, session: Session, race: Race, token: str | None, nam
     if token is not None or mine is not None:
         racer = race.find_token(token) if token is not None else mine
         if racer is None:
-            raise RaceError("forbidden", "unknown token for this race")
+            raise RaceError(Code.FORBIDDEN, "unknown token for this race")
         if race.seated_until is not None and race.status == "lobby" and not racer.ready:
             writable(world)
             return racer, race.ready(racer.player, now)
         return racer, None
     if race.seated_until is not None and seat is None:
-        raise RaceError("forbidden", "this race seats a tournament's entrants: join the "
+        raise RaceError(Code.FORBIDDEN, "this race seats a tournament's entrants: join the "
                         "tournament to race in it")
     if seat is not None:
         return race.racers[seat], None
@@ -258,15 +259,15 @@ def rematch_asker(race: Race, player: str | None) -> Racer:
     """The racer of ``race`` who asks for a rematch, if this race has one."""
     racer = race.racer(player)
     if race.status != "finished":
-        raise RaceError("race_not_over", "a rematch comes once the race is over")
+        raise RaceError(Code.RACE_NOT_OVER, "a rematch comes once the race is over")
     kind = race.options.kind
     if kind == "daily":
-        raise RaceError("forbidden", "the daily deal is played once a day: come back tomorrow")
+        raise RaceError(Code.FORBIDDEN, "the daily deal is played once a day: come back tomorrow")
     if kind == "bot":
-        raise RaceError("forbidden", "a rematch against a house bot is a new bot race: "
+        raise RaceError(Code.FORBIDDEN, "a rematch against a house bot is a new bot race: "
                         "play the bot again")
     if kind == "arena":  # the arena pairs its racers again, by its table
-        raise RaceError("forbidden", "an arena pairs you again by itself")
+        raise RaceError(Code.FORBIDDEN, "an arena pairs you again by itself")
     return racer
 
 
@@ -347,7 +348,7 @@ def enter(world: World, session: Session, t: Tournament, token: str | None, name
     if token is not None:
         entrant = t.find_token(token)
         if entrant is None:
-            raise RaceError("forbidden", "unknown token for this tournament")
+            raise RaceError(Code.FORBIDDEN, "unknown token for this tournament")
         return entrant, None
     if tid in session.seats and session.seats[tid] in t.entrants:
         return t.entrants[session.seats[tid]], None
@@ -367,10 +368,10 @@ def may_enter(world: World, session: Session, t: Tournament) -> None:
     why = refusal(held, len(t.active()), t.settings.max_entrants,
                   world.caps.entrants_per_address)
     if why == "share":
-        raise RaceError("limit_reached", f"{held} entrants of this tournament came from "
+        raise RaceError(Code.LIMIT_REACHED, f"{held} entrants of this tournament came from "
                         "your network already, its share")
     if why == "reserve":
-        raise RaceError("tournament_full", "the tournament is nearly full; the last places "
+        raise RaceError(Code.TOURNAMENT_FULL, "the tournament is nearly full; the last places "
                         "are kept for players from other networks")
 
 
@@ -378,7 +379,7 @@ def add_bot(world: World, t: Tournament, token: str, level: int, now: int) -> TO
     """The host enters a house bot of ``level``, named after it (numbered when the tournament
     has one of that name already)."""
     if not world.can_play_bot(level):
-        raise RaceError("unavailable", "this bot needs the server's solver, which is off here: "
+        raise RaceError(Code.UNAVAILABLE, "this bot needs the server's solver, which is off here: "
                         "choose level 1 or 2")
     base = bot_name(LEVELS[level])
     names = {e.name for e in t.entrants.values()}
@@ -405,7 +406,7 @@ def room_for_round(world: World, t: Tournament, token: str) -> None:
         return
     need = t.races_of_next_round()
     if not outside_reserve(len(world.races), world.caps.races, need):
-        raise RaceError("limit_reached", f"this server cannot hold the {need} races of "
+        raise RaceError(Code.LIMIT_REACHED, f"this server cannot hold the {need} races of "
                         "the next round now: try again in a while")
 
 
@@ -415,10 +416,10 @@ def arena_player(world: World, session: Session) -> Who:
     connection's player was made, if need be, before the command came here)."""
     who = session.who
     if who is None:
-        raise RaceError("forbidden", "only a player enters an arena: open the page with "
+        raise RaceError(Code.FORBIDDEN, "only a player enters an arena: open the page with "
                         "cookies on")
     if not world.writable:
-        raise RaceError("unavailable", "the server cannot save this right now: try again")
+        raise RaceError(Code.UNAVAILABLE, "the server cannot save this right now: try again")
     return who
 
 
@@ -429,18 +430,18 @@ def new_arena(world: World, session: Session, game: str, name: str | None, start
     against the tournaments' cap)."""
     who = session.who
     if who is None or not who.account:
-        raise RaceError("forbidden", "an account (a name with a password) creates arenas")
+        raise RaceError(Code.FORBIDDEN, "an account (a name with a password) creates arenas")
     live = [a for a in world.arenas.values() if a.finished_at is None]
     mine = sum(1 for a in live if a.settings.creator == who.id)
     if mine >= ARENAS_PER_PLAYER:
-        raise RaceError("limit_reached", f"you have {mine} arenas to come or running already")
+        raise RaceError(Code.LIMIT_REACHED, f"you have {mine} arenas to come or running already")
     tournaments = [t for t in world.tournaments.values() if t.status != "finished"]
     caps = world.caps
     held = sum(1 for t in tournaments if t.creator == session.address)
     admit("tournaments", held, len(tournaments) + len(live), caps.tournaments,
           caps.tournaments_per_address)
     if not world.writable:
-        raise RaceError("unavailable", "the server cannot save this right now: try again")
+        raise RaceError(Code.UNAVAILABLE, "the server cannot save this right now: try again")
     settings = ArenaSettings(name or f"{who.name}'s arena", game, now + starts_in * 1000,
                              minutes, time_limit, rated, creator=who.id)
     return Arena(world.entropy.tournament_id(), settings, now)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 
+from solrace.core.errors import Code
 from solrace.core.race_parts import RaceError
 from solrace.settings import (
     SIGN_IN_ADDRESS_FREE_FAILURES,
@@ -39,7 +40,7 @@ class Throttled(RaceError):
     (``retry_after`` in the reply)."""
 
     def __init__(self, message: str, retry_after: float) -> None:
-        super().__init__("rate_limited", message)
+        super().__init__(Code.RATE_LIMITED, message)
         self.retry_after = max(1, math.ceil(retry_after))
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import hmac
 from typing import Any
 
+from solrace.core.errors import Code
 from solrace.core.tournament_parts import (
     Draw,
     Entrant,
@@ -90,7 +91,7 @@ class Tournament:
 
     def _host(self, token: str) -> None:
         if not self.is_host(token):
-            raise TournamentError("forbidden", "only the host (with the host token) can do that")
+            raise TournamentError(Code.FORBIDDEN, "only the host (with the host token) can do that")
 
     def find_token(self, token: str) -> Entrant | None:
         found = None
@@ -160,12 +161,12 @@ class Tournament:
     # -------------------------------------------------------------- commands
     def join(self, name: str, token: str, bot: bool, code: str | None, now: int) -> TOutcome:
         if self.status != "entry" or not self.entry_open:
-            raise TournamentError("entry_closed", "entry to this tournament is closed")
+            raise TournamentError(Code.ENTRY_CLOSED, "entry to this tournament is closed")
         if self.settings.code is not None and not hmac.compare_digest(
                 (code or "").encode(), self.settings.code.encode()):
-            raise TournamentError("forbidden", "this tournament needs its entry code")
+            raise TournamentError(Code.FORBIDDEN, "this tournament needs its entry code")
         if len(self.active()) >= self.settings.max_entrants:
-            raise TournamentError("tournament_full",
+            raise TournamentError(Code.TOURNAMENT_FULL,
                                   f"the tournament has {self.settings.max_entrants} entrants")
         return self._join(name, token, bot, now)
 
@@ -184,11 +185,11 @@ class Tournament:
         at most ``MAX_TOURNAMENT_BOTS``): seated like anyone, the server plays its races."""
         self._host(host_token)
         if self.status != "entry":
-            raise TournamentError("tournament_started", "the tournament has started")
+            raise TournamentError(Code.TOURNAMENT_STARTED, "the tournament has started")
         if len(self.active()) >= self.settings.max_entrants:
-            raise TournamentError("tournament_full", "the tournament is full")
+            raise TournamentError(Code.TOURNAMENT_FULL, "the tournament is full")
         if sum(1 for e in self.active() if e.level is not None) >= MAX_TOURNAMENT_BOTS:
-            raise TournamentError("limit_reached", f"a tournament has at most "
+            raise TournamentError(Code.LIMIT_REACHED, f"a tournament has at most "
                                   f"{MAX_TOURNAMENT_BOTS} house bots")
         return self._join(name, token, True, now, level)
 
@@ -198,16 +199,16 @@ class Tournament:
         self._host(token)
         e = self.entrants.get(entrant)
         if e is None or e.removed:
-            raise TournamentError("not_found", f"no entrant {entrant[:16]!r}")
+            raise TournamentError(Code.NOT_FOUND, f"no entrant {entrant[:16]!r}")
         if self.status == "finished":
-            raise TournamentError("tournament_over", "the tournament is over")
+            raise TournamentError(Code.TOURNAMENT_OVER, "the tournament is over")
         e.removed = True
         return TOutcome(log=[self._log(now, "remove", entrant)], events=[self._event()])
 
     def set_entry(self, token: str, open_: bool, now: int) -> TOutcome:
         self._host(token)
         if self.status != "entry":
-            raise TournamentError("tournament_started", "the tournament has started")
+            raise TournamentError(Code.TOURNAMENT_STARTED, "the tournament has started")
         self.entry_open = open_
         return TOutcome(log=[self._log(now, "entry", open_)], events=[self._event()])
 
@@ -215,7 +216,7 @@ class Tournament:
         """Pause or resume between rounds: while paused, no round starts by itself."""
         self._host(token)
         if self.status == "finished":
-            raise TournamentError("tournament_over", "the tournament is over")
+            raise TournamentError(Code.TOURNAMENT_OVER, "the tournament is over")
         self.paused = paused
         if not paused and self.waiting() and self.settings.gap:
             self.next_at = now + self.settings.gap * 1000
@@ -225,9 +226,9 @@ class Tournament:
         """Close entry and start the first round (or the bracket's first games)."""
         self._host(token)
         if self.status != "entry":
-            raise TournamentError("tournament_started", "the tournament has started")
+            raise TournamentError(Code.TOURNAMENT_STARTED, "the tournament has started")
         if len(self.active()) < 2:
-            raise TournamentError("no_racers", "a tournament needs at least two entrants")
+            raise TournamentError(Code.NO_RACERS, "a tournament needs at least two entrants")
         self.status = "running"
         self.entry_open = False
         out = TOutcome(log=[self._log(now, "start")])
@@ -240,7 +241,7 @@ class Tournament:
         """The host starts what is waiting now (the next round, or the next games)."""
         self._host(token)
         if not self.waiting():
-            raise TournamentError("nothing_waiting",
+            raise TournamentError(Code.NOTHING_WAITING,
                                   "nothing is waiting: the current races are not over yet")
         return self._next_round(now, draw)
 
@@ -249,7 +250,7 @@ class Tournament:
         go on, but no longer count)."""
         self._host(token)
         if self.status == "finished":
-            raise TournamentError("tournament_over", "the tournament is over")
+            raise TournamentError(Code.TOURNAMENT_OVER, "the tournament is over")
         return self._finish(now, by_host=True)
 
     def redeal(self, token: str, number: int, now: int, draw: Draw) -> TOutcome:
@@ -257,10 +258,10 @@ class Tournament:
         the old races no longer count (and the hub ends them)."""
         self._host(token)
         if self.status != "running" or not self.rounds or self.rounds[-1].number != number:
-            raise TournamentError("bad_message", "only the current round can be dealt again")
+            raise TournamentError(Code.BAD_MESSAGE, "only the current round can be dealt again")
         old = self.rounds[-1]
         if self.settings.format == "knockout":
-            raise TournamentError("bad_message", "a knockout deals a fresh deal every game: "
+            raise TournamentError(Code.BAD_MESSAGE, "a knockout deals a fresh deal every game: "
                                   "re-deal is for rounds")
         seed = draw(self.game_of(number))
         entry = {"round": number, "seed": seed, "void": list(old.races),
@@ -461,8 +462,7 @@ class Tournament:
         """Every match of bracket round ``level`` is decided: pair the winners."""
         done = [m for m in self.matches if m.round == level]
         for i in range(0, len(done), 2):
-            match = Match(len(self.matches) + 1, level + 1,
-                          [done[i].winner, done[i + 1].winner])
+            match = Match(len(self.matches) + 1, level + 1, [done[i].winner, done[i + 1].winner])
             self._maybe_bye(match)
             self.matches.append(match)
 

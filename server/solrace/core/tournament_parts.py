@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
+from solrace.core.errors import Code
 from solrace.settings import MAX_ENTRANTS, MAX_RACERS
 
 Status = Literal["entry", "running", "finished"]
@@ -18,7 +19,7 @@ Draw = Callable[[str], int]  # a new secret seed for a deal of this game
 class TournamentError(Exception):
     """A refused tournament command (raised before anything changes)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: Code, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.message = message

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from solrace.core.arena import Arena
+from solrace.core.errors import Code
 from solrace.protocol import arena_messages
 
 if TYPE_CHECKING:
@@ -28,8 +29,8 @@ async def arena_api(hub: Hub, parts: list[str], listed: list[Arena]) -> tuple[in
         rows.sort(key=lambda r: (order[r["status"]], r["starts_at"]))
         return 200, rows
     if len(parts) != 3:
-        return 404, {"error": "not_found"}
+        return 404, {"error": Code.NOT_FOUND}
     a = await hub.load_tournament(parts[2])
     if not isinstance(a, Arena):
-        return 404, {"error": "not_found"}
+        return 404, {"error": Code.NOT_FOUND}
     return 200, arena_messages.view(a, now, rows=None)

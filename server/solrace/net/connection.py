@@ -26,6 +26,7 @@ from websockets.exceptions import ConnectionClosed
 from solrace.bus.base import Subscription
 from solrace.cluster.routing import LOCAL
 from solrace.core.effects import Pending
+from solrace.core.errors import Code
 from solrace.core.identity import Who
 from solrace.core.race_parts import RaceError
 from solrace.net import raw_frames
@@ -392,7 +393,7 @@ class Connection:
             return None
         if self.limiter.verdict == "limited":
             self.hub.reply_later(
-                self, messages.error("rate_limited", "too many messages: slow down", cmd.rid)
+                self, messages.error(Code.RATE_LIMITED, "too many messages: slow down", cmd.rid)
             )
             return None
         return cmd
@@ -405,7 +406,7 @@ class Connection:
         if isinstance(cmd, (commands.PlayerCmd, commands.PlayCmd, commands.ModCmd)):
             if front is None:
                 self.hub.reply_later(self, messages.error(
-                    "unavailable", "this server keeps no players", cmd.rid))
+                    Code.UNAVAILABLE, "this server keeps no players", cmd.rid))
                 return None
             return self.supervisor.spawn(front.handle(self, cmd), f"{cmd.action} of {self.id}",
                                          timeout=SETTLE_TIMEOUT)

@@ -32,6 +32,7 @@ from websockets.http11 import Request, Response
 from websockets.server import ServerProtocol
 
 from solrace.core.arena import Arena
+from solrace.core.errors import Code
 from solrace.core.identity import Player, well_formed_key
 from solrace.core.quotas import client_key, refusal
 from solrace.core.rating import PROVISIONAL
@@ -363,7 +364,7 @@ class Routes:
                 cost = 1.0 if cached else REPLAY_COST
             wait = self.rates.wait(address, cost)
         if wait:
-            return json_response(429, {"error": "rate_limited"},
+            return json_response(429, {"error": Code.RATE_LIMITED},
                                  [("Retry-After", str(max(1, math.ceil(wait))))])
         try:
             gzip_ok = accepts_gzip(request.headers)
@@ -371,7 +372,7 @@ class Routes:
                                       request, address)
         except Exception:
             log.exception("HTTP %s failed", path[:200])
-            answer = json_response(500, {"error": "internal"})
+            answer = json_response(500, {"error": Code.INTERNAL})
         if request.method == "HEAD":
             answer = dataclasses.replace(answer, body=b"")
         elif len(answer.body) > SLOW_CLIENT_BYTES:
@@ -415,7 +416,7 @@ class Routes:
         if len(parts) in (3, 4) and parts[:2] == ["api", "tournaments"]:
             t = await self.hub.load_tournament(parts[2])
             if not isinstance(t, Tournament):
-                return json_response(404, {"error": "not_found"})
+                return json_response(404, {"error": Code.NOT_FOUND})
             if len(parts) == 3:
                 return json_response(200, messages.tournament_view(t))
             if parts[3] == "standings.csv":
@@ -423,16 +424,16 @@ class Routes:
                                 "text/csv; charset=utf-8",
                                 [("Content-Disposition",
                                   f'attachment; filename="{t.tid}-standings.csv"')])
-            return json_response(404, {"error": "not_found"})
+            return json_response(404, {"error": Code.NOT_FOUND})
         if parts and parts[0] == "static" and len(parts) > 1:
             return self.static("/".join(parts[1:]), etag)
         if len(parts) == 3 and parts[:2] == ["api", "races"]:
             race = await self.hub.load(parts[2])
             if race is None:
-                return json_response(404, {"error": "not_found"})
+                return json_response(404, {"error": Code.NOT_FOUND})
             race.deal.release(self.hub.clock())
             if race.deal.held_until is not None:  # today's deal: nothing of it yet
-                return json_response(403, {"error": "forbidden", "message": "this deal stays "
+                return json_response(403, {"error": Code.FORBIDDEN, "message": "this deal stays "
                                            "secret until the day is over"})
             return json_response(200, messages.summary(race, self.hub.masking))
         if len(parts) == 5 and parts[:2] == ["api", "races"] and parts[3] == "replay":
@@ -441,7 +442,7 @@ class Routes:
         if len(parts) == 5 and parts[:2] == ["api", "races"] and parts[3] == "analysis":
             return await self.analysis(parts[2], parts[4], address, request,
                                        moderator=await self.is_moderator(request))
-        return json_response(404, {"error": "not_found"})
+        return json_response(404, {"error": Code.NOT_FOUND})
 
     def page(self, etag: str | None, request: Request | None) -> Response:
         """The single-page client; a browser without a player key gets one (a cookie the
@@ -463,7 +464,7 @@ class Routes:
         ``/api/leaderboard/{game}``, ``/api/daily/{game}`` (docs/protocol.md)."""
         front = self.front
         if front is None or front.accounts.store is None:
-            return json_response(404, {"error": "not_found", "message": "no players here"})
+            return json_response(404, {"error": Code.NOT_FOUND, "message": "no players here"})
         accounts, store = front.accounts, front.accounts.store
         headers = request.headers if request is not None else Headers()
         cookie = player_cookie(headers)
@@ -475,24 +476,24 @@ class Routes:
             ticket = headers.get("X-Solrace-Ticket")
             key = None if ticket is None else await accounts.redeem(ticket)
             if key is None:
-                return json_response(403, {"error": "forbidden",
+                return json_response(403, {"error": Code.FORBIDDEN,
                                            "message": "unknown or used ticket"})
             return response(204, b"", "text/plain; charset=utf-8",
                             [set_cookie(key, request is not None and self.https(request))])
         if what == "signout" and len(parts) == 1:
             if headers.get("X-Solrace-Signout") != "1":
-                return json_response(400, {"error": "bad_request",
+                return json_response(400, {"error": Code.BAD_REQUEST,
                                            "message": "send X-Solrace-Signout: 1"})
             await accounts.forget(cookie)
             return response(204, b"", "text/plain; charset=utf-8",
                             [set_cookie("", request is not None and self.https(request), 0)])
         if len(parts) != 2:
-            return json_response(404, {"error": "not_found"})
+            return json_response(404, {"error": Code.NOT_FOUND})
         arg = urllib.parse.unquote(parts[1])
         if what == "players":
             player = await store.by_name(arg)
             if player is None:
-                return json_response(404, {"error": "not_found"})
+                return json_response(404, {"error": Code.NOT_FOUND})
             page = await player_page(store, player)
             mod = front.moderation
             page["closed"] = None if mod is None else await mod.store.closure(player.id)
@@ -500,7 +501,7 @@ class Routes:
         if what == "mod":
             return await self.mod_api(arg, cookie)
         if arg not in solrules.GAMES:
-            return json_response(404, {"error": "not_found", "message": "unknown game"})
+            return json_response(404, {"error": Code.NOT_FOUND, "message": "unknown game"})
         if what == "leaderboard":
             rows = await store.leaderboard(arg, LEADERBOARD_MIN_RACES, PROVISIONAL, 100)
             return json_response(200, {"game": arg, "min_races": LEADERBOARD_MIN_RACES,
@@ -508,7 +509,7 @@ class Routes:
                                                    for i, row in enumerate(rows)]})
         if what == "daily" and front.daily is not None:
             return json_response(200, await front.daily.page(arg, cookie))
-        return json_response(404, {"error": "not_found"})
+        return json_response(404, {"error": Code.NOT_FOUND})
 
     async def mod_api(self, what: str, cookie: str | None) -> Response:
         """``GET /api/mod/flags``: the flagged results waiting for a decision, for a
@@ -518,7 +519,7 @@ class Routes:
         mod = front.moderation
         player = await front.accounts.of_cookie(cookie)
         if what != "flags":
-            return json_response(404, {"error": "not_found"})
+            return json_response(404, {"error": Code.NOT_FOUND})
         if mod is None or player is None or not await mod.is_moderator(player.id):
             # Not an error for the page that asks (a browser reports every 4xx as a failed
             # load): it says the page is for moderators.
@@ -575,16 +576,16 @@ class Routes:
             status, body = await self.builder.run(*sqlite_replays.job(
                 path, race_id, player, self.hub.clock(), gzip_ok))
             if body is None:
-                return json_response(status, {"error": "not_found"} if status == 404 else {
-                    "error": "forbidden", "message": "race not finished"})
+                return json_response(status, {"error": Code.NOT_FOUND} if status == 404 else {
+                    "error": Code.FORBIDDEN, "message": "race not finished"})
             self.replays.put(key, body)
         if body is None:
             race = await self.hub.load(race_id)
             if race is None or player not in race.racers:
-                return json_response(404, {"error": "not_found"})
+                return json_response(404, {"error": Code.NOT_FOUND})
             race.deal.release(self.hub.clock())
             if not race.revealed:
-                return json_response(403, {"error": "forbidden", "message": "race not finished"})
+                return json_response(403, {"error": Code.FORBIDDEN, "message": "race not finished"})
 
             body = await self.builder.run(*replays.job(race, player, gzip_ok))
             self.replays.put(key, body)
@@ -604,10 +605,10 @@ class Routes:
         known)."""
         race = await self.hub.load(race_id)
         if race is None or player not in race.racers:
-            return json_response(404, {"error": "not_found"})
+            return json_response(404, {"error": Code.NOT_FOUND})
         race.deal.release(self.hub.clock())
         if not race.revealed and not (moderator and race.status == "finished"):
-            return json_response(403, {"error": "forbidden", "message": "the analysis opens "
+            return json_response(403, {"error": Code.FORBIDDEN, "message": "the analysis opens "
                                        "once the deal is revealed"})
         known = self.analyst.known(race.race, player)
         if known is None:  # (the store is asked who asks only then, not at every poll)
@@ -638,12 +639,12 @@ class Routes:
         try:
             target = (root / rel).resolve()
         except (OSError, ValueError):
-            return json_response(404, {"error": "not_found"})
+            return json_response(404, {"error": Code.NOT_FOUND})
         if not target.is_relative_to(root) or not target.is_file():
-            return json_response(404, {"error": "not_found"})
+            return json_response(404, {"error": Code.NOT_FOUND})
         ctype = CONTENT_TYPES.get(target.suffix.lower())
         if ctype is None:
-            return json_response(404, {"error": "not_found"})
+            return json_response(404, {"error": Code.NOT_FOUND})
         info = target.stat()
         tag = f'"{info.st_size:x}-{info.st_mtime_ns:x}"'
         if etag is not None and tag in (t.strip() for t in etag.split(",")):

@@ -25,6 +25,7 @@ from solrace.core.effects import (
     Unfollow,
     World,
 )
+from solrace.core.errors import Code
 from solrace.core.tournament_parts import TOutcome
 from solrace.protocol import arena_messages, commands, messages
 from solrace.protocol.codec import ProtocolError
@@ -34,7 +35,7 @@ def arena(world: World, session: Session, cmd: commands.ArenaCmd, now: int) -> E
     """The effects of an arena command (RaceError, ProtocolError or NotLoaded)."""
     if cmd.action == "create":
         if cmd.game not in solrules.GAMES:
-            raise ProtocolError("bad_message", f"unknown game; one of "
+            raise ProtocolError(Code.BAD_MESSAGE, f"unknown game; one of "
                                 f"{', '.join(solrules.GAMES)}", cmd.rid)
         new = rooms.new_arena(world, session, cmd.game, cmd.name, cmd.starts_in, cmd.minutes,
                               cmd.time_limit, cmd.rated, now)

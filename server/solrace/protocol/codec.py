@@ -14,6 +14,7 @@ from typing import Any
 
 import msgpack
 
+from solrace.core.errors import Code
 from solrace.core.identity import MAX_PASSWORD, MIN_PASSWORD
 from solrace.protocol.commands import (
     ArenaCmd,
@@ -42,7 +43,7 @@ from solrace.settings import MAX_ENTRANTS, MAX_FRAME, MAX_ID, MAX_MOVE, MAX_NAME
 class ProtocolError(Exception):
     """A message the server cannot accept; becomes an ``error`` reply with ``code``."""
 
-    def __init__(self, code: str, message: str, rid: Any = None) -> None:
+    def __init__(self, code: Code, message: str, rid: Any = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -71,11 +72,11 @@ def _rid(obj: dict[Any, Any]) -> Any:
     if rid is None:
         return None
     if isinstance(rid, bool) or not isinstance(rid, int | str):
-        raise ProtocolError("bad_message", "rid must be an integer or a string")
+        raise ProtocolError(Code.BAD_MESSAGE, "rid must be an integer or a string")
     if isinstance(rid, str) and len(rid) > MAX_RID:
-        raise ProtocolError("bad_message", f"rid longer than {MAX_RID} characters")
+        raise ProtocolError(Code.BAD_MESSAGE, f"rid longer than {MAX_RID} characters")
     if isinstance(rid, int) and not -(2**63) <= rid < 2**63:
-        raise ProtocolError("bad_message", "rid out of range")
+        raise ProtocolError(Code.BAD_MESSAGE, "rid out of range")
     return rid
 
 
@@ -84,16 +85,16 @@ def _str(obj: dict[Any, Any], key: str, limit: int, rid: Any, required: bool = T
     if value is None and not required:
         return None
     if not isinstance(value, str) or not value:
-        raise ProtocolError("bad_message", f"{key!r} must be a non-empty string", rid)
+        raise ProtocolError(Code.BAD_MESSAGE, f"{key!r} must be a non-empty string", rid)
     if len(value) > limit:
-        raise ProtocolError("bad_message", f"{key!r} longer than {limit} characters", rid)
+        raise ProtocolError(Code.BAD_MESSAGE, f"{key!r} longer than {limit} characters", rid)
     return value
 
 
 def _bool(obj: dict[Any, Any], key: str, rid: Any, default: bool = True) -> bool:
     value = obj.get(key, default)
     if not isinstance(value, bool):
-        raise ProtocolError("bad_message", f"'{key}' must be true or false", rid)
+        raise ProtocolError(Code.BAD_MESSAGE, f"'{key}' must be true or false", rid)
     return value
 
 
@@ -104,9 +105,9 @@ def _int(
     if value is None and default is not None:
         return default
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ProtocolError("bad_message", f"{key!r} must be an integer", rid)
+        raise ProtocolError(Code.BAD_MESSAGE, f"{key!r} must be an integer", rid)
     if not lo <= value <= hi:
-        raise ProtocolError("bad_message", f"{key!r} must be between {lo} and {hi}", rid)
+        raise ProtocolError(Code.BAD_MESSAGE, f"{key!r} must be between {lo} and {hi}", rid)
     return value
 
 
@@ -128,11 +129,11 @@ def _name(obj: dict[Any, Any], rid: Any, key: str = "name") -> str | None:
     if name is None:
         return None
     if not isinstance(name, str):
-        raise ProtocolError("bad_message", f"{key!r} must be a string", rid)
+        raise ProtocolError(Code.BAD_MESSAGE, f"{key!r} must be a string", rid)
     name = " ".join(name.split())  # no control characters, newlines or runs of spaces
     if not name or len(name) > MAX_NAME or not name.isprintable():
         raise ProtocolError(
-            "bad_message", f"{key!r} must be 1 to {MAX_NAME} printable characters", rid
+            Code.BAD_MESSAGE, f"{key!r} must be 1 to {MAX_NAME} printable characters", rid
         )
     return name
 
@@ -140,7 +141,7 @@ def _name(obj: dict[Any, Any], rid: Any, key: str = "name") -> str | None:
 def decode_frame(frame: str | bytes) -> dict[str, Any]:
     """Decode one frame into a dict: JSON for text, msgpack for binary."""
     if len(frame) > MAX_FRAME:
-        raise ProtocolError("bad_message", f"frame larger than {MAX_FRAME} bytes")
+        raise ProtocolError(Code.BAD_MESSAGE, f"frame larger than {MAX_FRAME} bytes")
     try:
         if isinstance(frame, str):
             obj = _loads(frame)
@@ -151,14 +152,14 @@ def decode_frame(frame: str | bytes) -> dict[str, Any]:
         else:
             obj = msgpack.unpackb(frame, raw=False, strict_map_key=False)
     except RecursionError:
-        raise ProtocolError("bad_message", "message nested too deeply") from None
+        raise ProtocolError(Code.BAD_MESSAGE, "message nested too deeply") from None
     except UnicodeEncodeError:
-        raise ProtocolError("bad_message", "text with unpaired surrogates") from None
+        raise ProtocolError(Code.BAD_MESSAGE, "text with unpaired surrogates") from None
     except Exception:  # msgpack raises many types; any failure is the client's
         kind = "JSON" if isinstance(frame, str) else "msgpack"
-        raise ProtocolError("bad_message", f"not valid {kind}") from None
+        raise ProtocolError(Code.BAD_MESSAGE, f"not valid {kind}") from None
     if not isinstance(obj, dict):
-        raise ProtocolError("bad_message", "a message must be an object (map)")
+        raise ProtocolError(Code.BAD_MESSAGE, "a message must be an object (map)")
     return obj
 
 
@@ -167,7 +168,7 @@ def parse_command(obj: dict[Any, Any]) -> Command:
     rid = _rid(obj)
     kind = obj.get("type")
     if not isinstance(kind, str):
-        raise ProtocolError("bad_message", "missing 'type'", rid)
+        raise ProtocolError(Code.BAD_MESSAGE, "missing 'type'", rid)
     if kind == "ping":
         return Ping(rid)
     if kind.startswith("tournament_"):
@@ -186,7 +187,7 @@ def parse_command(obj: dict[Any, Any]) -> Command:
             return ModCmd("clear", rid, player, race=_str(obj, "race", MAX_ID, rid))
         reason = obj.get("reason", "fair_play")
         if not isinstance(reason, str) or not 1 <= len(reason) <= 200:
-            raise ProtocolError("bad_message", "'reason' is a text of 1 to 200 characters", rid)
+            raise ProtocolError(Code.BAD_MESSAGE, "'reason' is a text of 1 to 200 characters", rid)
         return ModCmd("close", rid, player, reason=reason)
     if kind == "create":
         game = _str(obj, "game", MAX_ID, rid)
@@ -195,16 +196,16 @@ def parse_command(obj: dict[Any, Any]) -> Command:
             try:
                 seed = parse_seed(obj["seed"])
             except ValueError as exc:
-                raise ProtocolError("bad_message", str(exc), rid) from None
+                raise ProtocolError(Code.BAD_MESSAGE, str(exc), rid) from None
         undo = _bool(obj, "undo", rid)
         winnable = _bool(obj, "winnable", rid, default=False)
         if winnable and seed is not None:
-            raise ProtocolError("bad_message", "'winnable' draws a secret seed: leave out 'seed'",
-                                rid)
+            raise ProtocolError(Code.BAD_MESSAGE,
+                                "'winnable' draws a secret seed: leave out 'seed'", rid)
         hints = _bool(obj, "hints", rid, default=False)
         rated = _bool(obj, "rated", rid, default=False)
         if rated and (seed is not None or hints):
-            raise ProtocolError("bad_message", "a rated race has a secret deal and no hints: "
+            raise ProtocolError(Code.BAD_MESSAGE, "a rated race has a secret deal and no hints: "
                                 "leave out 'seed' and 'hints'", rid)
         return Create(
             game=game,
@@ -223,7 +224,8 @@ def parse_command(obj: dict[Any, Any]) -> Command:
         name = _name(obj, rid)
         token = _str(obj, "token", MAX_ID, rid, required=False)
         if name is None and token is None:
-            raise ProtocolError("bad_message", "join needs a 'name' (new racer) or a 'token'", rid)
+            raise ProtocolError(Code.BAD_MESSAGE,
+                                "join needs a 'name' (new racer) or a 'token'", rid)
         return Join(race, name, token, rid, _bool(obj, "boards", rid),
                     _bool(obj, "bot", rid, default=False),
                     _bool(obj, "lean", rid, default=False))
@@ -248,7 +250,7 @@ def parse_command(obj: dict[Any, Any]) -> Command:
         return Hint(race, rid)
     if kind == "claim":
         return Claim(race, rid)
-    raise ProtocolError("bad_message", f"unknown message type {kind[:40]!r}", rid)
+    raise ProtocolError(Code.BAD_MESSAGE, f"unknown message type {kind[:40]!r}", rid)
 
 
 def _password(obj: dict[Any, Any], key: str, rid: Any, required: bool = True) -> str | None:
@@ -256,7 +258,7 @@ def _password(obj: dict[Any, Any], key: str, rid: Any, required: bool = True) ->
     if value is None and not required:
         return None
     if not isinstance(value, str) or not MIN_PASSWORD <= len(value) <= MAX_PASSWORD:
-        raise ProtocolError("bad_message", f"{key!r} must be {MIN_PASSWORD} to {MAX_PASSWORD} "
+        raise ProtocolError(Code.BAD_MESSAGE, f"{key!r} must be {MIN_PASSWORD} to {MAX_PASSWORD} "
                             "characters", rid)
     return value
 
@@ -267,14 +269,14 @@ def _player(kind: str, obj: dict[Any, Any], rid: Any) -> PlayerCmd:
     if kind == "set_name":
         name = _name(obj, rid)
         if name is None:
-            raise ProtocolError("bad_message", "set_name needs a 'name'", rid)
+            raise ProtocolError(Code.BAD_MESSAGE, "set_name needs a 'name'", rid)
         return PlayerCmd("set_name", rid, name=name)
     if kind == "set_password":
         return PlayerCmd("set_password", rid, password=_password(obj, "password", rid),
                          old=_password(obj, "old", rid, required=False))
     name = _name(obj, rid)
     if name is None:
-        raise ProtocolError("bad_message", "sign_in needs a 'name'", rid)
+        raise ProtocolError(Code.BAD_MESSAGE, "sign_in needs a 'name'", rid)
     return PlayerCmd("sign_in", rid, name=name, password=_password(obj, "password", rid))
 
 
@@ -288,7 +290,7 @@ def _play(kind: str, obj: dict[Any, Any], rid: Any) -> PlayCmd:
     if kind == "seek":
         time_limit = _int(obj, "time_limit", 0, 86400, rid, default=300)
         if time_limit not in SEEK_TIME_LIMITS:
-            raise ProtocolError("bad_message", "'time_limit' of a quick race is one of "
+            raise ProtocolError(Code.BAD_MESSAGE, "'time_limit' of a quick race is one of "
                                 f"{', '.join(map(str, SEEK_TIME_LIMITS))} seconds", rid)
         return PlayCmd("seek", rid, game=game, time_limit=time_limit, rated=rated,
                        bot_after=_int(obj, "bot_after", 0, 60, rid, default=10),
@@ -306,7 +308,7 @@ def _challenge(kind: str, obj: dict[Any, Any], rid: Any) -> PlayCmd:
         return PlayCmd(kind, rid, challenge=_str(obj, "challenge", MAX_ID, rid))
     time_limit = _int(obj, "time_limit", 0, 86400, rid, default=300)
     if time_limit not in SEEK_TIME_LIMITS:
-        raise ProtocolError("bad_message", "'time_limit' of a challenge is one of "
+        raise ProtocolError(Code.BAD_MESSAGE, "'time_limit' of a challenge is one of "
                             f"{', '.join(map(str, SEEK_TIME_LIMITS))} seconds", rid)
     return PlayCmd(kind, rid, game=_str(obj, "game", MAX_ID, rid), time_limit=time_limit,
                    rated=_bool(obj, "rated", rid, default=True), to=_name(obj, rid, "to"))
@@ -314,7 +316,7 @@ def _challenge(kind: str, obj: dict[Any, Any], rid: Any) -> PlayCmd:
 
 def _tournament(action: str, obj: dict[Any, Any], rid: Any) -> TournamentCmd:
     if action not in TOURNAMENT_ACTIONS:
-        raise ProtocolError("bad_message", f"unknown message type tournament_{action[:30]!r}",
+        raise ProtocolError(Code.BAD_MESSAGE, f"unknown message type tournament_{action[:30]!r}",
                             rid)
     if action == "create":
         return TournamentCmd("create", None, rid, create=_tournament_settings(obj, rid))
@@ -325,7 +327,8 @@ def _tournament(action: str, obj: dict[Any, Any], rid: Any) -> TournamentCmd:
         name = _name(obj, rid)
         token = _str(obj, "token", MAX_ID, rid, required=False)
         if name is None and token is None:
-            raise ProtocolError("bad_message", "tournament_join needs a 'name' or a 'token'", rid)
+            raise ProtocolError(Code.BAD_MESSAGE,
+                                "tournament_join needs a 'name' or a 'token'", rid)
         code = _str(obj, "code", MAX_ID, rid, required=False)
         return TournamentCmd("join", tid, rid, token=token, name=name, code=code,
                              bot=_bool(obj, "bot", rid, default=False))
@@ -354,24 +357,24 @@ def _arena(action: str, obj: dict[Any, Any], rid: Any) -> ArenaCmd:
                         time_limit=_int(obj, "time_limit", *ARENA_TIME_LIMIT, rid, default=300),
                         name=_name(obj, rid), rated=_bool(obj, "rated", rid, default=True))
     if action not in ("join", "pause", "watch", "leave"):
-        raise ProtocolError("bad_message", f"unknown message type arena_{action[:30]!r}", rid)
+        raise ProtocolError(Code.BAD_MESSAGE, f"unknown message type arena_{action[:30]!r}", rid)
     return ArenaCmd(action, rid, arena=_str(obj, "arena", MAX_ID, rid))
 
 
 def _tournament_settings(obj: dict[Any, Any], rid: Any) -> dict[str, Any]:
     name = _name(obj, rid)
     if name is None:
-        raise ProtocolError("bad_message", "a tournament needs a 'name'", rid)
+        raise ProtocolError(Code.BAD_MESSAGE, "a tournament needs a 'name'", rid)
     fmt = obj.get("format")
     if fmt not in ("rounds", "knockout"):
-        raise ProtocolError("bad_message", "'format' must be \"rounds\" or \"knockout\"", rid)
+        raise ProtocolError(Code.BAD_MESSAGE, "'format' must be \"rounds\" or \"knockout\"", rid)
     games = obj.get("games")
     if (not isinstance(games, list) or not games or len(games) > 20
             or not all(isinstance(g, str) and 0 < len(g) <= MAX_ID for g in games)):
-        raise ProtocolError("bad_message", "'games' must be a list of 1 to 20 game names", rid)
+        raise ProtocolError(Code.BAD_MESSAGE, "'games' must be a list of 1 to 20 game names", rid)
     best_of = _int(obj, "best_of", 1, 9, rid, default=1)
     if best_of % 2 == 0:
-        raise ProtocolError("bad_message", "'best_of' must be odd", rid)
+        raise ProtocolError(Code.BAD_MESSAGE, "'best_of' must be odd", rid)
     return {
         "name": name, "format": fmt, "games": list(games),
         "rounds": _int(obj, "rounds", 1, 50, rid, default=len(games)),
@@ -466,9 +469,3 @@ except ImportError:  # pragma: no cover - depends on the environment
 def encode_msgpack(msg: dict[str, Any]) -> bytes:
     return msgpack.packb(msg)  # type: ignore[no-any-return]
 
-
-def error(code: str, message: str, rid: Any = None, **fields: Any) -> dict[str, Any]:
-    msg: dict[str, Any] = {"type": "error", "code": code, "message": message, **fields}
-    if rid is not None:
-        msg["rid"] = rid
-    return msg

@@ -36,6 +36,7 @@ from solrace.core.effects import (
     Unfollow,
     World,
 )
+from solrace.core.errors import Code
 from solrace.core.race import Race
 from solrace.core.race_parts import Options, Outcome, RaceError
 from solrace.core.tournament import TournamentError
@@ -74,7 +75,7 @@ def handle(world: World, session: Session, cmd: commands.Command, now: int) -> E
         except TournamentError as exc:
             raise RaceError(exc.code, exc.message) from None
     if isinstance(cmd, (commands.PlayerCmd, commands.PlayCmd, commands.ModCmd)):
-        raise ProtocolError("bad_message", f"{cmd.action} is not a race command", cmd.rid)
+        raise ProtocolError(Code.BAD_MESSAGE, f"{cmd.action} is not a race command", cmd.rid)
     race = world.races.get(cmd.race) or rooms.lookup(world, cmd.race)
     if not race.due(now) or not world.writable:
         return _on_race(world, session, cmd, race, [], now)
@@ -84,7 +85,7 @@ def handle(world: World, session: Session, cmd: commands.Command, now: int) -> E
     except RaceError as exc:  # refused, but the transition happened: record it
         error = messages.error(exc.code, exc.message, cmd.rid)
     except Pending:  # a hint just as the race started: record the start first
-        error = messages.error("unavailable", "the race just started: ask again", cmd.rid)
+        error = messages.error(Code.UNAVAILABLE, "the race just started: ask again", cmd.rid)
     return Effects(race, outcomes, [EMIT, Reply(error)], cmd.rid)
 
 def _on_race(world: World, session: Session, cmd: RaceCommand, race: Race,
@@ -113,7 +114,7 @@ def _on_race(world: World, session: Session, cmd: RaceCommand, race: Race,
         return join(world, session, fx, race, cmd, now)
     if isinstance(cmd, commands.Watch):
         if race.deal.held_until is not None and player is None:
-            raise RaceError("forbidden", "this deal stays secret until the day is over: "
+            raise RaceError(Code.FORBIDDEN, "this deal stays secret until the day is over: "
                             "nobody may watch it before")
         rooms.may_follow(session, race_id)
         fx.steps += [EMIT, Follow(race_id), Snapshot(race_id, cmd.rid)]
@@ -146,7 +147,7 @@ def _on_race(world: World, session: Session, cmd: RaceCommand, race: Race,
 def _known_game(game: str, rid: object) -> None:
     if game not in solrules.GAMES:
         raise ProtocolError(
-            "bad_message", f"unknown game; one of {', '.join(solrules.GAMES)}", rid
+            Code.BAD_MESSAGE, f"unknown game; one of {', '.join(solrules.GAMES)}", rid
         )
 
 
@@ -251,7 +252,7 @@ def tournament(world: World, session: Session, cmd: commands.TournamentCmd, now:
         unknown = [g for g in cmd.create["games"] if g not in solrules.GAMES]
         if unknown:
             raise ProtocolError(
-                "bad_message", f"unknown game {unknown[0][:40]!r}; one of "
+                Code.BAD_MESSAGE, f"unknown game {unknown[0][:40]!r}; one of "
                 f"{', '.join(solrules.GAMES)}", cmd.rid)
         new = rooms.new_tournament(world, session.address, cmd.create, now)
         # An empty outcome to emit: it arms the tournament's deadline (entry closes).

@@ -14,6 +14,7 @@ from typing import Any
 import solrules
 
 from solrace.core.challenge import Challenge
+from solrace.core.errors import Code
 from solrace.core.race import Race
 from solrace.core.race_parts import RaceEvent
 from solrace.core.racer import Racer
@@ -315,9 +316,10 @@ def seek_ended(reason: str) -> Message:
     return {"type": "seek_ended", "reason": reason, "message": SEEK_ENDED[reason]}
 
 
-def error(code: str, message: str, rid: Any = None) -> Message:
-    """Every refusal: a snake_case ``code`` and a sentence a player understands."""
-    msg: Message = {"type": "error", "code": code, "message": message}
+def error(code: Code, message: str, rid: Any = None, **fields: Any) -> Message:
+    """Every refusal: its ``code`` (solrace.core.errors, the table of docs/protocol.md), a
+    sentence a player understands and what the code carries (``until``, ``retry_after``)."""
+    msg: Message = {"type": "error", "code": code, "message": message, **fields}
     if rid is not None:
         msg["rid"] = rid
     return msg

@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from solrace.core.errors import Code
 from solrace.core.identity import (
     Player,
     Who,
@@ -44,7 +45,7 @@ from solrace.core.quotas import client_key
 from solrace.core.race_parts import RaceError
 from solrace.core.rating import Rating
 from solrace.core.sign_in import Throttled, failure_keys, sign_in_wait
-from solrace.protocol import codec, commands
+from solrace.protocol import commands, messages
 from solrace.service.entropy import guest_name, new_key, new_player_id, password_salt
 from solrace.service.hashing import PasswordPool
 from solrace.service.rates import AddressRates
@@ -137,7 +138,7 @@ class Accounts:
         store)."""
         store = self._store()
         if conn.key is None:
-            raise RaceError("forbidden", "only a browser that keeps the site's cookie can be a "
+            raise RaceError(Code.FORBIDDEN, "only a browser that keeps the site's cookie can be a "
                             "player: open the page with cookies on")
         try:
             player = await store.by_key(conn.key)
@@ -148,7 +149,7 @@ class Accounts:
             raise
         except Exception as exc:
             log.exception("player store failed")
-            raise RaceError("unavailable", "the server cannot reach its players right now: try "
+            raise RaceError(Code.UNAVAILABLE, "the server cannot reach its players right now: try "
                             "again") from exc
         return conn.who
 
@@ -167,12 +168,12 @@ class Accounts:
             if await store.create(player, conn.key):
                 return player
             if name is not None:
-                raise RaceError("name_taken", f"the name {name!r} is taken: choose another")
-        raise RaceError("unavailable", "no free guest name: try again")
+                raise RaceError(Code.NAME_TAKEN, f"the name {name!r} is taken: choose another")
+        raise RaceError(Code.UNAVAILABLE, "no free guest name: try again")
 
     def _store(self) -> PlayerStore:
         if self.store is None:
-            raise RaceError("unavailable", "this server keeps no players")
+            raise RaceError(Code.UNAVAILABLE, "this server keeps no players")
         return self.store
 
     # -------------------------------------------------------------- commands
@@ -183,12 +184,12 @@ class Accounts:
         try:
             msg = await self._run(conn, cmd)
         except RaceError as exc:
-            msg = codec.error(exc.code, exc.message, cmd.rid, **exc.fields)
+            msg = messages.error(exc.code, exc.message, cmd.rid, **exc.fields)
             if isinstance(exc, Throttled):
                 msg["retry_after"] = exc.retry_after
         except Exception:
             log.exception("player command failed")
-            msg = codec.error("unavailable", "the server cannot reach its players right now: "
+            msg = messages.error(Code.UNAVAILABLE, "the server cannot reach its players right now: "
                               "try again", cmd.rid)
         self.reply(conn, msg)
 
@@ -223,7 +224,7 @@ class Accounts:
         if who.name != name:
             _not_reserved(name)
             if not await self._store().rename(who.id, name):
-                raise RaceError("name_taken", f"the name {name!r} is taken: choose another")
+                raise RaceError(Code.NAME_TAKEN, f"the name {name!r} is taken: choose another")
         return await self.me(conn, rid)
 
     def _dummy(self) -> str:
@@ -245,7 +246,7 @@ class Accounts:
             ok = old is not None and await self.hashing.run(
                 address, lambda: check_password(old, player.password))
             if not ok:
-                raise RaceError("forbidden", "the old password is wrong")
+                raise RaceError(Code.FORBIDDEN, "the old password is wrong")
         record = await self.hashing.run(address, lambda: hash_password(password, password_salt()))
         now = self.clock()
         tag = self.tag(address)
@@ -283,7 +284,7 @@ class Accounts:
         now = self.clock()
         if not ok or player is None:
             await store.add_failure(keys, now)
-            raise RaceError("forbidden", "wrong name or password")
+            raise RaceError(Code.FORBIDDEN, "wrong name or password")
         await store.clear_failures(keys[:1])
         await store.add_network(player.id, tag, now)
         ticket = new_key()
@@ -342,5 +343,5 @@ class Accounts:
 
 def _not_reserved(name: str) -> None:
     if reserved(name):
-        raise RaceError("name_reserved", f"the name {name!r} is kept for the site: choose "
+        raise RaceError(Code.NAME_RESERVED, f"the name {name!r} is kept for the site: choose "
                         "another")

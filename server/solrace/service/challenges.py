@@ -32,12 +32,13 @@ import solrules
 
 from solrace.core import rooms
 from solrace.core.challenge import Challenge, ChallengeBook
+from solrace.core.errors import Code
 from solrace.core.identity import Who
 from solrace.core.quotas import client_key
 from solrace.core.race import Race
 from solrace.core.race_parts import Options, RaceError
 from solrace.core.rooms import Seat
-from solrace.protocol import codec, commands, messages
+from solrace.protocol import commands, messages
 from solrace.settings import CHALLENGE_LINK_S, CHALLENGE_NAMED_S, CHALLENGES_PER_PLAYER
 
 #: Expiry timers one challenger keeps in this process (his open challenges, and those taken
@@ -120,17 +121,17 @@ class Challenges:
                 else:
                     await self.cancel(conn, cid, cmd.rid)
         except RaceError as exc:
-            self.hub.reply_later(conn, codec.error(exc.code, exc.message, cmd.rid,
+            self.hub.reply_later(conn, messages.error(exc.code, exc.message, cmd.rid,
                                                    **exc.fields))
         except Exception:
             log.exception("%s failed", cmd.action)
-            self.hub.reply_later(conn, codec.error("unavailable", "the server could not do "
+            self.hub.reply_later(conn, messages.error(Code.UNAVAILABLE, "the server could not do "
                                                    "this now: try again", cmd.rid))
 
     # ------------------------------------------------------------ commands
     async def create(self, conn: Seeker, cmd: commands.PlayCmd) -> None:
         if cmd.game not in solrules.GAMES:
-            raise RaceError("bad_message", f"unknown game; one of {', '.join(solrules.GAMES)}")
+            raise RaceError(Code.BAD_MESSAGE, f"unknown game; one of {', '.join(solrules.GAMES)}")
         who = await self.accounts.ensure(conn)
         rated, casual = await self.matchmaker.rated(who, cmd.rated)
         to_id = to_name = ""
@@ -138,9 +139,9 @@ class Challenges:
             store = self.accounts.store
             found = None if store is None else await store.by_name(cmd.to)
             if found is None:
-                raise RaceError("not_found", f"no player is called {cmd.to!r}")
+                raise RaceError(Code.NOT_FOUND, f"no player is called {cmd.to!r}")
             if found.id == who.id:
-                raise RaceError("forbidden", "you cannot challenge yourself: send a link to a "
+                raise RaceError(Code.FORBIDDEN, "you cannot challenge yourself: send a link to a "
                                 "friend instead")
             to_id, to_name = found.id, found.name
         now = self.hub.clock()
@@ -179,9 +180,9 @@ class Challenges:
         ch = await self._open(cid)
         who = await self.accounts.ensure(conn)  # a visitor who opened a link: a guest now
         if who.id == ch.by:
-            raise RaceError("forbidden", "this is your own challenge: send its link to a friend")
+            raise RaceError(Code.FORBIDDEN, "this is your own challenge: send its link to a friend")
         if ch.to and ch.to != who.id:
-            raise RaceError("forbidden", "this challenge is for another player")
+            raise RaceError(Code.FORBIDDEN, "this challenge is for another player")
         rated = ch.rated and who.account
         if rated and self.matchmaker.rated_gate is not None:
             await self.matchmaker.rated_gate(who)
@@ -189,10 +190,10 @@ class Challenges:
             # Nobody would come to his seat: the challenge is off.
             if await self._take(cid) is not None and ch.to:
                 self._tell_ended(ch, "cancelled")
-            raise RaceError("not_found", f"{ch.by_name} has left: the challenge is off")
+            raise RaceError(Code.NOT_FOUND, f"{ch.by_name} has left: the challenge is off")
         taken = await self._take(cid)
         if taken is None:
-            raise RaceError("not_found", "this challenge is no longer open")
+            raise RaceError(Code.NOT_FOUND, "this challenge is no longer open")
         try:
             race = await self._race(conn, taken, who, rated)
         except Exception:
@@ -215,12 +216,12 @@ class Challenges:
         who = conn.who
         if ch.to:
             if who is None or who.id != ch.to:
-                raise RaceError("forbidden", "this challenge is for another player")
+                raise RaceError(Code.FORBIDDEN, "this challenge is for another player")
             if await self._take(cid) is None:
-                raise RaceError("not_found", "this challenge is no longer open")
+                raise RaceError(Code.NOT_FOUND, "this challenge is no longer open")
             self._tell_ended(ch, "declined")
         elif who is not None and who.id == ch.by:
-            raise RaceError("forbidden", "this is your own challenge: cancel it instead")
+            raise RaceError(Code.FORBIDDEN, "this is your own challenge: cancel it instead")
         self.online.send(ch.by, messages.challenge_answer(
             "challenge_declined", ch, by=ch.to_name if ch.to else
             (who.name if who is not None else None), open=not ch.to))
@@ -229,9 +230,9 @@ class Challenges:
     async def cancel(self, conn: Seeker, cid: str, rid: Any) -> None:
         ch = await self._open(cid)
         if conn.who is None or conn.who.id != ch.by:
-            raise RaceError("forbidden", "only its challenger may cancel a challenge")
+            raise RaceError(Code.FORBIDDEN, "only its challenger may cancel a challenge")
         if await self._take(cid) is None:
-            raise RaceError("not_found", "this challenge is no longer open")
+            raise RaceError(Code.NOT_FOUND, "this challenge is no longer open")
         if ch.to:
             self._tell_ended(ch, "cancelled")
         self.hub.reply_later(conn, messages.ok("", rid))
@@ -240,7 +241,7 @@ class Challenges:
     async def _open(self, cid: str) -> Challenge:
         ch = await self.book.get(cid, self.hub.clock())
         if ch is None:
-            raise RaceError("not_found", "this challenge is no longer open: it was taken, "
+            raise RaceError(Code.NOT_FOUND, "this challenge is no longer open: it was taken, "
                             "cancelled, or it expired")
         return ch
 

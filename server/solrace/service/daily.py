@@ -26,10 +26,11 @@ from typing import TYPE_CHECKING, Any
 import solrules
 
 from solrace.core import daily as calendar
+from solrace.core.errors import Code
 from solrace.core.race import Race
 from solrace.core.race_parts import Options, RaceError, commitment
 from solrace.core.rooms import Seat
-from solrace.protocol import codec, commands, messages
+from solrace.protocol import commands, messages
 from solrace.settings import DAILY_DRAW_SECONDS, DAILY_DRAW_TRIES, DAILY_TIME_LIMIT
 from solrace.solver.pool import first_won
 from solrace.store.player_base import PlayerStore
@@ -75,7 +76,7 @@ class DailyDeals:
         if solver is None or solver.par_seconds <= 0:  # its jobs would end unknown at once
             solver = deals.pool.solver if deals.pool is not None else None
         if solver is None and (deals.pool is None or deals.demo):
-            raise RaceError("unavailable", "this server runs no solver: it has no daily deal "
+            raise RaceError(Code.UNAVAILABLE, "this server runs no solver: it has no daily deal "
                             "it knows to be winnable")
         running = self._drawing.get((game, day))
         if running is None:
@@ -89,7 +90,7 @@ class DailyDeals:
         except TimeoutError:
             kept = None
         if kept is None:
-            raise RaceError("unavailable", "no deal known to be winnable is ready for today: "
+            raise RaceError(Code.UNAVAILABLE, "no deal known to be winnable is ready for today: "
                             "try again in a minute")
         return kept
 
@@ -119,17 +120,17 @@ class DailyDeals:
         try:
             msg = await self.play(conn, cmd.game, cmd.rid)
         except RaceError as exc:
-            msg = codec.error(exc.code, exc.message, cmd.rid, **exc.fields)
+            msg = messages.error(exc.code, exc.message, cmd.rid, **exc.fields)
         except Exception:
             log.exception("daily failed")
-            msg = codec.error("unavailable", "the daily deal is not available right now: try "
+            msg = messages.error(Code.UNAVAILABLE, "the daily deal is not available right now: try "
                               "again", cmd.rid)
         self.hub.reply_later(conn, msg)
 
     async def play(self, conn: Client, game: str, rid: Any = None) -> Message:
         """The player's race on today's deal of ``game`` (made now, or his own again)."""
         if game not in solrules.GAMES:
-            raise RaceError("bad_message", f"unknown game; one of {', '.join(solrules.GAMES)}")
+            raise RaceError(Code.BAD_MESSAGE, f"unknown game; one of {', '.join(solrules.GAMES)}")
         who = await self.accounts.ensure(conn)
         now = self.hub.clock()
         day = calendar.day_of(now)
@@ -146,7 +147,7 @@ class DailyDeals:
                                                salt=salt, race_id=kept)
         mine = next((r for r in race.racers.values() if r.pid == who.id), None)
         if mine is None:
-            raise RaceError("forbidden", "that race is not yours")
+            raise RaceError(Code.FORBIDDEN, "that race is not yours")
         return messages.paired(race, mine, [], rid)
 
     async def page(self, game: str, cookie: str | None) -> Message:

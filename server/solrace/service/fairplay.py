@@ -18,6 +18,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 
 from solrace.core import fairplay
+from solrace.core.errors import Code
 from solrace.core.fairplay import Signals
 from solrace.core.identity import Who
 from solrace.core.race import Race
@@ -109,7 +110,7 @@ class Referee:
         until = await self.paused_until(who.id)
         if until is not None:
             minutes = max(1, round((until - self.clock()) / 60_000))
-            raise RaceError("paused", f"you left {PAUSE_AFTER_WALKOUTS} or more rated races "
+            raise RaceError(Code.PAUSED, f"you left {PAUSE_AFTER_WALKOUTS} or more rated races "
                             f"before your third move: rated play is paused for {minutes} more "
                             f"minute{'s' if minutes > 1 else ''} (casual races are open)",
                             until=until)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any
 
+from solrace.core.errors import Code
 from solrace.core.race_parts import RaceError
-from solrace.protocol import codec, commands
+from solrace.protocol import codec, commands, messages
 
 if TYPE_CHECKING:
     from solrace.service.accounts import Accounts, Client
@@ -43,22 +44,22 @@ class Front:
     async def _handle(self, conn: Seeker, cmd: commands.ServiceCmd) -> None:
         if isinstance(cmd, commands.ModCmd):
             if self.moderation is None:
-                self.accounts.reply(conn, codec.error(
-                    "unavailable", "this server keeps no players", cmd.rid))
+                self.accounts.reply(conn, messages.error(
+                    Code.UNAVAILABLE, "this server keeps no players", cmd.rid))
                 return
             await self.moderation.handle(conn, cmd)
         elif isinstance(cmd, commands.PlayerCmd):
             await self.accounts.handle(conn, cmd)
         elif cmd.action == "daily":
             if self.daily is None:
-                self.accounts.reply(conn, codec.error(
-                    "unavailable", "this server keeps no players: no daily deal", cmd.rid))
+                self.accounts.reply(conn, messages.error(
+                    Code.UNAVAILABLE, "this server keeps no players: no daily deal", cmd.rid))
                 return
             await self.daily.handle(conn, cmd)
         elif cmd.action in codec.CHALLENGE_ACTIONS:
             if self.challenges is None:
-                self.accounts.reply(conn, codec.error(
-                    "unavailable", "this server keeps no players: no challenges", cmd.rid))
+                self.accounts.reply(conn, messages.error(
+                    Code.UNAVAILABLE, "this server keeps no players: no challenges", cmd.rid))
                 return
             await self.challenges.handle(conn, cmd)
         else:

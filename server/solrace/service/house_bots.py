@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from solrace.bus.base import Subscription
 from solrace.core.effects import Pending
+from solrace.core.errors import Code
 from solrace.core.identity import Who
 from solrace.core.levels import LEVELS, Level, choose, headway
 from solrace.core.quotas import admit, client_key
@@ -151,7 +152,8 @@ class BotSession:
             try:
                 await self._do(commands.MoveCmd(self.race, move, state["seq"] + 1))
             except RaceError as exc:
-                if exc.code not in ("rate_limited", "unavailable", "bad_seq", "illegal_move"):
+                if exc.code not in (Code.RATE_LIMITED, Code.UNAVAILABLE, Code.BAD_SEQ,
+                                    Code.ILLEGAL_MOVE):
                     raise
                 continue
             self.moves += 1

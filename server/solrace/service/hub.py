@@ -47,6 +47,7 @@ from solrace.core.effects import (
     Unbind,
     Unfollow,
 )
+from solrace.core.errors import Code
 from solrace.core.keys import net_tag
 from solrace.core.quotas import Caps, outside_reserve
 from solrace.core.race import Race
@@ -253,12 +254,12 @@ class Hub:
         for _ in range(SETTLE_TRIES):
             if not await self.prepare(pending):
                 what = "tournament" if getattr(pending, "tournament", False) else "race"
-                raise RaceError("not_found", f"no {what} {getattr(pending, 'race', '')[:64]!r}")
+                raise RaceError(Code.NOT_FOUND, f"no {what} {getattr(pending, 'race', '')[:64]!r}")
             try:
                 return self.dispatch(session, cmd)
             except Pending as again:
                 pending = again
-        raise RaceError("unavailable", "the server is busy with this: try again")
+        raise RaceError(Code.UNAVAILABLE, "the server is busy with this: try again")
 
     def run(self, session: Follower, fx: Effects) -> asyncio.Future[None] | None:
         """Carry out ``fx`` for ``session``: queue its writes, and its steps for right after
@@ -303,7 +304,7 @@ class Hub:
                 done.set_result(None)
 
         def fail(exc: BaseException) -> None:
-            session.send(messages.error("unavailable", "the server could not save this: try "
+            session.send(messages.error(Code.UNAVAILABLE, "the server could not save this: try "
                                         "again", fx.rid))
             if done is not None and not done.done():
                 done.set_result(None)
@@ -324,7 +325,7 @@ class Hub:
             self.reply_later(session, messages.error(exc.code, exc.message, rid))
             return
         log.error("command failed", exc_info=exc)
-        self.reply_later(session, messages.error("internal", "the server failed on this "
+        self.reply_later(session, messages.error(Code.INTERNAL, "the server failed on this "
                                                  "message", getattr(cmd, "rid", None)))
 
     def _steps(self, session: Follower, fx: Effects) -> None:
@@ -504,7 +505,7 @@ class Hub:
 
         def fail(exc: BaseException) -> None:
             if not done.done():
-                done.set_exception(RaceError("unavailable", "the server could not save the "
+                done.set_exception(RaceError(Code.UNAVAILABLE, "the server could not save the "
                                              "race: try again"))
 
         self.hold(race)
@@ -639,7 +640,7 @@ class Hub:
             await deals.claim(pending.game, pending.n)
             if deals.ready(pending.game) < pending.n:
                 ready = deals.ready(pending.game)
-                raise RaceError("unavailable", f"{ready} winnable {pending.game} deals are "
+                raise RaceError(Code.UNAVAILABLE, f"{ready} winnable {pending.game} deals are "
                                 f"ready, {pending.n} needed: the server is solving more, try "
                                 "again in a minute")
             return True

@@ -43,6 +43,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from solrace.core import rooms
+from solrace.core.errors import Code
 from solrace.core.identity import Who
 from solrace.core.levels import LEVELS, Level, bot_name, closest
 from solrace.core.pairing import MemoryQueues, Offer, Seek, is_rated, queue_name, queue_parts
@@ -51,7 +52,7 @@ from solrace.core.race import Race
 from solrace.core.race_parts import Options, RaceError
 from solrace.core.rating import MU
 from solrace.core.rooms import Seat
-from solrace.protocol import codec, commands, messages
+from solrace.protocol import commands, messages
 from solrace.settings import PASS_EVERY_S, QUEUE_CAP, SEEK_GRACE_S
 
 if TYPE_CHECKING:
@@ -194,17 +195,17 @@ class Matchmaker:
             else:
                 await self.play_bot(conn, cmd)
         except RaceError as exc:
-            self.hub.reply_later(conn, codec.error(exc.code, exc.message, cmd.rid, **exc.fields))
+            self.hub.reply_later(conn, messages.error(exc.code, exc.message, cmd.rid, **exc.fields))
         except Exception:
             log.exception("%s failed", cmd.action)
-            self.hub.reply_later(conn, codec.error("unavailable", "the server could not do "
+            self.hub.reply_later(conn, messages.error(Code.UNAVAILABLE, "the server could not do "
                                                    "this now: try again", cmd.rid))
 
     def _game(self, game: str) -> None:
         import solrules
 
         if game not in solrules.GAMES:
-            raise RaceError("bad_message", f"unknown game; one of {', '.join(solrules.GAMES)}")
+            raise RaceError(Code.BAD_MESSAGE, f"unknown game; one of {', '.join(solrules.GAMES)}")
 
     async def rated(self, who: Who, asked: bool) -> tuple[bool, str | None]:
         """Is a request for a rated race (``asked``) rated, and if not although asked, why:
@@ -235,13 +236,13 @@ class Matchmaker:
         while True:  # each turn drops a seeker whose process is gone: it ends
             offer = await self.queues.offer(seek, now)
             if offer.barred_ms:
-                raise RaceError("no_show", "you did not take your seat in your last quick "
+                raise RaceError(Code.NO_SHOW, "you did not take your seat in your last quick "
                                 "race: you may seek again in "
                                 f"{-(-offer.barred_ms // 1000)} s")
             if offer.replaced is not None:
                 self._ended(offer.replaced, "replaced")
             if offer.full:
-                raise RaceError("limit_reached", "too many players are waiting for this race: "
+                raise RaceError(Code.LIMIT_REACHED, "too many players are waiting for this race: "
                                 "try again in a moment")
             seek, match = offer.seek, offer.match
             if match is None:
@@ -310,7 +311,7 @@ class Matchmaker:
         race = await self.hub.load(race_id)
         if race is not None and race.status == "lobby" and any(
                 r.pid == who.id and not r.ready for r in race.racers.values()):
-            raise RaceError("seat_waiting", "you were paired a moment ago: take your seat in "
+            raise RaceError(Code.SEAT_WAITING, "you were paired a moment ago: take your seat in "
                             "that race first")
 
     async def _alive(self, seek: Seek) -> bool:
@@ -388,11 +389,11 @@ class Matchmaker:
                 await self._pair(a, b, held=(a, b))
                 made += 1
             except RaceError as exc:
-                if exc.code != "unavailable":
+                if exc.code != Code.UNAVAILABLE:
                     # The race counts in a's share (he waited longest): over it (or over the
                     # server's cap), his seek ends with the reason; b waits on (given back).
                     await self.queues.cancel(a)
-                    self.deliver(a.process, a.conn, codec.error(exc.code, exc.message))
+                    self.deliver(a.process, a.conn, messages.error(exc.code, exc.message))
                 log.info("a paired race could not be made: %s", exc.message)
             except Exception as exc:  # both wait again (_pair gave them back)
                 log.warning("a paired race could not be made: %s", exc)
@@ -475,13 +476,13 @@ class Matchmaker:
             await self._bot_race(conn, waiting.game, waiting.time_limit, waiting.rated, level,
                                  kind="quick", casual=waiting.seek.casual or None)
         except RaceError as exc:
-            self.hub.reply_later(conn, codec.error(exc.code, exc.message, **exc.fields))
+            self.hub.reply_later(conn, messages.error(exc.code, exc.message, **exc.fields))
 
     async def play_bot(self, conn: Seeker, cmd: commands.PlayCmd) -> None:
         self._game(cmd.game)
         level = LEVELS[cmd.level]
         if not self.bots.can_play(level):
-            raise RaceError("unavailable", f"the {level.name} bot needs the server's solver, "
+            raise RaceError(Code.UNAVAILABLE, f"the {level.name} bot needs the server's solver, "
                             "which is off here")
         who = await self.accounts.ensure(conn)
         rated, casual = await self.rated(who, cmd.rated)

@@ -23,10 +23,11 @@ import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from solrace.core.errors import Code
 from solrace.core.identity import Who
 from solrace.core.race import Race
 from solrace.core.race_parts import RaceError
-from solrace.protocol import codec, commands
+from solrace.protocol import commands, messages
 from solrace.protocol.event import Event
 from solrace.store.moderation_base import ModerationStore
 from solrace.store.player_base import PlayerStore
@@ -68,16 +69,16 @@ class Moderation:
         try:
             who = conn.who
             if who is None or not await self.is_moderator(who.id):
-                raise RaceError("forbidden", "only a moderator can do that")
+                raise RaceError(Code.FORBIDDEN, "only a moderator can do that")
             if cmd.action == "clear":
                 msg = await self.clear(cmd.race, cmd.player, who.id)
             else:
                 msg = await self.close(cmd.player, who.id, cmd.reason or "fair_play")
         except RaceError as exc:
-            msg = codec.error(exc.code, exc.message, cmd.rid, **exc.fields)
+            msg = messages.error(exc.code, exc.message, cmd.rid, **exc.fields)
         except Exception:
             log.exception("moderation failed")
-            msg = codec.error("unavailable", "the server cannot do this right now: try again",
+            msg = messages.error(Code.UNAVAILABLE, "the server cannot do this right now: try again",
                               cmd.rid)
         if cmd.rid is not None:
             msg["rid"] = cmd.rid
@@ -86,7 +87,7 @@ class Moderation:
     async def clear(self, race_id: str, pid: str, by: str | None) -> Message:
         done = await self.store.clear(race_id, pid, by, self.clock())
         if done is None:
-            raise RaceError("not_found", "no flagged result of that player in that race waits "
+            raise RaceError(Code.NOT_FOUND, "no flagged result of that player in that race waits "
                             "for a decision")
         body = done["ratings"]
         if body is not None:
@@ -100,7 +101,7 @@ class Moderation:
 
     async def close(self, pid: str, by: str | None, reason: str) -> Message:
         if await self.players.by_id(pid) is None:
-            raise RaceError("not_found", "no such player")
+            raise RaceError(Code.NOT_FOUND, "no such player")
         done = await self.store.close(pid, by, reason, self.clock())
         log.warning("moderator %s closed %s for %s: %d refunds", by, pid, reason,
                     len(done["refunds"]))

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from solrace.core.effects import NeedsHint
+from solrace.core.errors import Code
 from solrace.core.race import Race
 from solrace.core.race_parts import RaceError
 from solrace.protocol import messages
@@ -80,9 +81,9 @@ class Assist:
     def refusal(self, address: str) -> RaceError | None:
         """Why no hint can be worked out for this client now, or None."""
         if self.solver is None or not self.solver.hints_on:
-            return RaceError("unavailable", "this server gives no hints")
+            return RaceError(Code.UNAVAILABLE, "this server gives no hints")
         if self.in_flight.get(address, 0) >= MAX_HINTS_IN_FLIGHT:
-            return RaceError("rate_limited", "hints are being worked out for you: wait for them")
+            return RaceError(Code.RATE_LIMITED, "hints are being worked out for you: wait for them")
         return None
 
     async def hint(self, need: NeedsHint) -> None:
@@ -96,7 +97,7 @@ class Assist:
                                             f"{need.race}/{need.player}", secrets.randbits(32),
                                             client=address)
         except SolverBusy:
-            raise RaceError("unavailable", "the solver is busy: ask again in a moment") from None
+            raise RaceError(Code.UNAVAILABLE, "the solver is busy: ask again in a moment") from None
         finally:
             left = self.in_flight[address] - 1
             if left:

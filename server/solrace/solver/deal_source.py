@@ -14,6 +14,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+from solrace.core.errors import Code
 from solrace.core.race_parts import RaceError
 from solrace.runtime.supervisor import Supervisor
 from solrace.settings import MAX_PARS
@@ -62,11 +63,11 @@ class DealSource:
         if self.demo:
             seeds = list(self.catalogue.get(game, ()))
             if not seeds:
-                raise RaceError("unavailable", f"this server has no catalogue of winnable "
+                raise RaceError(Code.UNAVAILABLE, f"this server has no catalogue of winnable "
                                 f"{game} deals")
             return secrets.choice(seeds)
         if self.pool is None or not self.pool.available(game):
-            raise RaceError("unavailable", f"no winnable {game} deal is ready right now: try "
+            raise RaceError(Code.UNAVAILABLE, f"no winnable {game} deal is ready right now: try "
                             "again in a minute")
         seed, moves = self.pool.take(game)
         self._pars[game, seed] = moves
