@@ -73,7 +73,6 @@ EXEMPT = {
 TOO_BIG_TODAY = {
     "server/solrace/cluster/processes.py",
     "server/solrace/net/web.py",
-    "server/solrace/service/hub.py",
     "server/solrace/store/redis_store.py",
     "server/solrace/store/sqlite_store.py",
     "shared/solrules/solver_yukon.py",

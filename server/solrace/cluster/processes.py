@@ -37,7 +37,6 @@ from redis.exceptions import RedisError
 
 from solrace.cluster.keeper import Keeper
 from solrace.cluster.routing import LOCAL, Client
-from solrace.core.effects import Pending
 from solrace.core.errors import Code
 from solrace.core.identity import Who
 from solrace.protocol import codec, commands, internal, messages
@@ -611,14 +610,9 @@ class Cluster:
                     session.send(messages.error(Code.UNAVAILABLE, "the race moved: try again",
                                                 cmd.rid))
                     return
-            try:
-                fx = self.hub.dispatch(session, cmd)
-            except Pending as pending:
-                fx = await self.hub.settle(session, cmd, pending)
-            fx.barrier = True  # to know when its steps ran
-            wait = self.hub.run(session, fx)
-            if wait is not None:
-                await wait
+            waiting = self.hub.execute(session, cmd, barrier=True)  # to know when its steps ran
+            if waiting is not None:
+                await waiting
         except Exception as exc:
             self.hub.refuse(session, cmd, exc)  # type: ignore[arg-type]
         finally:

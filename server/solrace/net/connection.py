@@ -17,7 +17,7 @@ import itertools
 import logging
 import time
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from websockets.asyncio.server import ServerConnection
@@ -25,7 +25,6 @@ from websockets.exceptions import ConnectionClosed
 
 from solrace.bus.base import Subscription
 from solrace.cluster.routing import LOCAL
-from solrace.core.effects import Pending
 from solrace.core.errors import Code
 from solrace.core.identity import Who
 from solrace.core.race_parts import RaceError
@@ -459,28 +458,24 @@ class Connection:
         return self.handle_local(cmd)
 
     def handle_local(self, cmd: commands.Command) -> asyncio.Future[Any] | None:
-        """Dispatch one command to this process's hub. A command that needs something first
-        (a race loaded from the store, a hint worked out) waits for it in a job of its own
-        (:meth:`Hub.settle`); the reader waits for that job before the next command."""
-        hub = self.hub
+        """Run one command on this process's hub (:meth:`Hub.execute`). A command that needs
+        something first (a race loaded from the store, a hint worked out) waits for it in a
+        job of its own; the reader waits for that job (or for a barrier) before the next
+        command."""
         try:
-            fx = hub.dispatch(self, cmd)
-        except Pending as pending:
-            return self.supervisor.spawn(self._settle(cmd, pending),
-                                         f"command {type(cmd).__name__} of {self.id}",
-                                         timeout=SETTLE_TIMEOUT)
-        except Exception as exc:
-            hub.refuse(self, cmd, exc)
-            return None
-        return hub.run(self, fx)
-
-    async def _settle(self, cmd: commands.Command, pending: Pending) -> None:
-        """Do what the command waits for, then run it (see :meth:`Hub.settle`)."""
-        try:
-            fx = await self.hub.settle(self, cmd, pending)
+            waiting = self.hub.execute(self, cmd)
         except Exception as exc:
             self.hub.refuse(self, cmd, exc)
-            return
-        barrier = self.hub.run(self, fx)
-        if barrier is not None:
-            await barrier
+            return None
+        if waiting is None or isinstance(waiting, asyncio.Future):
+            return waiting
+        return self.supervisor.spawn(self._settle(cmd, waiting),
+                                     f"command {type(cmd).__name__} of {self.id}",
+                                     timeout=SETTLE_TIMEOUT)
+
+    async def _settle(self, cmd: commands.Command, waiting: Awaitable[None]) -> None:
+        """Wait for a command that waits for something; a refusal is answered."""
+        try:
+            await waiting
+        except Exception as exc:
+            self.hub.refuse(self, cmd, exc)

@@ -24,7 +24,6 @@ import secrets
 from typing import TYPE_CHECKING, Any
 
 from solrace.bus.base import Subscription
-from solrace.core.effects import Pending
 from solrace.core.errors import Code
 from solrace.core.identity import Who
 from solrace.core.levels import LEVELS, Level, choose, headway
@@ -96,14 +95,9 @@ class BotSession:
     async def _do(self, cmd: commands.Command) -> None:
         """Send one command through the dispatcher, as a connection would (RaceError if it
         is refused)."""
-        hub = self.hub
-        try:
-            fx = hub.dispatch(self, cmd)
-        except Pending as pending:
-            fx = await hub.settle(self, cmd, pending)
-        done = hub.run(self, fx)
-        if done is not None:
-            await done
+        waiting = self.hub.execute(self, cmd)
+        if waiting is not None:
+            await waiting
 
     async def run(self) -> None:
         """Sit, then play until the bot finishes, resigns, or the race ends (or is no longer

@@ -13,6 +13,11 @@ lost batch touched is dropped from memory and rebuilt from the store (in the bac
 :mod:`solrace.service.recovery`), so that nothing that failed to be written is ever visible;
 commands for a race being rebuilt get ``unavailable`` meanwhile. The hub awaits only to load a
 race or a tournament and to do what a command waits for (:meth:`Hub.settle`).
+
+Every command takes one path, :meth:`Hub.execute`: dispatch → settle (when it waits) → run.
+Two parts of the hub have modules of their own: its base :class:`~solrace.service.loading.
+Loading` (races and tournaments back from the store) and the step table
+(:func:`solrace.service.steps.take_steps`: what each step of the effects does once durable).
 """
 
 from __future__ import annotations
@@ -21,50 +26,31 @@ import asyncio
 import logging
 import secrets
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, Protocol
 
 from solrace.bus.base import Bus
 from solrace.core.arena import Arena
-from solrace.core.effects import (
-    Announce,
-    ASeat,
-    AView,
-    Bind,
-    Effects,
-    Emit,
-    Entered,
-    Follow,
-    NeedsDeals,
-    NeedsHint,
-    NotLoaded,
-    Pending,
-    Reply,
-    Seats,
-    Snapshot,
-    State,
-    TView,
-    Unbind,
-    Unfollow,
-)
+from solrace.core.effects import Effects, NotLoaded, Pending
 from solrace.core.errors import Code
 from solrace.core.keys import net_tag
 from solrace.core.quotas import Caps, outside_reserve
 from solrace.core.race import Race
 from solrace.core.race_parts import Outcome, RaceError
 from solrace.core.tournament import Tournament
-from solrace.core.units import Unit
-from solrace.core.views import RACERS, SPECTATORS, seat_of
-from solrace.protocol import arena_messages, codec, dispatch, messages
+from solrace.core.views import RACERS, SPECTATORS
+from solrace.protocol import codec, dispatch, messages
 from solrace.protocol.board_views import BoardViews
 from solrace.protocol.commands import Command
 from solrace.protocol.event import Event, Publishable
 from solrace.runtime.supervisor import Supervisor
 from solrace.service.arenas import ArenaDirector
 from solrace.service.entropy import SecretEntropy
+from solrace.service.loading import Loading, Scores
 from solrace.service.organizer import Organizer, RacePorts
-from solrace.service.presence import Peer, Presence
+from solrace.service.presence import Presence
 from solrace.service.recovery import StoreWatch
+from solrace.service.steps import Follower, take_steps
 from solrace.service.timers import Deadlines, Throttle
 from solrace.settings import (
     BOARD_INTERVAL,
@@ -100,23 +86,7 @@ class Bots(Protocol):
     def can_play_level(self, level: int) -> bool: ...
 
 
-class Scores(Protocol):
-    """The scorer of finished races (solrace.service.scoring)."""
-
-    def finished(self, race: Race) -> None: ...
-
-    async def known(self, race_id: str) -> dict[str, Any] | None: ...
-
-
-class Follower(Peer, Protocol):
-    """A session the hub can write to, bind and subscribe (a WebSocket connection)."""
-
-    def follow(self, race: str, boards: bool = True, lean: bool = False) -> None: ...
-
-    def unfollow(self, race: str) -> None: ...
-
-
-class Hub:
+class Hub(Loading):
     """Races held by this process, and everything that happens to them (module docstring).
 
     ``assist`` gives hints and par (:mod:`solrace.solver.assist`); its deals are the
@@ -242,6 +212,29 @@ class Hub:
         return outside_reserve(len(self.races), self.caps.races, races)
 
     # -------------------------------------------------------------- commands
+    def execute(self, session: Follower, cmd: Command, barrier: bool = False,
+                ) -> asyncio.Future[None] | Coroutine[Any, Any, None] | None:
+        """The one path of every command: dispatch → settle → run.
+
+        ``cmd`` is dispatched at once (:meth:`dispatch`) and its effects run (:meth:`run`):
+        None then, or, when its effects ask for a barrier (or ``barrier`` does), a future done
+        once its steps ran. A command that has to wait for something (a race loaded, a hint
+        worked out: :class:`Pending`) gives a coroutine instead, to be awaited in a job of the
+        caller's: it does what the command waits for, dispatches it again (:meth:`settle`),
+        runs it and returns after its steps ran when there is a barrier. A refused command
+        raises (RaceError, ProtocolError...): at once, or from the coroutine."""
+        try:
+            fx = self.dispatch(session, cmd)
+        except Pending as pending:
+            return self._settled(session, cmd, pending, barrier)
+        return self.run(session, fx, barrier)
+
+    async def _settled(self, session: Follower, cmd: Command, pending: Pending,
+                       barrier: bool) -> None:
+        done = self.run(session, await self.settle(session, cmd, pending), barrier)
+        if done is not None:
+            await done
+
     def dispatch(self, session: Follower, cmd: Command) -> Effects:
         """The effects of ``cmd`` (see :func:`solrace.protocol.dispatch.handle`); raises
         RaceError, ProtocolError or Pending."""
@@ -253,17 +246,20 @@ class Hub:
         (``not_found``, ``unavailable``...) when it cannot be done."""
         for _ in range(SETTLE_TRIES):
             if not await self.prepare(pending):
-                what = "tournament" if getattr(pending, "tournament", False) else "race"
-                raise RaceError(Code.NOT_FOUND, f"no {what} {getattr(pending, 'race', '')[:64]!r}")
+                assert isinstance(pending, NotLoaded)  # the only wait that can find nothing
+                what = "tournament" if pending.tournament else "race"
+                raise RaceError(Code.NOT_FOUND, f"no {what} {pending.race[:64]!r}")
             try:
                 return self.dispatch(session, cmd)
             except Pending as again:
                 pending = again
         raise RaceError(Code.UNAVAILABLE, "the server is busy with this: try again")
 
-    def run(self, session: Follower, fx: Effects) -> asyncio.Future[None] | None:
+    def run(self, session: Follower, fx: Effects,
+            barrier: bool = False) -> asyncio.Future[None] | None:
         """Carry out ``fx`` for ``session``: queue its writes, and its steps for right after
-        they are durable. Returns a future done after the steps when ``fx.barrier``."""
+        they are durable. Returns a future done after the steps when ``fx.barrier`` (or
+        ``barrier``)."""
         race = fx.race
         store = self.store
         if fx.created is not None:
@@ -294,10 +290,10 @@ class Hub:
             now = self.clock()
             for aout in fx.aouts:
                 self.arena_director.queue(a, aout, now)
-        done = asyncio.get_running_loop().create_future() if fx.barrier else None
+        done = asyncio.get_running_loop().create_future() if fx.barrier or barrier else None
 
         def ok() -> None:
-            self._steps(session, fx)
+            take_steps(self, session, fx)
             if fx.created is not None and fx.opened is not None:
                 self.emit(fx.created, fx.opened)  # its seats' deadline is armed
             if done is not None and not done.done():
@@ -327,63 +323,6 @@ class Hub:
         log.error("command failed", exc_info=exc)
         self.reply_later(session, messages.error(Code.INTERNAL, "the server failed on this "
                                                  "message", getattr(cmd, "rid", None)))
-
-    def _steps(self, session: Follower, fx: Effects) -> None:
-        race = fx.race
-        for step in fx.steps:
-            kind = type(step)
-            if kind is Reply:
-                session.send(step.msg)  # type: ignore[union-attr]
-            elif kind is Emit:
-                if race is not None:
-                    for out in fx.outcomes:
-                        self.emit(race, out)
-                if fx.tournament is not None:
-                    for tout in fx.touts:
-                        self.organizer.emit(fx.tournament, tout)
-                if fx.arena is not None:
-                    for aout in fx.aouts:
-                        self.arena_director.emit(fx.arena, aout)
-            elif kind is Follow:
-                session.follow(step.race, step.boards, step.lean)  # type: ignore[union-attr]
-            elif kind is Unfollow:
-                session.unfollow(step.race)  # type: ignore[union-attr]
-            elif kind is Bind:
-                self.bind(session, step.race, step.player)  # type: ignore[union-attr]
-            elif kind is Unbind:
-                self.unbind(session, step.race)  # type: ignore[union-attr]
-            elif kind is Snapshot:
-                assert race is not None
-                you = session.players.get(race.race)
-                session.send(messages.snapshot(race, you, seat_of(session, race), self.clock(),
-                                               step.rid, self.masking))  # type: ignore[union-attr]
-            elif kind is State:
-                assert race is not None
-                session.send(messages.state(race, step.player))  # type: ignore[union-attr]
-            elif kind is Announce:
-                self.bus.publish(step.race, Event(step.msg, to=step.to))  # type: ignore[union-attr]
-            elif kind is TView:
-                assert fx.tournament is not None
-                session.send(messages.tournament_view(
-                    fx.tournament, session.players.get(fx.tournament.tid),
-                    step.rid))  # type: ignore[union-attr]
-            elif kind is Seats:
-                assert fx.tournament is not None
-                for msg in self.organizer.seat_messages(fx.tournament,
-                                                        step.entrant):  # type: ignore[union-attr]
-                    session.send(msg)
-            elif kind is Entered:
-                self.organizer.entered(step.tournament, step.address)  # type: ignore[union-attr]
-            elif kind is AView:
-                assert fx.arena is not None
-                session.send(arena_messages.view(
-                    fx.arena, self.clock(), session.players.get(fx.arena.tid),
-                    step.rid))  # type: ignore[union-attr]
-            elif kind is ASeat:
-                assert fx.arena is not None
-                for msg in self.arena_director.seat_messages(
-                        fx.arena, step.player):  # type: ignore[union-attr]
-                    session.send(msg)
 
     # ---------------------------------------------------------------- output
     def emit(self, race: Race, out: Outcome) -> None:
@@ -585,120 +524,6 @@ class Hub:
             self.presence.check(race)
             if self.house_bots is not None:
                 self.house_bots.adopted(race)
-
-    async def load(self, race_id: str) -> Race | None:
-        """A race from memory or, rebuilt away from the event loop, from the store (one load
-        per race at a time however many ask); None if there is no such race."""
-        race = self.get(race_id)
-        if race is not None:
-            return race
-        reloading = self.reloading.get(race_id)
-        if reloading is not None:
-            await reloading
-            return self.get(race_id)
-        loading = self._loading.get(race_id)
-        if loading is None:
-            loading = self.supervisor.spawn(self.store.load(race_id), f"load race {race_id}")
-            self._loading[race_id] = loading
-            loading.add_done_callback(lambda _: self._loading.pop(race_id, None))
-        race = await asyncio.shield(loading)
-        if race is None:
-            return None
-        held = self.get(race_id)
-        if held is not None:  # someone else loaded or created it meanwhile
-            return held
-        if race.status == "finished" and self.scorer is not None:
-            try:
-                race.ratings = await self.scorer.known(race_id)
-            except Exception:
-                log.exception("cannot read the ratings of race %s", race_id)
-        if race.status != "finished" and not self.owns(race_id):
-            return race  # another process runs it: a copy as it was just now, not held here
-        self.catch_up(race)
-        self.adopt(race)
-        return race
-
-    def catch_up(self, race: Race) -> None:
-        """A race rebuilt from its log: what its clock says happened while nobody ran it
-        (the countdown's end, the time limit) happens now, and is recorded."""
-        if race.status == "finished":
-            return
-        out = race.tick(self.clock())
-        if out.log or out.events or out.finished:
-            self.record(race, out)
-
-    async def prepare(self, pending: Pending) -> bool:
-        """Do what a command was waiting for (load its race or tournament, take winnable deals
-        from the pool, work out a hint); False if the race or tournament does not exist.
-        RaceError if it cannot be done."""
-        if isinstance(pending, NotLoaded):
-            if pending.tournament:
-                return await self.load_tournament(pending.race) is not None
-            return await self.load(pending.race) is not None
-        if isinstance(pending, NeedsDeals):
-            deals = self.assist.deals
-            await deals.claim(pending.game, pending.n)
-            if deals.ready(pending.game) < pending.n:
-                ready = deals.ready(pending.game)
-                raise RaceError(Code.UNAVAILABLE, f"{ready} winnable {pending.game} deals are "
-                                f"ready, {pending.n} needed: the server is solving more, try "
-                                "again in a minute")
-            return True
-        assert isinstance(pending, NeedsHint)
-        await self.assist.hint(pending)
-        return True
-
-    async def load_tournament(self, tid: str) -> Unit | None:
-        """A tournament (or an arena) from memory or, with its races, from the store; None
-        if unknown."""
-        t: Unit | None = self.organizer.tournaments.get(tid) or self.arenas.get(tid)
-        if t is not None:
-            return t
-        t = await self.store.load_tournament(tid)
-        if t is None:
-            return None
-        held = self.organizer.tournaments.get(tid) or self.arenas.get(tid)
-        if held is not None:
-            return held
-        if not self.owns(tid):
-            return t  # another process runs it: a copy as it was just now
-        await self.adopt_tournament(t)
-        return t
-
-    async def adopt_tournament(self, t: Unit) -> None:
-        """Run a tournament (or an arena) rebuilt from the store here, with every race of it
-        (loaded from the store when not held): seats and shared deals rebuilt, and what fell
-        due while nobody ran it (a round to start, entry to close, a pairing) happens at once,
-        by its timer."""
-        races = []
-        ids = (self.arena_director.race_ids(t) if isinstance(t, Arena)
-               else self.organizer.race_ids(t))
-        for race_id in ids:
-            race = await self.load(race_id)
-            if race is not None:
-                races.append(race)
-        if isinstance(t, Arena):
-            self.arena_director.adopt(t, races)
-        else:
-            self.organizer.adopt(t, races)
-
-    async def recover(self) -> int:
-        """Take back what the store says this process runs (every unfinished race and
-        tournament, for a store of one process), catching up with the clock; the number of
-        races."""
-        if not self.store.healthy:
-            self.watch.start()
-        now = self.clock()
-        races = await self.store.startup_races()
-        for race in races:
-            self.catch_up(race)
-            self.adopt(race)
-            for racer in race.racers.values():
-                racer.offline_since = now  # nobody is connected yet after a restart
-        for t in await self.store.startup_tournaments():
-            await self.adopt_tournament(t)
-        self.store.commit()
-        return len(races)
 
     def close(self) -> None:
         self.deadlines.close()

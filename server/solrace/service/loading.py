@@ -1,0 +1,183 @@
+"""Races and tournaments back from the store: the part of the hub that loads.
+
+A race a command names that is not in memory is loaded — rebuilt from its log away from the
+event loop, one load per race however many ask — then caught up with the clock (what fell due
+while nobody ran it happens now, and is recorded) and adopted. A tournament or an arena comes
+back with every race of it. At a start the hub takes back everything the store says it runs
+(:meth:`Loading.recover`). A command that waits for something (:class:`Pending`: a race not
+loaded, winnable deals, a hint) has it done here (:meth:`Loading.prepare`), then is dispatched
+again by the hub.
+
+:class:`Loading` is a part of :class:`solrace.service.hub.Hub` (its base class): it names
+what it uses of the hub below, typed, and holds nothing of its own but the loads under way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+from solrace.core.arena import Arena
+from solrace.core.effects import NeedsDeals, NeedsHint, NotLoaded, Pending
+from solrace.core.errors import Code
+from solrace.core.race import Race
+from solrace.core.race_parts import Outcome, RaceError
+from solrace.core.units import Unit
+from solrace.runtime.supervisor import Supervisor
+from solrace.service.arenas import ArenaDirector
+from solrace.service.organizer import Organizer
+from solrace.service.recovery import StoreWatch
+from solrace.solver.assist import Assist
+from solrace.store.base import Store
+
+log = logging.getLogger(__name__)
+
+
+class Scores(Protocol):
+    """The scorer of finished races (solrace.service.scoring)."""
+
+    def finished(self, race: Race) -> None: ...
+
+    async def known(self, race_id: str) -> dict[str, Any] | None: ...
+
+
+class Loading:
+    """Loads races and tournaments from the store into the hub (module docstring)."""
+
+    store: Store
+    supervisor: Supervisor
+    assist: Assist
+    clock: Callable[[], int]
+    organizer: Organizer
+    arena_director: ArenaDirector
+    watch: StoreWatch
+    scorer: Scores | None
+    owns: Callable[[str], bool]
+    reloading: dict[str, asyncio.Future[None]]
+    _loading: dict[str, asyncio.Task[Race | None]]
+
+    if TYPE_CHECKING:  # the hub's own, used here
+        @property
+        def arenas(self) -> Mapping[str, Arena]: ...
+
+        def get(self, race_id: str) -> Race | None: ...
+
+        def adopt(self, race: Race) -> None: ...
+
+        def record(self, race: Race, out: Outcome) -> None: ...
+
+    async def load(self, race_id: str) -> Race | None:
+        """A race from memory or, rebuilt away from the event loop, from the store (one load
+        per race at a time however many ask); None if there is no such race."""
+        race = self.get(race_id)
+        if race is not None:
+            return race
+        reloading = self.reloading.get(race_id)
+        if reloading is not None:
+            await reloading
+            return self.get(race_id)
+        loading = self._loading.get(race_id)
+        if loading is None:
+            loading = self.supervisor.spawn(self.store.load(race_id), f"load race {race_id}")
+            self._loading[race_id] = loading
+            loading.add_done_callback(lambda _: self._loading.pop(race_id, None))
+        race = await asyncio.shield(loading)
+        if race is None:
+            return None
+        held = self.get(race_id)
+        if held is not None:  # someone else loaded or created it meanwhile
+            return held
+        if race.status == "finished" and self.scorer is not None:
+            try:
+                race.ratings = await self.scorer.known(race_id)
+            except Exception:
+                log.exception("cannot read the ratings of race %s", race_id)
+        if race.status != "finished" and not self.owns(race_id):
+            return race  # another process runs it: a copy as it was just now, not held here
+        self.catch_up(race)
+        self.adopt(race)
+        return race
+
+    def catch_up(self, race: Race) -> None:
+        """A race rebuilt from its log: what its clock says happened while nobody ran it
+        (the countdown's end, the time limit) happens now, and is recorded."""
+        if race.status == "finished":
+            return
+        out = race.tick(self.clock())
+        if out.log or out.events or out.finished:
+            self.record(race, out)
+
+    async def prepare(self, pending: Pending) -> bool:
+        """Do what a command was waiting for (load its race or tournament, take winnable deals
+        from the pool, work out a hint); False if the race or tournament does not exist.
+        RaceError if it cannot be done."""
+        if isinstance(pending, NotLoaded):
+            if pending.tournament:
+                return await self.load_tournament(pending.race) is not None
+            return await self.load(pending.race) is not None
+        if isinstance(pending, NeedsDeals):
+            deals = self.assist.deals
+            await deals.claim(pending.game, pending.n)
+            if deals.ready(pending.game) < pending.n:
+                ready = deals.ready(pending.game)
+                raise RaceError(Code.UNAVAILABLE, f"{ready} winnable {pending.game} deals are "
+                                f"ready, {pending.n} needed: the server is solving more, try "
+                                "again in a minute")
+            return True
+        assert isinstance(pending, NeedsHint)
+        await self.assist.hint(pending)
+        return True
+
+    async def load_tournament(self, tid: str) -> Unit | None:
+        """A tournament (or an arena) from memory or, with its races, from the store; None
+        if unknown."""
+        t: Unit | None = self.organizer.tournaments.get(tid) or self.arenas.get(tid)
+        if t is not None:
+            return t
+        t = await self.store.load_tournament(tid)
+        if t is None:
+            return None
+        held = self.organizer.tournaments.get(tid) or self.arenas.get(tid)
+        if held is not None:
+            return held
+        if not self.owns(tid):
+            return t  # another process runs it: a copy as it was just now
+        await self.adopt_tournament(t)
+        return t
+
+    async def adopt_tournament(self, t: Unit) -> None:
+        """Run a tournament (or an arena) rebuilt from the store here, with every race of it
+        (loaded from the store when not held): seats and shared deals rebuilt, and what fell
+        due while nobody ran it (a round to start, entry to close, a pairing) happens at once,
+        by its timer."""
+        races = []
+        ids = (self.arena_director.race_ids(t) if isinstance(t, Arena)
+               else self.organizer.race_ids(t))
+        for race_id in ids:
+            race = await self.load(race_id)
+            if race is not None:
+                races.append(race)
+        if isinstance(t, Arena):
+            self.arena_director.adopt(t, races)
+        else:
+            self.organizer.adopt(t, races)
+
+    async def recover(self) -> int:
+        """Take back what the store says this process runs (every unfinished race and
+        tournament, for a store of one process), catching up with the clock; the number of
+        races."""
+        if not self.store.healthy:
+            self.watch.start()
+        now = self.clock()
+        races = await self.store.startup_races()
+        for race in races:
+            self.catch_up(race)
+            self.adopt(race)
+            for racer in race.racers.values():
+                racer.offline_since = now  # nobody is connected yet after a restart
+        for t in await self.store.startup_tournaments():
+            await self.adopt_tournament(t)
+        self.store.commit()
+        return len(races)

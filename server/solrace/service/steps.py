@@ -1,0 +1,132 @@
+"""What a command's steps do once its writes are durable: the step table of the hub.
+
+The dispatcher (:func:`solrace.protocol.dispatch.handle`) returns
+:class:`~solrace.core.effects.Effects`: outcomes to make durable, then ``steps``, each a small
+typed value of :mod:`solrace.core.effects` (``Reply``, ``Emit``, ``Follow``...). After the
+commit the hub hands them here, in order: :func:`take_steps` matches each step by its type —
+the match narrows it, so every field is read typed — and sends, publishes, binds or follows
+for the session that sent the command. Views (snapshots, states, a tournament's or an arena's)
+are built when they are sent, from the state after the commit.
+
+The hub is passed in as a :class:`StepHost`: what the steps act on, and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from solrace.bus.base import Bus
+from solrace.core.arena import Arena
+from solrace.core.effects import (
+    Announce,
+    ASeat,
+    AView,
+    Bind,
+    Effects,
+    Emit,
+    Entered,
+    Follow,
+    Reply,
+    Seats,
+    Snapshot,
+    State,
+    TView,
+    Unbind,
+    Unfollow,
+)
+from solrace.core.race import Race
+from solrace.core.race_parts import Outcome
+from solrace.core.tournament import Tournament
+from solrace.core.views import seat_of
+from solrace.protocol import arena_messages, messages
+from solrace.protocol.event import Event
+from solrace.service.arenas import ArenaDirector
+from solrace.service.organizer import Organizer
+from solrace.service.presence import Peer
+
+
+class Follower(Peer, Protocol):
+    """A session the hub can write to, bind and subscribe (a WebSocket connection)."""
+
+    def follow(self, race: str, boards: bool = True, lean: bool = False) -> None: ...
+
+    def unfollow(self, race: str) -> None: ...
+
+
+class StepHost(Protocol):
+    """What the steps act on (the hub)."""
+
+    clock: Callable[[], int]
+    masking: bool
+    bus: Bus
+
+    organizer: Organizer
+    arena_director: ArenaDirector
+
+    def emit(self, race: Race, out: Outcome) -> None: ...
+
+    def bind(self, session: Follower, race_id: str, player: str) -> None: ...
+
+    def unbind(self, session: Follower, race_id: str) -> None: ...
+
+
+def _emit(host: StepHost, fx: Effects) -> None:
+    """Publish the effects' outcomes: the race's, the tournament's, the arena's."""
+    if fx.race is not None:
+        for out in fx.outcomes:
+            host.emit(fx.race, out)
+    if fx.tournament is not None:
+        for tout in fx.touts:
+            host.organizer.emit(fx.tournament, tout)
+    if fx.arena is not None:
+        for aout in fx.aouts:
+            host.arena_director.emit(fx.arena, aout)
+
+
+def take_steps(host: StepHost, session: Follower, fx: Effects) -> None:
+    """Take ``fx``'s steps for ``session``, in order (its writes are durable now)."""
+    race: Race | None = fx.race
+    t: Tournament | None = fx.tournament
+    a: Arena | None = fx.arena
+    for step in fx.steps:
+        match step:
+            case Reply(msg):
+                session.send(msg)
+            case Emit():
+                _emit(host, fx)
+            case Follow(race_id, boards, lean):
+                session.follow(race_id, boards, lean)
+            case Unfollow(race_id):
+                session.unfollow(race_id)
+            case Bind(race_id, player):
+                host.bind(session, race_id, player)
+            case Unbind(race_id):
+                host.unbind(session, race_id)
+            case Snapshot(_, rid):
+                assert race is not None
+                you = session.players.get(race.race)
+                session.send(messages.snapshot(race, you, seat_of(session, race), host.clock(),
+                                               rid, host.masking))
+            case State(_, player):
+                assert race is not None
+                session.send(messages.state(race, player))
+            case Announce(race_id, msg, to):
+                host.bus.publish(race_id, Event(msg, to=to))
+            case TView(_, rid):
+                assert t is not None
+                session.send(messages.tournament_view(t, session.players.get(t.tid), rid))
+            case Seats(_, entrant):
+                assert t is not None
+                for msg in host.organizer.seat_messages(t, entrant):
+                    session.send(msg)
+            case Entered(tid, _, address):
+                host.organizer.entered(tid, address)
+            case AView(_, rid):
+                assert a is not None
+                session.send(arena_messages.view(a, host.clock(), session.players.get(a.tid),
+                                                 rid))
+            case ASeat(_, player):
+                assert a is not None
+                for msg in host.arena_director.seat_messages(a, player):
+                    session.send(msg)
