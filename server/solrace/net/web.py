@@ -39,9 +39,8 @@ from solrace.core.rating import PROVISIONAL
 from solrace.core.scoring import stats
 from solrace.core.tournament import Tournament
 from solrace.net.arena_routes import arena_api
-from solrace.protocol import messages, replays
+from solrace.protocol import messages, player_messages, replays
 from solrace.runtime.builder import Builder
-from solrace.service.accounts import player_view
 from solrace.service.entropy import new_key
 from solrace.service.rates import AddressRates
 from solrace.settings import (
@@ -543,10 +542,10 @@ class Routes:
 
     async def _me(self, player: Player | None) -> dict[str, Any]:
         if player is None:
-            return {"type": "me", "player": None, "anonymous": False}
+            return player_messages.me(None, {}, anonymous=False)
         assert self.front is not None and self.front.accounts.store is not None
         ratings = await self.front.accounts.store.ratings(player.id)
-        return {"type": "me", "anonymous": False, "player": player_view(player, ratings)}
+        return player_messages.me(player, ratings, anonymous=False)
 
     def close(self) -> None:
         self.builder.close()

@@ -43,9 +43,8 @@ from solrace.core.keys import KEY_BYTES, MasterKey, net_tag
 from solrace.core.names import guest_marked, reserved
 from solrace.core.quotas import client_key
 from solrace.core.race_parts import RaceError
-from solrace.core.rating import Rating
 from solrace.core.sign_in import Throttled, failure_keys, sign_in_wait
-from solrace.protocol import commands, messages
+from solrace.protocol import commands, messages, player_messages
 from solrace.service.entropy import guest_name, new_key, new_player_id, password_salt
 from solrace.service.hashing import PasswordPool
 from solrace.service.rates import AddressRates
@@ -71,13 +70,6 @@ class Client(Protocol):
     who: Who | None
 
     def send(self, msg: dict[str, Any], urgent: bool = True) -> None: ...
-
-
-def player_view(player: Player, ratings: dict[str, Rating]) -> dict[str, Any]:
-    """A player as ``me`` shows him (over the socket and ``GET /api/me``)."""
-    return {"id": player.id, "name": player.name, "password": player.password is not None,
-            "account": player.password is not None, "created_at": player.created_at,
-            "ratings": {g: r.as_dict() for g, r in ratings.items()}}
 
 
 def utc_day(now: int) -> str:
@@ -189,8 +181,8 @@ class Accounts:
                 msg["retry_after"] = exc.retry_after
         except Exception:
             log.exception("player command failed")
-            msg = messages.error(Code.UNAVAILABLE, "the server cannot reach its players right now: "
-                              "try again", cmd.rid)
+            msg = messages.error(Code.UNAVAILABLE, "the server cannot reach its players right "
+                                 "now: try again", cmd.rid)
         self.reply(conn, msg)
 
     async def _run(self, conn: Client, cmd: commands.PlayerCmd) -> Message:
@@ -208,16 +200,13 @@ class Accounts:
     async def me(self, conn: Client, rid: Any = None) -> Message:
         """Who the connection is: ``player`` (null until it is one; with ``account``: has he
         a password) and ``anonymous``."""
-        player = None
+        player, ratings = None, {}
         if conn.key is not None and self.store is not None:
-            found = await self.store.by_key(conn.key)
-            if found is not None:
-                conn.who = await self.who_of(found)
-                player = player_view(found, await self.store.ratings(found.id))
-        msg: Message = {"type": "me", "player": player, "anonymous": conn.key is None}
-        if rid is not None:
-            msg["rid"] = rid
-        return msg
+            player = await self.store.by_key(conn.key)
+            if player is not None:
+                conn.who = await self.who_of(player)
+                ratings = await self.store.ratings(player.id)
+        return player_messages.me(player, ratings, conn.key is None, rid)
 
     async def set_name(self, conn: Client, name: str, rid: Any = None) -> Message:
         who = await self.ensure(conn, name)
@@ -289,10 +278,7 @@ class Accounts:
         await store.add_network(player.id, tag, now)
         ticket = new_key()
         await store.put_ticket(key_hash(ticket), player.id, now + TICKET_MS)
-        msg: Message = {"type": "signed_in", "ticket": ticket, "name": player.name}
-        if rid is not None:
-            msg["rid"] = rid
-        return msg
+        return player_messages.signed_in(ticket, player.name, rid)
 
     # ---------------------------------------------------------- racers' names
     async def racer_name(self, name: str, who: Who | None) -> str:

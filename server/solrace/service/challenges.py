@@ -122,11 +122,11 @@ class Challenges:
                     await self.cancel(conn, cid, cmd.rid)
         except RaceError as exc:
             self.hub.reply_later(conn, messages.error(exc.code, exc.message, cmd.rid,
-                                                   **exc.fields))
+                                                      **exc.fields))
         except Exception:
             log.exception("%s failed", cmd.action)
             self.hub.reply_later(conn, messages.error(Code.UNAVAILABLE, "the server could not do "
-                                                   "this now: try again", cmd.rid))
+                                                      "this now: try again", cmd.rid))
 
     # ------------------------------------------------------------ commands
     async def create(self, conn: Seeker, cmd: commands.PlayCmd) -> None:

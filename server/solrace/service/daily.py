@@ -123,8 +123,8 @@ class DailyDeals:
             msg = messages.error(exc.code, exc.message, cmd.rid, **exc.fields)
         except Exception:
             log.exception("daily failed")
-            msg = messages.error(Code.UNAVAILABLE, "the daily deal is not available right now: try "
-                              "again", cmd.rid)
+            msg = messages.error(Code.UNAVAILABLE, "the daily deal is not available right now: "
+                                 "try again", cmd.rid)
         self.hub.reply_later(conn, msg)
 
     async def play(self, conn: Client, game: str, rid: Any = None) -> Message:

@@ -199,7 +199,7 @@ class Matchmaker:
         except Exception:
             log.exception("%s failed", cmd.action)
             self.hub.reply_later(conn, messages.error(Code.UNAVAILABLE, "the server could not do "
-                                                   "this now: try again", cmd.rid))
+                                                      "this now: try again", cmd.rid))
 
     def _game(self, game: str) -> None:
         import solrules

@@ -27,7 +27,7 @@ from solrace.core.errors import Code
 from solrace.core.identity import Who
 from solrace.core.race import Race
 from solrace.core.race_parts import RaceError
-from solrace.protocol import commands, messages
+from solrace.protocol import commands, messages, player_messages
 from solrace.protocol.event import Event
 from solrace.store.moderation_base import ModerationStore
 from solrace.store.player_base import PlayerStore
@@ -78,8 +78,8 @@ class Moderation:
             msg = messages.error(exc.code, exc.message, cmd.rid, **exc.fields)
         except Exception:
             log.exception("moderation failed")
-            msg = messages.error(Code.UNAVAILABLE, "the server cannot do this right now: try again",
-                              cmd.rid)
+            msg = messages.error(Code.UNAVAILABLE, "the server cannot do this right now: try "
+                                 "again", cmd.rid)
         if cmd.rid is not None:
             msg["rid"] = cmd.rid
         self.reply(conn, msg)
@@ -94,10 +94,9 @@ class Moderation:
             race = self.race(race_id)
             if race is not None:
                 race.ratings = body
-            self.publish(race_id, Event({"type": "ratings", "race": race_id, **body}))
+            self.publish(race_id, Event(player_messages.ratings(race_id, body)))
         log.warning("moderator %s cleared %s in %s", by, pid, race_id)
-        return {"type": "ok", "action": "mod_clear", "race": race_id, "player": pid,
-                "rated": body is not None}
+        return player_messages.mod_cleared(race_id, pid, body is not None)
 
     async def close(self, pid: str, by: str | None, reason: str) -> Message:
         if await self.players.by_id(pid) is None:
@@ -105,7 +104,7 @@ class Moderation:
         done = await self.store.close(pid, by, reason, self.clock())
         log.warning("moderator %s closed %s for %s: %d refunds", by, pid, reason,
                     len(done["refunds"]))
-        return {"type": "ok", "action": "mod_close", "player": pid, **done}
+        return player_messages.mod_closed(pid, done)
 
     async def flags(self, limit: int = FLAGS_SHOWN) -> list[Message]:
         """The ``/mod`` page's list (see the module docstring)."""

@@ -18,6 +18,7 @@ from typing import Any
 
 from solrace.core.race import Race
 from solrace.core.scoring import rated, scoring
+from solrace.protocol import player_messages
 from solrace.protocol.event import Event
 from solrace.runtime.supervisor import Supervisor
 from solrace.service.fairplay import Referee
@@ -27,10 +28,6 @@ from solrace.store.player_base import PlayerStore
 log = logging.getLogger(__name__)
 
 Message = dict[str, Any]
-
-
-def ratings_message(race: str, body: Message) -> Message:
-    return {"type": "ratings", "race": race, **body}
 
 
 class Scorer:
@@ -83,7 +80,7 @@ class Scorer:
             return None
         self.scored += 1
         race.ratings = body
-        self.publish(race.race, Event(ratings_message(race.race, body)))
+        self.publish(race.race, Event(player_messages.ratings(race.race, body)))
         return body
 
     async def _together(self, race: Race) -> dict[tuple[str, str], int]:
