@@ -13,6 +13,7 @@ from typing import Any
 
 import solrules
 
+from solrace.core import last_racer
 from solrace.core.challenge import Challenge
 from solrace.core.race import Race
 from solrace.core.race_parts import RaceEvent
@@ -111,6 +112,7 @@ def header(race: Race) -> Message:
         "reason": race.reason,
         "rematch": race.rematch,
         "rematch_wants": sorted(race.rematch_wants),
+        "last_racer": last_racer.view(race),
     }
 
 
