@@ -43,7 +43,7 @@ from analysis_bench import racer_line
 from solrace.core.race import Race
 from solrace.core.race_parts import Options
 from solrace.net.app import App
-from solrace.service.supervisor import Supervisor
+from solrace.runtime.supervisor import Supervisor
 from solrace.solver.analyst import Analyst
 from solrace.solver.fair_queue import FairQueue
 from solrace.solver.jobs import Job, Solver

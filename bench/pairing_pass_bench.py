@@ -28,9 +28,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from solrace.cluster.connect import connect
 from solrace.cluster.queues import RedisQueues
 from solrace.core.pairing import MemoryQueues, Seek
+from solrace.runtime.redis_connect import connect
 
 sys.path.insert(0, str(Path(__file__).parent))
 from cluster_bench import redis_server

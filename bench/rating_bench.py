@@ -41,12 +41,12 @@ from pathlib import Path
 from typing import Any
 
 import solrules
-from solrace.cluster.connect import connect
 from solrace.core.identity import Player
 from solrace.core.race import Race
 from solrace.core.race_parts import Options
 from solrace.core.rating import Rating, rate
 from solrace.core.scoring import scoring
+from solrace.runtime.redis_connect import connect
 from solrace.store.player_base import PlayerStore
 from solrace.store.redis_players import RedisPlayers
 from solrace.store.sqlite_store import SQLiteStore

@@ -31,10 +31,10 @@ import time
 from pathlib import Path
 
 import solrules
-from solrace.cluster.connect import connect
 from solrace.cluster.live import SharedFigures
 from solrace.core.race import Race
 from solrace.core.race_parts import Options
+from solrace.runtime.redis_connect import connect
 from solrace.service.showcase import Showcase
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -404,7 +404,7 @@ DAILY_DRAW_TRIES = 20
 DAILY_DRAW_SECONDS = 60.0
 
 # ------------------------------------------------------------------ arenas (core/arena.py)
-#: Unfinished arenas one player may have created (an account: see core/arena_dispatch.py);
+#: Unfinished arenas one player may have created (an account: see core/rooms.py);
 #: they count against the tournaments' cap and each address's share of it too.
 ARENAS_PER_PLAYER = 2
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from .cards import RANKS, SUITS
 from .core import Game, InvalidPositionError
+from .games import GAME_CLASSES, parse_position
 
 __all__ = ["guess_game", "sample_unseen"]
 
@@ -71,8 +72,6 @@ def guess_game(board: dict[str, Any], rng: random.Random, base: str | None = Non
     foundation that holds one.
     Raises :exc:`InvalidPositionError` if no position agrees.
     """
-    from . import GAME_CLASSES  # the package imports this module
-
     name = board.get("game")
     cls = GAME_CLASSES.get(name) if isinstance(name, str) else None
     if cls is None:
@@ -110,7 +109,5 @@ def guess_game(board: dict[str, Any], rng: random.Random, base: str | None = Non
         fields.append(f"{pid}:{text}")
     if unknown:
         raise InvalidPositionError(f"{len(unknown)} cards are neither shown nor hidden")
-    from . import parse_position
-
     return parse_position(" ".join(fields))
 

@@ -1,9 +1,10 @@
-"""The searchers :func:`solrules.solver._search` shares its nodes among, a turn at a time: the
-depth-first prover (:class:`_DepthFirst`, with :meth:`~_DepthFirst.run_marking` for engines that
-share the positions proved lost), the probes with shuffled or reversed move orders
-(:class:`_Probes`), a searcher with a set of its own (:class:`_Alone`) and the best-first
-searcher (:class:`_BestFirst`), and the exceptions by which a turn ends the search. Why the
-nodes are shared this way, and what each searcher is for, is in :mod:`solrules.solver`.
+"""What a search runs on (:class:`Engine`: a game's search representation, one per game in
+``solver_*``) and the searchers :func:`solrules.solver._search` shares its nodes among, a turn
+at a time: the depth-first prover (:class:`_DepthFirst`, with :meth:`~_DepthFirst.run_marking`
+for engines that share the positions proved lost), the probes with shuffled or reversed move
+orders (:class:`_Probes`), a searcher with a set of its own (:class:`_Alone`) and the
+best-first searcher (:class:`_BestFirst`), and the exceptions by which a turn ends the search.
+Why the nodes are shared this way, and what each searcher is for, is in :mod:`solrules.solver`.
 """
 
 from __future__ import annotations
@@ -11,10 +12,25 @@ from __future__ import annotations
 import heapq
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from .solver import Engine
+
+class Engine(Protocol):
+    """A game's search representation. Moves are small ints private to the engine."""
+
+    def won(self) -> bool: ...
+
+    def key(self) -> bytes: ...
+
+    def moves(self) -> list[int]:
+        """Moves to try here, best first; a single safe move when one exists."""
+        ...
+
+    def apply(self, move: int) -> Any: ...
+
+    def undo(self, record: Any) -> None: ...
+
+    def text(self, move: int) -> str: ...
 
 
 class _Stop(Exception):

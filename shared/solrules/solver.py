@@ -75,10 +75,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from .core import Game, Move
+from .games.quadruple_canfield import QuadrupleCanfield
+from .games.scotch import Scotch
+from .games.yukon import Yukon
 from .searchers import (
+    Engine,
     _Alone,
     _as_given,
     _BestFirst,
@@ -89,9 +93,9 @@ from .searchers import (
     _Stop,
     _Won,
 )
-from .solver_canfield import canfield_safe_moves
-from .solver_scotch import scotch_safe_moves
-from .solver_yukon import yukon_safe_moves
+from .solver_canfield import CanfieldEngine, canfield_safe_moves
+from .solver_scotch import ScotchEngine, scotch_safe_moves
+from .solver_yukon import YukonEngine, yukon_safe_moves
 
 __all__ = [
     "Budget",
@@ -151,33 +155,7 @@ class SolveResult:
                 "max_depth": self.max_depth, "seconds": self.seconds}
 
 
-class Engine(Protocol):
-    """A game's search representation. Moves are small ints private to the engine."""
-
-    def won(self) -> bool: ...
-
-    def key(self) -> bytes: ...
-
-    def moves(self) -> list[int]:
-        """Moves to try here, best first; a single safe move when one exists."""
-        ...
-
-    def apply(self, move: int) -> Any: ...
-
-    def undo(self, record: Any) -> None: ...
-
-    def text(self, move: int) -> str: ...
-
-
 def _engine(game: Game) -> Engine:
-    # Imported here: the engines import the game classes, which import the package.
-    from .games.quadruple_canfield import QuadrupleCanfield
-    from .games.scotch import Scotch
-    from .games.yukon import Yukon
-    from .solver_canfield import CanfieldEngine
-    from .solver_scotch import ScotchEngine
-    from .solver_yukon import YukonEngine
-
     kind = type(game)
     if kind is Scotch:
         return ScotchEngine(game)

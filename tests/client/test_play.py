@@ -46,7 +46,8 @@ def resign(page: Any) -> None:
 
 def seated(page: Any) -> None:
     """The race page took the seat it was given and the race runs: the own board is dealt."""
-    page.wait_for_url("**/race/*", timeout=WAIT_MS)
+    # A seek, a pairing and a page load: on a machine busy with other work, more than 10 s.
+    page.wait_for_url("**/race/*", timeout=WAIT_MS * 2)
     page.wait_for_selector('[data-board="own"] [data-card]', timeout=WAIT_MS * 2)
     settle(page)
 

@@ -17,7 +17,7 @@ import solrules
 from solrace.core.race import Race
 from solrace.core.race_parts import Options
 from solrace.net.app import App
-from solrace.service.supervisor import Supervisor
+from solrace.runtime.supervisor import Supervisor
 from solrace.solver.analysis import Review, Tree, drive, moves_summary, thinks
 from solrace.solver.analyst import Analyst
 from solrace.solver.jobs import Solver

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import msgpack
-from solrace.bus.base import Event
 from solrace.bus.memory_bus import MemoryBus
-from solrace.net.raw_frames import frame
+from solrace.protocol.event import Event
+from solrace.protocol.frames import frame
 
 
 def test_publish_reaches_subscribers_in_order_and_survives_a_failing_one() -> None:

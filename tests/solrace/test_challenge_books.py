@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 from solrace.cluster.challenges import RedisBook
-from solrace.cluster.connect import connect
 from solrace.core.challenge import KEPT_AFTER_MS, Challenge
 from solrace.core.race_parts import RaceError
+from solrace.runtime.redis_connect import connect
 from solrace.service.challenges import LocalBook
 from solrace.settings import (
     CHALLENGES_PER_ADDRESS,

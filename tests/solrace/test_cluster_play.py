@@ -15,7 +15,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from solrace.cluster.connect import connect
+from solrace.runtime.redis_connect import connect
 from solrace.settings import SEAT_GRACE_S
 from solrace.store.redis_players import pkey
 from solrace.tools.race_client import RaceClient, ServerError

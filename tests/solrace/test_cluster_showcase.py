@@ -11,7 +11,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from solrace.cluster.connect import connect
+from solrace.runtime.redis_connect import connect
 from solrace.store.redis_players import pkey
 from solrace.tools.race_client import RaceClient
 
@@ -64,7 +64,9 @@ async def test_the_figures_are_everyone_s_on_every_process(
     cat, _ = await browser(a, "Cat", password=False)
     dan, _ = await browser(b, "Dan", password=False)
     guests = await race_of_two(cat, dan, SEEK)
-    answers = await both_until((a, b), lambda x: x["races_running"] == 1)
+    # Each figure is published on its own beat: wait until all say what is expected.
+    answers = await both_until((a, b), lambda x: x["races_running"] == 1
+                               and x["players_online"] == 2 and featured(x) == guests)
     assert [featured(x) for x in answers] == [guests, guests]
     assert [x["players_online"] for x in answers] == [2, 2]
     # Two strong accounts race rated, on the two processes too: theirs is featured everywhere,
@@ -77,7 +79,8 @@ async def test_the_figures_are_everyone_s_on_every_process(
         await client.hset(pkey(f"r:{pid}"), "scotch", msgpack.packb([mu, 80.0, 40]))
     await client.aclose()
     strong = await race_of_two(ann, bob, SEEK)
-    answers = await both_until((a, b), lambda x: x["races_running"] == 2)
+    answers = await both_until((a, b), lambda x: x["races_running"] == 2
+                               and x["players_online"] == 4 and featured(x) == strong)
     assert [featured(x) for x in answers] == [strong, strong]
     view = answers[0]["featured"]
     assert view["rated"] is True and sorted(r["rating"] for r in view["racers"]) == [1990, 2010]
@@ -86,17 +89,18 @@ async def test_the_figures_are_everyone_s_on_every_process(
     # would say two). A client without the cookie counts once per connection.
     tab, _ = await browser(a, "", key=ann_key)
     anonymous = await RaceClient.connect(a.url)
-    answers = await both_until((a, b), lambda x: x["players_online"] != 4)
+    answers = await both_until((a, b), lambda x: x["players_online"] == 5)
     assert [x["players_online"] for x in answers] == [5, 5]
     # The featured race ends: the next one is featured everywhere.
     await bob.resign(strong)
     await ann.next_event("race_over", timeout=T)
-    answers = await both_until((a, b), lambda x: x["races_running"] == 1)
+    answers = await both_until((a, b), lambda x: x["races_running"] == 1
+                               and featured(x) == guests)
     assert [featured(x) for x in answers] == [guests, guests]
     # A process that stops drops out of the figures (it takes them with it as it stops): Dan
     # (on b only) is gone, Ann stays (her tab on a).
     assert b.terminate() < T * 2
-    answer = (await both_until((a,), lambda x: x["players_online"] != 5))[0]
+    answer = (await both_until((a,), lambda x: x["players_online"] == 4))[0]
     assert answer["players_online"] == 4
     for c in (cat, dan, ann, bob, tab, anonymous):
         await c.close()

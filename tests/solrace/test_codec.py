@@ -7,7 +7,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from solrace.protocol import codec
+from solrace.protocol import codec, commands
 from solrace.protocol.codec import ProtocolError
 
 
@@ -25,11 +25,11 @@ def js(obj: Any) -> str:
 def test_json_and_msgpack_decode_the_same() -> None:
     msg = {"type": "move", "race": "abc", "move": "t1>f1", "seq": 3, "rid": "x"}
     assert codec.decode(js(msg)) == codec.decode(msgpack.packb(msg))
-    assert codec.decode(js(msg)) == codec.MoveCmd("abc", "t1>f1", 3, "x")
+    assert codec.decode(js(msg)) == commands.MoveCmd("abc", "t1>f1", 3, "x")
 
 
 def test_create_defaults_and_seed_forms() -> None:
-    assert codec.decode(js({"type": "create", "game": "yukon"})) == codec.Create("yukon")
+    assert codec.decode(js({"type": "create", "game": "yukon"})) == commands.Create("yukon")
     big = 2**64 - 1
     assert codec.decode(js({"type": "create", "game": "g", "seed": str(big)})).seed == big
     assert codec.decode(js({"type": "create", "game": "g", "seed": 5})).seed == 5
@@ -81,7 +81,7 @@ def test_rid_survives_into_the_error() -> None:
 
 def test_names_are_normalised() -> None:
     cmd = codec.decode(js({"type": "join", "race": "r", "name": "  Ann   Lee "}))
-    assert isinstance(cmd, codec.Join) and cmd.name == "Ann Lee"
+    assert isinstance(cmd, commands.Join) and cmd.name == "Ann Lee"
 
 
 def test_lone_surrogates_are_refused() -> None:

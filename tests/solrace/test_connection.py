@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from solrace.net.connection import Connection, Output, RateLimiter
-from solrace.service.supervisor import Supervisor
+from solrace.runtime.supervisor import Supervisor
 from solrace.settings import OUT_QUEUE
 
 

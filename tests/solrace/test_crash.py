@@ -100,7 +100,7 @@ async def test_a_stuck_shutdown_names_what_it_waits_on_then_exits(tmp_path: Path
     the process: the stacks of the tasks still pending are logged (naming the stuck await),
     then every thread's stack, and the process exits with status 1."""
     prelude = (
-        "import asyncio, solrace.tools.cli as cli, solrace.service.supervisor as s; "
+        "import asyncio, solrace.tools.cli as cli, solrace.runtime.supervisor as s; "
         "cli.SHUTDOWN_TASKS_AFTER = 2.0; cli.SHUTDOWN_DEADLINE = 3.0\n"
         "async def never_done(self): await asyncio.Event().wait()\n"
         "s.Supervisor.close = never_done"
@@ -127,12 +127,13 @@ async def test_a_stuck_shutdown_names_what_it_waits_on_then_exits(tmp_path: Path
 
 BUILDER_HOLDER = """
 import asyncio, multiprocessing, sys
-from solrace.protocol.replays import Builder
+from solrace.runtime.builder import Builder
+from solrace.store import sqlite_replays
 
 async def main():
     builder = Builder()
     try:
-        await builder.from_file(sys.argv[1], "no-such-race", "p1", 0, False)
+        await builder.run(*sqlite_replays.job(sys.argv[1], "no-such-race", "p1", 0, False))
     except Exception:
         pass  # the worker is started either way
     print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)

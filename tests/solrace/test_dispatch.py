@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from solrace.core import dispatch
 from solrace.core.effects import (
     EMIT,
     Bind,
@@ -26,7 +25,7 @@ from solrace.core.quotas import Caps
 from solrace.core.race import Race
 from solrace.core.race_parts import RaceError
 from solrace.core.tournament import Tournament
-from solrace.protocol import codec
+from solrace.protocol import codec, commands, dispatch
 
 T0 = 1_800_000_000_000
 
@@ -90,7 +89,7 @@ class World:
     def can_play_bot(self, level: int) -> bool:
         return level <= 2  # no solver here
 
-    def handle(self, session: Any, cmd: codec.Command, now: int) -> Effects:
+    def handle(self, session: Any, cmd: commands.Command, now: int) -> Effects:
         fx = dispatch.handle(self, session, cmd, now)
         if fx.created is not None:  # what the hub does with a new race
             self.races[fx.created.race] = fx.created
@@ -118,7 +117,7 @@ def hub() -> World:
 
 def test_create_then_join_then_move(hub: World) -> None:
     host, ann = Session(), Session()
-    fx = hub.handle(host, codec.Create("yukon", players=1, seed=5, rid=1), T0)
+    fx = hub.handle(host, commands.Create("yukon", players=1, seed=5, rid=1), T0)
     assert fx.created is fx.race and fx.barrier and fx.race is not None
     assert fx.race.seed == 5 and fx.race.seed_chosen
     [reply] = fx.steps
@@ -127,18 +126,18 @@ def test_create_then_join_then_move(hub: World) -> None:
     race = fx.race
     hub.races[race.race] = race  # what Hub.run does for a created race
 
-    fx = hub.handle(ann, codec.Join(race.race, name="ann", rid=2, bot=True), T0)
+    fx = hub.handle(ann, commands.Join(race.race, name="ann", rid=2, bot=True), T0)
     assert fx.barrier and [o.log[0].kind for o in fx.outcomes] == ["join"]
     kinds = [type(step) for step in fx.steps]
     assert kinds == [type(EMIT), Bind, Follow, Reply, Snapshot]  # no state before the start
     assert race.racers["p1"].bot and fx.steps[3].msg["bot"] is True  # type: ignore[union-attr]
     ann.players[race.race] = "p1"  # what the Bind step does
 
-    fx = hub.handle(host, codec.Start(race.race, race.host_token, rid=3), T0)
+    fx = hub.handle(host, commands.Start(race.race, race.host_token, rid=3), T0)
     assert [o.log[0].kind for o in fx.outcomes] == ["start"]
     assert race.status == "countdown" and race.due(T0)  # countdown 0: the start is due
     move = race.racers["p1"].game.legal_moves()[0].text()
-    fx = hub.handle(ann, codec.MoveCmd(race.race, move, 1, rid=4), T0 + 1)
+    fx = hub.handle(ann, commands.MoveCmd(race.race, move, 1, rid=4), T0 + 1)
     assert not fx.barrier  # the reader goes on at once
     assert fx.outcomes[0].started  # the due start is recorded first, its timer late or not
     state, emit = fx.steps
@@ -148,39 +147,39 @@ def test_create_then_join_then_move(hub: World) -> None:
 
     # Resuming with the token: the same racer, and its state since the race runs.
     again = Session()
-    fx = hub.handle(again, codec.Join(race.race, token=race.racers["p1"].token), T0)
+    fx = hub.handle(again, commands.Join(race.race, token=race.racers["p1"].token), T0)
     assert fx.outcomes == [] and isinstance(fx.steps[-1], State)
 
 
 def test_refused_commands_change_nothing(hub: World) -> None:
     s = Session()
     with pytest.raises(NotLoaded):
-        hub.handle(s, codec.Watch("nope"), T0)
-    fx = hub.handle(s, codec.Create("scotch", players=2), T0)
+        hub.handle(s, commands.Watch("nope"), T0)
+    fx = hub.handle(s, commands.Create("scotch", players=2), T0)
     race = fx.race
     assert race is not None and not race.seed_chosen
     hub.races[race.race] = race
     with pytest.raises(RaceError) as info:
-        hub.handle(s, codec.MoveCmd(race.race, "t1>t2", 1), T0)
+        hub.handle(s, commands.MoveCmd(race.race, "t1>t2", 1), T0)
     assert info.value.code == "forbidden"
     with pytest.raises(RaceError):
-        hub.handle(s, codec.Start(race.race, "not-the-host"), T0)
+        hub.handle(s, commands.Start(race.race, "not-the-host"), T0)
     assert race.v == 0 and race.status == "lobby" and not race.racers
     with pytest.raises(codec.ProtocolError):
-        hub.handle(s, codec.Create("chess"), T0)
+        hub.handle(s, commands.Create("chess"), T0)
 
 
 def test_nothing_is_written_while_the_store_is_unhealthy(hub: World) -> None:
     s = Session()
-    fx = hub.handle(s, codec.Create("scotch", players=2), T0)
+    fx = hub.handle(s, commands.Create("scotch", players=2), T0)
     race = fx.race
     assert race is not None
     hub.races[race.race] = race
     hub.writable = False
     with pytest.raises(RaceError) as info:
-        hub.handle(s, codec.Join(race.race, name="ann"), T0)
+        hub.handle(s, commands.Join(race.race, name="ann"), T0)
     assert info.value.code == "unavailable" and not race.racers
-    fx = hub.handle(s, codec.Watch(race.race), T0)  # reading still works
+    fx = hub.handle(s, commands.Watch(race.race), T0)  # reading still works
     assert isinstance(fx.steps[-1], Snapshot)
 
 
@@ -188,17 +187,17 @@ def test_a_move_after_the_time_limit_is_refused_and_the_end_is_recorded(hub: Wor
     """The time limit passed but its timer has not fired: the move is refused, and the end of
     the race still goes into the effects (it used to be lost with the refusal)."""
     host, ann = Session(), Session()
-    fx = hub.handle(host, codec.Create("scotch", players=1, time_limit=1, seed=5), T0)
+    fx = hub.handle(host, commands.Create("scotch", players=1, time_limit=1, seed=5), T0)
     race = fx.race
     assert race is not None
     hub.races[race.race] = race
-    hub.handle(ann, codec.Join(race.race, name="ann"), T0)
+    hub.handle(ann, commands.Join(race.race, name="ann"), T0)
     ann.players[race.race] = "p1"
-    hub.handle(host, codec.Start(race.race, race.host_token), T0)
-    hub.handle(ann, codec.Ready(race.race), T0)  # the countdown (0) is due: start
+    hub.handle(host, commands.Start(race.race, race.host_token), T0)
+    hub.handle(ann, commands.Ready(race.race), T0)  # the countdown (0) is due: start
     assert race.status == "running" and race.ends_at == T0 + 1000
     move = race.racers["p1"].game.legal_moves()[0].text()
-    fx = hub.handle(ann, codec.MoveCmd(race.race, move, 1, rid=9), T0 + 1500)
+    fx = hub.handle(ann, commands.MoveCmd(race.race, move, 1, rid=9), T0 + 1500)
     assert race.status == "finished" and race.reason == "time"
     assert [o.finished for o in fx.outcomes] == [True]
     emit, reply = fx.steps

@@ -13,12 +13,12 @@ from typing import Any
 
 import msgpack
 import pytest
-from solrace.cluster.connect import connect
 from solrace.core.fairplay import Signals
 from solrace.core.identity import Player
 from solrace.core.race import Race
 from solrace.core.race_parts import Options
 from solrace.core.scoring import scoring
+from solrace.runtime.redis_connect import connect
 from solrace.settings import REPEAT_WINDOW_MS
 from solrace.store.player_base import PlayerStore
 from solrace.store.sqlite_store import SQLiteStore

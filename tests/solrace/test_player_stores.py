@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 import solrules
-from solrace.cluster.connect import connect
 from solrace.core.identity import Player
 from solrace.core.race import Race
 from solrace.core.race_parts import Options
 from solrace.core.scoring import scoring
+from solrace.runtime.redis_connect import connect
 from solrace.store.player_base import PlayerStore
 from solrace.store.redis_players import RedisPlayers
 from solrace.store.sqlite_store import SQLiteStore
@@ -283,8 +283,8 @@ async def test_a_redis_race_with_players_waits_on_the_list_until_scored(
         redis: RedisServer) -> None:
     """On Redis a race a player joined is put on the list to score in the pipeline of its
     commit; the sweep of any process (here, a second store) scores it once and takes it off."""
+    from solrace.runtime.supervisor import Supervisor
     from solrace.service.scoring import Scorer
-    from solrace.service.supervisor import Supervisor
     from solrace.store.redis_store import RedisStore
 
     client = connect(redis.url)

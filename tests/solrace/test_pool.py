@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 import solrules
-from solrace.cluster.connect import connect
 from solrace.net.app import App
+from solrace.runtime.redis_connect import connect
 from solrace.solver.catalogue import load_catalogue
 from solrace.solver.jobs import Solver
 from solrace.solver.pool import Pool

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 
 from solrace.net import raw_frames
+from solrace.protocol.frames import frame
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
 
@@ -20,12 +21,12 @@ async def test_frames_written_raw_arrive_as_messages() -> None:
 
     async def handler(ws: ServerConnection) -> None:
         assert raw_frames.backlog(ws) == 0
-        data = (raw_frames.frame(b'{"n":1}', False) + raw_frames.frame(b"\x81\xa1n\x02", True)
-                + raw_frames.frame(b"y" * 300, False) + raw_frames.frame(big, False))
+        data = (frame(b'{"n":1}', False) + frame(b"\x81\xa1n\x02", True)
+                + frame(b"y" * 300, False) + frame(big, False))
         assert raw_frames.write(ws, data)
         await ws.wait_closed()
         assert raw_frames.backlog(ws) in (None, 0)
-        assert not raw_frames.write(ws, raw_frames.frame(b"late", False))  # closed: nothing
+        assert not raw_frames.write(ws, frame(b"late", False))  # closed: nothing
         sent.set_result(True)
 
     async with serve(handler, "127.0.0.1", 0, compression=None, max_size=2**20) as server:

@@ -16,8 +16,8 @@ from typing import Any
 import msgpack
 import pytest
 import solrules
-from solrace.cluster.connect import connect, pool_key
 from solrace.core.keys import MasterKey
+from solrace.runtime.redis_connect import connect, pool_key
 from solrace.solver.jobs import Solver
 from solrace.solver.pool import Pool
 from solrace.store.base import Store

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from solrace.cluster.connect import connect, proc_key
 from solrace.cluster.queues import RedisQueues
 from solrace.core.pairing import Seek, pairs
+from solrace.runtime.redis_connect import connect, proc_key
 from solrace.service.matchmaker import LocalQueues
 
 from .servers import RedisServer, make_cluster

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import logging
 
-from solrace.bus.base import Deliver, Publishable
+from solrace.bus.base import Deliver
+from solrace.protocol.event import Publishable
 
 log = logging.getLogger(__name__)
 

@@ -32,13 +32,14 @@ from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
-from solrace.bus.base import Deliver, Event, Publishable, Subscription, Viewer
+from solrace.bus.base import Deliver, Subscription
 from solrace.bus.memory_bus import MemoryBus
-from solrace.cluster.connect import RedisClient, key, node_client, proc_key, unit_of
 from solrace.core.views import for_audience
 from solrace.protocol import internal
 from solrace.protocol.board_views import BoardViews
-from solrace.service.supervisor import Supervisor
+from solrace.protocol.event import Event, Publishable, Viewer
+from solrace.runtime.redis_connect import RedisClient, key, node_client, proc_key, unit_of
+from solrace.runtime.supervisor import Supervisor
 from solrace.settings import LINK_BACKOFF, STREAM_LEN
 
 log = logging.getLogger(__name__)

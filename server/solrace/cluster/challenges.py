@@ -25,8 +25,8 @@ from typing import Any
 
 from redis.exceptions import NoScriptError
 
-from solrace.cluster.connect import RedisClient
 from solrace.core.challenge import KEPT_AFTER_MS, Challenge, refuse
+from solrace.runtime.redis_connect import RedisClient
 from solrace.settings import (
     CHALLENGES_PER_ADDRESS,
     CHALLENGES_PER_PLAYER,

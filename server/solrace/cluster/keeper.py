@@ -28,7 +28,7 @@ from typing import Any
 import redis
 from redis.exceptions import NoScriptError, RedisError
 
-from solrace.cluster.connect import is_cluster_url, key, proc_key
+from solrace.runtime.redis_connect import is_cluster_url, key, proc_key
 from solrace.settings import (
     ALIVE_MS,
     LEASE_MS,

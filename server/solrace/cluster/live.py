@@ -28,7 +28,7 @@ import hashlib
 import json
 from typing import Any
 
-from solrace.cluster.connect import RedisClient
+from solrace.runtime.redis_connect import RedisClient
 from solrace.service.showcase import Local, Totals
 from solrace.settings import LIVE_TTL_S
 

@@ -35,14 +35,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from redis.exceptions import RedisError
 
-from solrace.bus.base import Event
-from solrace.cluster.connect import UNITS, proc_key, unit_of
 from solrace.cluster.keeper import Keeper
+from solrace.cluster.routing import LOCAL, Client
 from solrace.core.effects import Pending
 from solrace.core.identity import Who
-from solrace.net.connection import LOCAL
-from solrace.protocol import codec, internal, messages
-from solrace.service.supervisor import Supervisor
+from solrace.protocol import codec, commands, internal, messages
+from solrace.protocol.event import Event
+from solrace.runtime.redis_connect import UNITS, proc_key, unit_of
+from solrace.runtime.supervisor import Supervisor
 from solrace.settings import (
     ALIVE_MS,
     DEAD_LOOK_EVERY,
@@ -58,7 +58,6 @@ from solrace.settings import (
 
 if TYPE_CHECKING:
     from solrace.bus.redis_bus import RedisBus
-    from solrace.net.connection import Connection
     from solrace.service.hub import Hub
     from solrace.store.redis_store import RedisStore
 
@@ -144,12 +143,12 @@ class RemoteSession:
 class Waiting(NamedTuple):
     """A command forwarded to the owner of its unit, waiting for the owner's answer."""
 
-    conn: Connection
+    conn: Client
     done: asyncio.Future[None]
     timer: asyncio.TimerHandle
     owner: str
     unit: str
-    cmd: codec.Command
+    cmd: commands.Command
 
 
 class Cluster:
@@ -170,7 +169,7 @@ class Cluster:
         self.followers: dict[str, dict[tuple[str, int], RemoteSession]] = {}
         #: Forwarded commands waiting for their owner's answer, by request number.
         self.pending: dict[int, Waiting] = {}
-        self.connections: dict[int, Connection] = {}  # this process's, by id
+        self.connections: dict[int, Client] = {}  # this process's, by id
         self._ids = itertools.count(1)
         self._taking: dict[str, asyncio.Task[str | None]] = {}
         self._over_since: dict[str, float] = {}  # owned units whose races are all over
@@ -374,21 +373,21 @@ class Cluster:
             self.hub.forget(race_id)
 
     # ------------------------------------------------------------- routing
-    def route(self, conn: Connection, cmd: codec.Command) -> Any:
+    def route(self, conn: Client, cmd: commands.Command) -> Any:
         """:data:`LOCAL` when this process runs ``cmd`` itself; otherwise the forwarding is
         under way and the return value is what the reader awaits (None: nothing)."""
-        if isinstance(cmd, (codec.Ping, codec.Create, codec.PlayerCmd, codec.PlayCmd,
-                            codec.ModCmd)) or (
-                isinstance(cmd, (codec.TournamentCmd, codec.ArenaCmd))
+        if isinstance(cmd, (commands.Ping, commands.Create, commands.PlayerCmd, commands.PlayCmd,
+                            commands.ModCmd)) or (
+                isinstance(cmd, (commands.TournamentCmd, commands.ArenaCmd))
                 and cmd.action == "create"):
             return LOCAL
         unit = unit_of(cmd.race)
         if self.store.owns(unit):
             return LOCAL
         owner = self.owners.get(unit)
-        barrier = not isinstance(cmd, (codec.MoveCmd, codec.Undo))
-        follows = isinstance(cmd, (codec.Watch, codec.Join)) or (
-            isinstance(cmd, (codec.TournamentCmd, codec.ArenaCmd))
+        barrier = not isinstance(cmd, (commands.MoveCmd, commands.Undo))
+        follows = isinstance(cmd, (commands.Watch, commands.Join)) or (
+            isinstance(cmd, (commands.TournamentCmd, commands.ArenaCmd))
             and cmd.action in ("watch", "join"))
         if owner is not None and owner != self.pid and not follows:
             done = self.forward(owner, conn, cmd)
@@ -396,7 +395,7 @@ class Cluster:
         return self.supervisor.spawn(self._take_then(conn, cmd), f"route to {unit}",
                                      timeout=TAKE_TIMEOUT + FORWARD_TIMEOUT)
 
-    async def _take_then(self, conn: Connection, cmd: codec.Command) -> None:
+    async def _take_then(self, conn: Client, cmd: commands.Command) -> None:
         unit = unit_of(cmd.race)  # type: ignore[union-attr]
         try:
             owner = await self.take(unit)
@@ -409,8 +408,8 @@ class Cluster:
         if owner is None:
             barrier = conn.handle_local(cmd)
         else:
-            if isinstance(cmd, (codec.Watch, codec.Join)) or (
-                    isinstance(cmd, codec.TournamentCmd) and cmd.action in ("watch", "join")):
+            if isinstance(cmd, (commands.Watch, commands.Join)) or (
+                    isinstance(cmd, commands.TournamentCmd) and cmd.action in ("watch", "join")):
                 # Subscribe before the snapshot: follow the race here and make sure its
                 # unit's channel reaches this process before the owner takes the snapshot,
                 # so that no event falls in between (the client drops the ones it has).
@@ -425,7 +424,7 @@ class Cluster:
         if barrier is not None:
             await barrier
 
-    def state_of(self, conn: Connection, unit: str) -> internal.Where:
+    def state_of(self, conn: Client, unit: str) -> internal.Where:
         """What ``conn`` is in ``unit``: the racers it speaks for, its seats, what it
         follows there."""
         def mine(d: dict[str, Any]) -> dict[str, Any]:
@@ -435,7 +434,7 @@ class Cluster:
                               mine(conn.seats), mine(conn.follows), conn.who,
                               [r for r in conn.lean if unit_of(r) == unit])
 
-    def forward(self, owner: str, conn: Connection, cmd: codec.Command) -> asyncio.Future[None]:
+    def forward(self, owner: str, conn: Client, cmd: commands.Command) -> asyncio.Future[None]:
         """Send ``cmd`` to the owner's inbox; the future is done when the owner has answered
         (or with ``unavailable`` after ``FORWARD_TIMEOUT``)."""
         unit = unit_of(cmd.race)  # type: ignore[union-attr]
@@ -448,7 +447,7 @@ class Cluster:
                                                  self.state_of(conn, unit)))
         return done
 
-    def _timed_out(self, req: int, unit: str, owner: str, cmd: codec.Command) -> None:
+    def _timed_out(self, req: int, unit: str, owner: str, cmd: commands.Command) -> None:
         entry = self.pending.pop(req, None)
         if entry is None:
             return
@@ -484,8 +483,8 @@ class Cluster:
             except Exception:
                 log.exception("watching the owners failed")
 
-    async def _after_silence(self, conn: Connection, done: asyncio.Future[None], unit: str,
-                             owner: str, cmd: codec.Command) -> None:
+    async def _after_silence(self, conn: Client, done: asyncio.Future[None], unit: str,
+                             owner: str, cmd: commands.Command) -> None:
         """The owner did not answer. If it is gone (its ``alive`` key lapsed), wait for its
         lease to lapse too, take the unit and run the command here (a move already applied
         is recognised by its ``seq``); if it is alive but slow, answer ``unavailable``."""
@@ -516,11 +515,11 @@ class Cluster:
             if not done.done():
                 done.set_result(None)
 
-    def joined(self, conn: Connection) -> None:
+    def joined(self, conn: Client) -> None:
         """A connection of this process opened (replies for it may come from elsewhere)."""
         self.connections[conn.id] = conn
 
-    def gone(self, conn: Connection) -> None:
+    def gone(self, conn: Client) -> None:
         """A connection of this process closed: tell the owners of the units it was in."""
         self.connections.pop(conn.id, None)
         units = {unit_of(r) for r in (*conn.players, *conn.follows)}
@@ -573,7 +572,7 @@ class Cluster:
                     self.bus.send_to(msg.pid, internal.Hello(self.pid, where))
 
     @staticmethod
-    def _apply_op(conn: Connection, msg: internal.Op) -> None:
+    def _apply_op(conn: Client, msg: internal.Op) -> None:
         if msg.op == "follow":
             boards, lean = msg.value if isinstance(msg.value, list) else (msg.value, False)
             conn.follow(msg.race, bool(boards), bool(lean))
@@ -601,7 +600,7 @@ class Cluster:
     async def _run_remote(self, msg: internal.Forward) -> None:
         """Run a command forwarded by another process, then tell it this one is done."""
         session = self._session(msg.sender, msg.where)
-        cmd: codec.Command | None = None
+        cmd: commands.Command | None = None
         try:
             cmd = codec.parse_command(msg.command)
             unit = unit_of(cmd.race)  # type: ignore[union-attr]

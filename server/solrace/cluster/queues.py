@@ -38,8 +38,8 @@ from typing import Any
 
 from redis.exceptions import NoScriptError
 
-from solrace.cluster.connect import RedisClient, proc_key
 from solrace.core.pairing import Offer, Seek
+from solrace.runtime.redis_connect import RedisClient, proc_key
 from solrace.settings import (
     BACK_AT_HEAD_S,
     LAST_OPPONENT_MS,

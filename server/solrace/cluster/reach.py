@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from solrace.cluster.connect import RedisClient, proc_key
 from solrace.protocol import internal
+from solrace.runtime.redis_connect import RedisClient, proc_key
 
 #: Seconds a player's set is kept after its last change (his processes each remove
 #: themselves when his last connection there closes; this only cleans up after crashes).

@@ -101,7 +101,7 @@ class Race:
         #: client; not durable.
         self.creator: tuple[str, int] | None = None
         #: The race a rematch of this one created, once someone asked (not durable), and
-        #: the racers who want a rematch in one click (solrace.core.dispatch.rematch).
+        #: the racers who want a rematch in one click (solrace.protocol.dispatch.rematch).
         self.rematch: str | None = None
         self.rematch_wants: set[str] = set()
         #: The solver's verdict on the deal, shown once it is revealed: ``{"verdict": "won",

@@ -2,7 +2,7 @@
 
 The parts (docs/architecture.md): :mod:`solrace.core.race` (a race, sans-I/O),
 :mod:`solrace.core.shared_deal` and :mod:`solrace.core.views` (what is public, who sees which
-card), :mod:`solrace.protocol.messages` (wire messages), :mod:`solrace.core.dispatch` (command →
+card), :mod:`solrace.protocol.messages` (wire messages), :mod:`solrace.protocol.dispatch` (command →
 effects, pure), :mod:`solrace.service.hub` (the races held here; commit, then emit), a
 :class:`~solrace.store.base.Store` and a :class:`~solrace.bus.base.Bus`, and the I/O shell:
 :mod:`solrace.net.connection`, :mod:`solrace.net.web`, :mod:`solrace.service.timers`. Only the
@@ -31,6 +31,7 @@ from solrace.net import raw_frames
 from solrace.net.connection import Connection, Output
 from solrace.net.web import Routes, SecureConnection, client_dir, player_cookie
 from solrace.protocol import codec, internal, messages
+from solrace.runtime.supervisor import Supervisor, awaiting
 from solrace.service import collector
 from solrace.service.accounts import Accounts
 from solrace.service.arena_schedule import ArenaSchedule
@@ -45,7 +46,6 @@ from solrace.service.moderation import Moderation
 from solrace.service.online import Online
 from solrace.service.scoring import Scorer
 from solrace.service.showcase import Showcase, visitor_id
-from solrace.service.supervisor import Supervisor, awaiting
 from solrace.settings import (
     CLOSE_TIMEOUT,
     COUNTDOWN_S,
@@ -117,7 +117,7 @@ class App:
         self.tend_gc = tend_gc
         self.bus: Bus = bus if bus is not None else MemoryBus()
         self.solver = solver
-        #: Every background task of this process (solrace.service.supervisor).
+        #: Every background task of this process (solrace.runtime.supervisor).
         self.supervisor = supervisor if supervisor is not None else Supervisor()
         if caps is None:
             caps = Caps(races=max_races, lobbies=max_lobbies, connections=max_connections)

@@ -23,15 +23,17 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from solrace.bus.base import Event, Publishable, Subscription
+from solrace.bus.base import Subscription
+from solrace.cluster.routing import LOCAL
 from solrace.core.effects import Pending
 from solrace.core.identity import Who
 from solrace.core.race_parts import RaceError
 from solrace.net import raw_frames
-from solrace.net.raw_frames import frame
-from solrace.protocol import codec, messages
+from solrace.protocol import codec, commands, messages
 from solrace.protocol.codec import ProtocolError
-from solrace.service.supervisor import Supervisor
+from solrace.protocol.event import Event, Publishable
+from solrace.protocol.frames import frame
+from solrace.runtime.supervisor import Supervisor
 from solrace.settings import CLOSE_TIMEOUT, EVENT_DELAY, OUT_QUEUE, WRITE_LIMIT
 
 if TYPE_CHECKING:
@@ -41,9 +43,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _ids = itertools.count(1)
-
-#: What a router (``Cluster.route``) answers for a command this process runs itself.
-LOCAL = object()
 
 #: Seconds a command may wait for what it needs (a race loaded, a hint worked out): past it,
 #: the job is given up and the client may send the command again.
@@ -110,14 +109,14 @@ def batch_frame(payloads: list[bytes], binary: bool) -> bytes:
     return frame(b"[" + b",".join(payloads) + b"]", False)
 
 
-def _names_itself(cmd: codec.Command, anonymous: bool, seats: dict[str, str]
-                  ) -> TypeGuard[codec.Join | codec.TournamentCmd]:
+def _names_itself(cmd: commands.Command, anonymous: bool, seats: dict[str, str]
+                  ) -> TypeGuard[commands.Join | commands.TournamentCmd]:
     """Does ``cmd`` make a racer (or a tournament's entrant) under a name it gives? An
     anonymous connection's new seat in a race, and anyone's entry in a tournament."""
-    if isinstance(cmd, codec.Join):
+    if isinstance(cmd, commands.Join):
         return anonymous and cmd.token is None and cmd.name is not None and \
             cmd.race not in seats
-    return isinstance(cmd, codec.TournamentCmd) and cmd.action == "join" and \
+    return isinstance(cmd, commands.TournamentCmd) and cmd.action == "join" and \
         cmd.token is None and cmd.name is not None
 
 
@@ -161,7 +160,7 @@ class Connection:
 
     def __init__(self, hub: Hub, output: Output, ws: ServerConnection, rate_limit: float,
                  supervisor: Supervisor, address: str = "",
-                 router: Callable[[Connection, codec.Command], Any] | None = None,
+                 router: Callable[[Connection, commands.Command], Any] | None = None,
                  front: Front | None = None) -> None:
         self.id = next(_ids)
         #: Players, one-click races, the daily deal (solrace.service.front); None: none.
@@ -196,7 +195,7 @@ class Connection:
         self.limiter = RateLimiter(rate_limit)
         #: Commands read while an earlier one waits for something (a hint worked out, a race
         #: loaded), run in order once it is done; None when nothing waits.
-        self.backlog: collections.deque[codec.Command] | None = None
+        self.backlog: collections.deque[commands.Command] | None = None
         self.drained = asyncio.Event()  # the backlog has room again
         self.gone = False  # the reader has ended: nothing more runs for it
 
@@ -336,7 +335,7 @@ class Connection:
                     # An earlier command waits (a hint can take seconds): a ping is answered
                     # at once, or the client's heartbeat would give the socket up; anything
                     # else waits its turn, in order.
-                    if isinstance(cmd, codec.Ping):
+                    if isinstance(cmd, commands.Ping):
                         self.handle(cmd)
                         continue
                     while len(self.backlog) >= MAX_BACKLOG:
@@ -384,7 +383,7 @@ class Connection:
             self.backlog = None
             self.drained.set()
 
-    def parse(self, data: str | bytes) -> codec.Command | None:
+    def parse(self, data: str | bytes) -> commands.Command | None:
         """The command in ``data``; None after replying with an error."""
         try:
             cmd = codec.decode(data)
@@ -398,12 +397,12 @@ class Connection:
             return None
         return cmd
 
-    def handle(self, cmd: codec.Command) -> asyncio.Future[Any] | None:
+    def handle(self, cmd: commands.Command) -> asyncio.Future[Any] | None:
         """Dispatch one command; the returned awaitable, if any, must be awaited before the
         next command is read. With several processes (``router``), a command for a race run
         by another process is forwarded there."""
         front = self.front
-        if isinstance(cmd, (codec.PlayerCmd, codec.PlayCmd, codec.ModCmd)):
+        if isinstance(cmd, (commands.PlayerCmd, commands.PlayCmd, commands.ModCmd)):
             if front is None:
                 self.hub.reply_later(self, messages.error(
                     "unavailable", "this server keeps no players", cmd.rid))
@@ -411,11 +410,11 @@ class Connection:
             return self.supervisor.spawn(front.handle(self, cmd), f"{cmd.action} of {self.id}",
                                          timeout=SETTLE_TIMEOUT)
         if self.who is not None and front is not None and (
-                isinstance(cmd, codec.Join) and cmd.token is None):
+                isinstance(cmd, commands.Join) and cmd.token is None):
             # A player joins under his name and rating as they are now.
             return self.supervisor.spawn(self._refreshed(front, cmd), f"join of {self.id}",
                                          timeout=SETTLE_TIMEOUT)
-        if isinstance(cmd, codec.ArenaCmd) and cmd.action in ("create", "join") \
+        if isinstance(cmd, commands.ArenaCmd) and cmd.action in ("create", "join") \
                 and front is not None:
             # An arena's entrant is a player: made now if the browser is none yet.
             return self.supervisor.spawn(self._as_player(front, cmd),
@@ -428,7 +427,7 @@ class Connection:
                                          timeout=SETTLE_TIMEOUT)
         return self._route(cmd)
 
-    async def _as_player(self, front: Front, cmd: codec.ArenaCmd) -> None:
+    async def _as_player(self, front: Front, cmd: commands.ArenaCmd) -> None:
         try:
             await front.accounts.ensure(self)
         except RaceError as exc:
@@ -438,27 +437,27 @@ class Connection:
         if barrier is not None:
             await barrier
 
-    async def _refreshed(self, front: Front, cmd: codec.Command) -> None:
+    async def _refreshed(self, front: Front, cmd: commands.Command) -> None:
         await front.refresh(self)
         barrier = self._route(cmd)
         if barrier is not None:
             await barrier
 
-    async def _renamed(self, front: Front, cmd: codec.Join | codec.TournamentCmd) -> None:
+    async def _renamed(self, front: Front, cmd: commands.Join | commands.TournamentCmd) -> None:
         assert cmd.name is not None
         name = await front.accounts.racer_name(cmd.name, self.who)
         barrier = self._route(cmd if name == cmd.name else dataclasses.replace(cmd, name=name))
         if barrier is not None:
             await barrier
 
-    def _route(self, cmd: codec.Command) -> asyncio.Future[Any] | None:
+    def _route(self, cmd: commands.Command) -> asyncio.Future[Any] | None:
         if self.router is not None:
             routed = self.router(self, cmd)
             if routed is not LOCAL:
                 return routed  # type: ignore[no-any-return]
         return self.handle_local(cmd)
 
-    def handle_local(self, cmd: codec.Command) -> asyncio.Future[Any] | None:
+    def handle_local(self, cmd: commands.Command) -> asyncio.Future[Any] | None:
         """Dispatch one command to this process's hub. A command that needs something first
         (a race loaded from the store, a hint worked out) waits for it in a job of its own
         (:meth:`Hub.settle`); the reader waits for that job before the next command."""
@@ -474,7 +473,7 @@ class Connection:
             return None
         return hub.run(self, fx)
 
-    async def _settle(self, cmd: codec.Command, pending: Pending) -> None:
+    async def _settle(self, cmd: commands.Command, pending: Pending) -> None:
         """Do what the command waits for, then run it (see :meth:`Hub.settle`)."""
         try:
             fx = await self.hub.settle(self, cmd, pending)

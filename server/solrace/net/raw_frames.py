@@ -1,9 +1,10 @@
-"""Ready-made WebSocket frames, written straight to a connection's socket.
+"""Ready-made WebSocket frames (:func:`solrace.protocol.frames.frame`), written straight to a
+connection's socket.
 
-A race event goes to many connections at once: building its frame once (:func:`frame`) and
-writing those bytes to each socket in one ``write`` costs a fraction of ``await ws.send()``
-per connection (the connection's send path, its lock, a task switch), and corked writes
-(many frames in one system call) need it too. This module is the only place that leans on
+A race event goes to many connections at once: building its frame once and writing those
+bytes to each socket in one ``write`` costs a fraction of ``await ws.send()`` per connection
+(the connection's send path, its lock, a task switch), and corked writes (many frames in one
+system call) need it too. This module is the only place that leans on
 the internals of ``websockets``' asyncio connection to do so: its ``transport`` (the asyncio
 transport under it) and ``protocol.state`` (whether the connection is open). It also holds the
 one reach into the server's internals, :func:`handler_tasks` (a shutdown that must not wait on a
@@ -20,24 +21,9 @@ and then everything goes through the queue until it is empty; see
 from __future__ import annotations
 
 import asyncio
-import struct
 
 from websockets.asyncio.server import Server, ServerConnection
 from websockets.protocol import State
-
-
-def frame(payload: bytes, binary: bool) -> bytes:
-    """A whole unmasked, unfragmented WebSocket data frame (RFC 6455 section 5.2), as a server
-    sends it: the same bytes for every recipient, so it is built once per event."""
-    opcode = 0x82 if binary else 0x81  # FIN + binary / text
-    n = len(payload)
-    if n < 126:
-        header = bytes((opcode, n))
-    elif n < 1 << 16:
-        header = struct.pack("!BBH", opcode, 126, n)
-    else:
-        header = struct.pack("!BBQ", opcode, 127, n)
-    return header + payload
 
 
 def backlog(ws: ServerConnection) -> int | None:

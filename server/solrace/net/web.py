@@ -38,8 +38,8 @@ from solrace.core.rating import PROVISIONAL
 from solrace.core.scoring import stats
 from solrace.core.tournament import Tournament
 from solrace.net.arena_routes import arena_api
-from solrace.protocol import messages
-from solrace.protocol.replays import Builder
+from solrace.protocol import messages, replays
+from solrace.runtime.builder import Builder
 from solrace.service.accounts import player_view
 from solrace.service.entropy import new_key
 from solrace.service.rates import AddressRates
@@ -54,6 +54,7 @@ from solrace.settings import (
     STATIC_RATE,
 )
 from solrace.solver.analyst import Analyst
+from solrace.store import sqlite_replays
 from solrace.store.player_base import STATS_RESULTS, PlayerStore
 
 if TYPE_CHECKING:
@@ -80,9 +81,7 @@ CONTENT_TYPES = {
 def client_dir() -> Path:
     """Where the browser client's files are: the installed package data if present, else
     the repo's ``client/`` directory."""
-    import solrace
-
-    packaged = Path(solrace.__file__).parent / "webclient"
+    packaged = Path(__file__).parents[1] / "webclient"
     if packaged.is_dir():
         return packaged
     return Path(__file__).resolve().parents[3] / "client"
@@ -553,8 +552,8 @@ class Routes:
 
     async def replay(self, race_id: str, player: str, gzip_ok: bool = False,
                      moderator: bool = False) -> Response:
-        """A racer's replay, built once (in a process of its own:
-        :mod:`solrace.protocol.replays`) and cached, gzipped for a client that
+        """A racer's replay, built once (in a process of its own: :mod:`solrace.protocol.replays`,
+        :mod:`solrace.runtime.builder`) and cached, gzipped for a client that
         accepts it (a replay is every board after every action: it shrinks some twentyfold,
         and a long one then reaches a slow reader in time). A moderator also gets the replay
         of a finished race whose deal is still held (a daily result to judge), never cached."""
@@ -563,7 +562,7 @@ class Routes:
             if race is not None and race.status == "finished" and player in race.racers:
                 race.deal.release(self.hub.clock())
                 if not race.revealed:
-                    held = await self.builder.body(race, player, gzip_ok)
+                    held = await self.builder.run(*replays.job(race, player, gzip_ok))
                     extra = [("Vary", "Accept-Encoding")]
                     if gzip_ok:
                         extra.append(("Content-Encoding", "gzip"))
@@ -573,8 +572,8 @@ class Routes:
         path = getattr(self.hub.store, "path", None)
         if body is None and self.hub.get(race_id) is None and isinstance(path, str):
             # Not in memory: rebuilt from the file in the builder's process, not here.
-            status, body = await self.builder.from_file(path, race_id, player, self.hub.clock(),
-                                                        gzip_ok)
+            status, body = await self.builder.run(*sqlite_replays.job(
+                path, race_id, player, self.hub.clock(), gzip_ok))
             if body is None:
                 return json_response(status, {"error": "not_found"} if status == 404 else {
                     "error": "forbidden", "message": "race not finished"})
@@ -587,7 +586,7 @@ class Routes:
             if not race.revealed:
                 return json_response(403, {"error": "forbidden", "message": "race not finished"})
 
-            body = await self.builder.body(race, player, gzip_ok)
+            body = await self.builder.run(*replays.job(race, player, gzip_ok))
             self.replays.put(key, body)
         extra = [("Vary", "Accept-Encoding")]
         if gzip_ok:

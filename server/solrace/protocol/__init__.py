@@ -1,1 +1,3 @@
-"""The wire: commands in (parsed and checked), messages out (every one built here)."""
+"""The wire: commands in (parsed and checked), turned into calls on the core by the dispatcher
+(command in, effects out), messages out (every one built here), events encoded once.
+"""

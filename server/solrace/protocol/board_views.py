@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from solrace.bus.base import Event
 from solrace.core.views import Viewer, for_audience, mask, seat_of
 from solrace.protocol import messages
+from solrace.protocol.event import Event
 
 if TYPE_CHECKING:
     from solrace.core.race import Race
@@ -20,7 +20,7 @@ class BoardViews:
     """One racer's latest board as an unnumbered ``board`` view, for one audience of the race
     (:data:`SPECTATORS` or :data:`RACERS`), each distinct view encoded once.
 
-    Published on the race's bus like an :class:`~solrace.bus.base.Event`; each subscriber asks
+    Published on the race's bus like an :class:`~solrace.protocol.event.Event`; each subscriber asks
     :meth:`pick` for its own view. The board and every viewer's mask are taken at the moment
     of the pick (the in-process bus delivers at once), and views that hide the same cards
     share one message and its encodings.

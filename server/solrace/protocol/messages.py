@@ -353,7 +353,7 @@ def rematch(old: Race, new: Race | None, by: str | None = None, rid: Any = None,
             declined: str | None = None) -> Message:
     """The rematch of ``old`` is ``new``: to everyone following ``old`` (``by`` who asked),
     and to the asker, who gets the host token of a race he created (``host``). In one click
-    (:func:`solrace.core.dispatch.rematch`), ``new`` is None until both racers want it:
+    (:func:`solrace.protocol.dispatch.rematch`), ``new`` is None until both racers want it:
     ``wants`` the racers who do (``by`` the last of them), or ``declined`` the name of the
     racer who said no."""
     msg: Message = {"type": "rematch", "race": old.race,

@@ -44,7 +44,7 @@ from solrace.core.quotas import client_key
 from solrace.core.race_parts import RaceError
 from solrace.core.rating import Rating
 from solrace.core.sign_in import Throttled, failure_keys, sign_in_wait
-from solrace.protocol import codec
+from solrace.protocol import codec, commands
 from solrace.service.entropy import guest_name, new_key, new_player_id, password_salt
 from solrace.service.hashing import PasswordPool
 from solrace.service.rates import AddressRates
@@ -176,7 +176,7 @@ class Accounts:
         return self.store
 
     # -------------------------------------------------------------- commands
-    async def handle(self, conn: Client, cmd: codec.PlayerCmd) -> None:
+    async def handle(self, conn: Client, cmd: commands.PlayerCmd) -> None:
         """Run one player command and reply (in order with the connection's other replies).
         A refusal that a later try would pass (``rate_limited``) says when: ``retry_after``
         (seconds)."""
@@ -192,7 +192,7 @@ class Accounts:
                               "try again", cmd.rid)
         self.reply(conn, msg)
 
-    async def _run(self, conn: Client, cmd: codec.PlayerCmd) -> Message:
+    async def _run(self, conn: Client, cmd: commands.PlayerCmd) -> Message:
         if cmd.action == "me":
             return await self.me(conn, cmd.rid)
         if cmd.action == "set_name":

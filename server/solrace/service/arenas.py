@@ -30,7 +30,6 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from solrace.bus.base import Event
 from solrace.core import fairplay
 from solrace.core.arena import Arena, ArenaResult
 from solrace.core.race import Race
@@ -38,6 +37,7 @@ from solrace.core.race_parts import Options
 from solrace.core.scoring import walked_out
 from solrace.core.tournament import TOutcome
 from solrace.protocol import arena_messages, messages
+from solrace.protocol.event import Event
 from solrace.service.entropy import SecretEntropy
 from solrace.service.organizer import RacePorts
 from solrace.service.timers import Deadlines

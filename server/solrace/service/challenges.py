@@ -5,7 +5,7 @@
 open); one made for a named player reaches him at once on every page he has open, on any
 process (:class:`~solrace.service.online.Online`), and a page he opens later lists it
 (``challenges``). ``challenge_accept`` takes it — exactly once, whatever the processes — and
-makes the race: a seated race of two (:func:`solrace.core.dispatch.seated_race`, kind
+makes the race: a seated race of two (:func:`solrace.core.rooms.seated_race`, kind
 ``challenge``: both are told their seat, ``paired``, and it counts down once both sat; a seat not
 taken within the grace ends it, ``no_show``). It is rated when the challenger asked for a rated
 race and both are accounts (an account's rated request passes the matchmaker's rated gate); the
@@ -30,14 +30,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import solrules
 
-from solrace.core import dispatch
+from solrace.core import rooms
 from solrace.core.challenge import Challenge, ChallengeBook
-from solrace.core.dispatch import Seat
 from solrace.core.identity import Who
 from solrace.core.quotas import client_key
 from solrace.core.race import Race
 from solrace.core.race_parts import Options, RaceError
-from solrace.protocol import codec, messages
+from solrace.core.rooms import Seat
+from solrace.protocol import codec, commands, messages
 from solrace.settings import CHALLENGE_LINK_S, CHALLENGE_NAMED_S, CHALLENGES_PER_PLAYER
 
 #: Expiry timers one challenger keeps in this process (his open challenges, and those taken
@@ -102,7 +102,7 @@ class Challenges:
         self.named_ms = CHALLENGE_NAMED_S * 1000
         self.link_ms = CHALLENGE_LINK_S * 1000
 
-    async def handle(self, conn: Seeker, cmd: codec.PlayCmd) -> None:
+    async def handle(self, conn: Seeker, cmd: commands.PlayCmd) -> None:
         try:
             action = cmd.action
             if action == "challenge":
@@ -128,7 +128,7 @@ class Challenges:
                                                    "this now: try again", cmd.rid))
 
     # ------------------------------------------------------------ commands
-    async def create(self, conn: Seeker, cmd: codec.PlayCmd) -> None:
+    async def create(self, conn: Seeker, cmd: commands.PlayCmd) -> None:
         if cmd.game not in solrules.GAMES:
             raise RaceError("bad_message", f"unknown game; one of {', '.join(solrules.GAMES)}")
         who = await self.accounts.ensure(conn)
@@ -159,7 +159,7 @@ class Challenges:
         if to_id:
             self.online.send(to_id, messages.challenge(ch))
 
-    async def listing(self, conn: Seeker, cmd: codec.PlayCmd) -> None:
+    async def listing(self, conn: Seeker, cmd: commands.PlayCmd) -> None:
         """The player's open challenges (none for a connection that is no player yet: a
         visit costs nothing)."""
         if conn.who is None:
@@ -259,7 +259,7 @@ class Challenges:
                       provisional=who.provisional(ch.game), net=hub.net(conn.address),
                       account=who.account)]
         options = Options(players=2, time_limit=ch.time_limit, rated=rated, kind="challenge")
-        race, out = dispatch.seated_race(hub, conn.address, ch.game, options, seats,
+        race, out = rooms.seated_race(hub, conn.address, ch.game, options, seats,
                                          hub.clock())
         await hub.open_seated(race, out)
         return race

@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 import solrules
 
 from solrace.core import daily as calendar
-from solrace.core.dispatch import Seat
 from solrace.core.race import Race
 from solrace.core.race_parts import Options, RaceError, commitment
-from solrace.protocol import codec, messages
+from solrace.core.rooms import Seat
+from solrace.protocol import codec, commands, messages
 from solrace.settings import DAILY_DRAW_SECONDS, DAILY_DRAW_TRIES, DAILY_TIME_LIMIT
 from solrace.solver.pool import first_won
 from solrace.store.player_base import PlayerStore
@@ -115,7 +115,7 @@ class DailyDeals:
             return None
         return await self.store.put_daily(game, day, seed, self.hub.entropy.salt())
 
-    async def handle(self, conn: Client, cmd: codec.PlayCmd) -> None:
+    async def handle(self, conn: Client, cmd: commands.PlayCmd) -> None:
         try:
             msg = await self.play(conn, cmd.game, cmd.rid)
         except RaceError as exc:

@@ -1,6 +1,6 @@
 """Where a process's new secrets and ids come from: the operating system's randomness
 (:mod:`secrets`). The dispatcher and the tournament take it as an input (the
-:class:`~solrace.core.dispatch.Entropy` protocol) and draw nothing themselves."""
+:class:`~solrace.core.effects.Entropy` protocol) and draw nothing themselves."""
 
 from __future__ import annotations
 

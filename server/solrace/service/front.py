@@ -10,7 +10,7 @@ import contextlib
 from typing import TYPE_CHECKING, Any
 
 from solrace.core.race_parts import RaceError
-from solrace.protocol import codec
+from solrace.protocol import codec, commands
 
 if TYPE_CHECKING:
     from solrace.service.accounts import Accounts, Client
@@ -33,21 +33,21 @@ class Front:
         #: Which connections speak for which player (a command may have made it one).
         self.online = online
 
-    async def handle(self, conn: Seeker, cmd: codec.ServiceCmd) -> None:
+    async def handle(self, conn: Seeker, cmd: commands.ServiceCmd) -> None:
         try:
             await self._handle(conn, cmd)
         finally:
             if self.online is not None:
                 self.online.track(conn)
 
-    async def _handle(self, conn: Seeker, cmd: codec.ServiceCmd) -> None:
-        if isinstance(cmd, codec.ModCmd):
+    async def _handle(self, conn: Seeker, cmd: commands.ServiceCmd) -> None:
+        if isinstance(cmd, commands.ModCmd):
             if self.moderation is None:
                 self.accounts.reply(conn, codec.error(
                     "unavailable", "this server keeps no players", cmd.rid))
                 return
             await self.moderation.handle(conn, cmd)
-        elif isinstance(cmd, codec.PlayerCmd):
+        elif isinstance(cmd, commands.PlayerCmd):
             await self.accounts.handle(conn, cmd)
         elif cmd.action == "daily":
             if self.daily is None:

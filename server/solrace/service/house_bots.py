@@ -23,14 +23,15 @@ import random
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from solrace.bus.base import Event, Publishable, Subscription
+from solrace.bus.base import Subscription
 from solrace.core.effects import Pending
 from solrace.core.identity import Who
 from solrace.core.levels import LEVELS, Level, choose, headway
 from solrace.core.quotas import admit, client_key
 from solrace.core.race import Race
 from solrace.core.race_parts import RaceError
-from solrace.protocol import codec, messages
+from solrace.protocol import commands, messages
+from solrace.protocol.event import Event, Publishable
 from solrace.settings import BOT_GIVE_UP
 from solrace.solver.jobs import Solver, SolverBusy
 
@@ -91,7 +92,7 @@ class BotSession:
         return self.players.pop(race, None)
 
     # ------------------------------------------------------------------ playing
-    async def _do(self, cmd: codec.Command) -> None:
+    async def _do(self, cmd: commands.Command) -> None:
         """Send one command through the dispatcher, as a connection would (RaceError if it
         is refused)."""
         hub = self.hub
@@ -107,7 +108,7 @@ class BotSession:
         """Sit, then play until the bot finishes, resigns, or the race ends (or is no longer
         run here)."""
         try:
-            await self._do(codec.Join(self.race, token=self.token, boards=False, bot=True))
+            await self._do(commands.Join(self.race, token=self.token, boards=False, bot=True))
             await self._play()
         except RaceError as exc:
             log.info("house bot in %s stops: %s", self.race, exc.message)
@@ -145,10 +146,10 @@ class BotSession:
             move = await self._choose(race, state)
             last = loop.time()
             if move is None or stale >= BOT_GIVE_UP:
-                await self._do(codec.Resign(self.race))
+                await self._do(commands.Resign(self.race))
                 return
             try:
-                await self._do(codec.MoveCmd(self.race, move, state["seq"] + 1))
+                await self._do(commands.MoveCmd(self.race, move, state["seq"] + 1))
             except RaceError as exc:
                 if exc.code not in ("rate_limited", "unavailable", "bad_seq", "illegal_move"):
                     raise

@@ -1,8 +1,8 @@
 """The hub: the races this process holds, and commit-then-emit.
 
 The hub keeps the live races (and a cache of finished ones), hands every command to the pure
-dispatcher (:func:`solrace.core.dispatch.handle`, with itself as the dispatcher's
-:class:`~solrace.core.dispatch.World`), carries out the :class:`~solrace.core.dispatch.Effects`
+dispatcher (:func:`solrace.protocol.dispatch.handle`, with itself as the dispatcher's
+:class:`~solrace.core.effects.World`), carries out the :class:`~solrace.core.effects.Effects`
 — outcomes to the store first, then, once they are durable, the replies, the events on the bus,
 the throttled board views and the first states of a race that starts — and fires each race's
 deadlines through the same path.
@@ -24,8 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from solrace.bus.base import Bus, Event, Publishable
-from solrace.core import dispatch
+from solrace.bus.base import Bus
 from solrace.core.arena import Arena
 from solrace.core.effects import (
     Announce,
@@ -55,15 +54,16 @@ from solrace.core.race_parts import Outcome, RaceError
 from solrace.core.tournament import Tournament
 from solrace.core.units import Unit
 from solrace.core.views import RACERS, SPECTATORS, seat_of
-from solrace.protocol import arena_messages, codec, messages
+from solrace.protocol import arena_messages, codec, dispatch, messages
 from solrace.protocol.board_views import BoardViews
-from solrace.protocol.codec import Command
+from solrace.protocol.commands import Command
+from solrace.protocol.event import Event, Publishable
+from solrace.runtime.supervisor import Supervisor
 from solrace.service.arenas import ArenaDirector
 from solrace.service.entropy import SecretEntropy
 from solrace.service.organizer import Organizer, RacePorts
 from solrace.service.presence import Peer, Presence
 from solrace.service.recovery import StoreWatch
-from solrace.service.supervisor import Supervisor
 from solrace.service.timers import Deadlines, Throttle
 from solrace.settings import (
     BOARD_INTERVAL,
@@ -242,7 +242,7 @@ class Hub:
 
     # -------------------------------------------------------------- commands
     def dispatch(self, session: Follower, cmd: Command) -> Effects:
-        """The effects of ``cmd`` (see :func:`solrace.core.dispatch.handle`); raises
+        """The effects of ``cmd`` (see :func:`solrace.protocol.dispatch.handle`); raises
         RaceError, ProtocolError or Pending."""
         return dispatch.handle(self, session, cmd, self.clock())
 
@@ -493,7 +493,7 @@ class Hub:
 
     async def open_seated(self, race: Race, out: Outcome) -> None:
         """Hold and store a race made for its racers (a quick race, a bot race, the daily
-        deal: :func:`solrace.core.dispatch.seated_race`) with their seats; returns once it is
+        deal: :func:`solrace.core.rooms.seated_race`) with their seats; returns once it is
         durable (RaceError ``unavailable`` if that write failed: the race is gone then)."""
         done = asyncio.get_running_loop().create_future()
 

@@ -5,7 +5,7 @@ A seeker is put in the queue of his game and time limit (rated or casual), or pa
 with the best waiting seeker; every ``PASS_EVERY_S`` a pass pairs the waiting seekers whose
 windows have grown to fit each other (the rule, and one seek per player:
 :mod:`solrace.core.pairing`). The process that pairs two seekers makes their race
-(:func:`solrace.core.dispatch.seated_race`: both seated, it counts down once both sat) and,
+(:func:`solrace.core.rooms.seated_race`: both seated, it counts down once both sat) and,
 once it is durable, tells both (``paired``, with each one's token), wherever their connections
 are. Nobody within ``bot_after`` seconds: the seeker's own process takes him out of the queue
 — if he is still there; if another process paired him meanwhile, his ``paired`` is on its way
@@ -42,8 +42,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from solrace.core import dispatch
-from solrace.core.dispatch import Seat
+from solrace.core import rooms
 from solrace.core.identity import Who
 from solrace.core.levels import LEVELS, Level, bot_name, closest
 from solrace.core.pairing import MemoryQueues, Offer, Seek, is_rated, queue_name, queue_parts
@@ -51,7 +50,8 @@ from solrace.core.quotas import client_key
 from solrace.core.race import Race
 from solrace.core.race_parts import Options, RaceError
 from solrace.core.rating import MU
-from solrace.protocol import codec, messages
+from solrace.core.rooms import Seat
+from solrace.protocol import codec, commands, messages
 from solrace.settings import PASS_EVERY_S, QUEUE_CAP, SEEK_GRACE_S
 
 if TYPE_CHECKING:
@@ -184,7 +184,7 @@ class Matchmaker:
         self.seek_grace = SEEK_GRACE_S
 
     # ------------------------------------------------------------- commands
-    async def handle(self, conn: Seeker, cmd: codec.PlayCmd) -> None:
+    async def handle(self, conn: Seeker, cmd: commands.PlayCmd) -> None:
         try:
             if cmd.action == "seek":
                 await self.seek(conn, cmd)
@@ -217,7 +217,7 @@ class Matchmaker:
             await self.rated_gate(who)
         return True, None
 
-    async def seek(self, conn: Seeker, cmd: codec.PlayCmd) -> None:
+    async def seek(self, conn: Seeker, cmd: commands.PlayCmd) -> None:
         self._game(cmd.game)
         who = await self.accounts.ensure(conn)
         rated, casual = await self.rated(who, cmd.rated)
@@ -253,7 +253,7 @@ class Matchmaker:
             return
         self._wait(conn, cmd, seek, rated, casual, now, now)
 
-    def _wait(self, conn: Seeker, cmd: codec.PlayCmd, seek: Seek, rated: bool,
+    def _wait(self, conn: Seeker, cmd: commands.PlayCmd, seek: Seek, rated: bool,
               casual: str | None, since: int, now: int) -> None:
         """``seek`` waits in its queue for ``conn`` since ``since``: its bot's timer
         (``bot_after`` seconds from then), and ``seeking``."""
@@ -268,7 +268,7 @@ class Matchmaker:
         self.hub.reply_later(conn, messages.seeking(cmd.game, cmd.time_limit, rated, bot_at,
                                                     casual, cmd.rid, since=since))
 
-    async def _resume(self, conn: Seeker, cmd: codec.PlayCmd, who: Who, queue: str,
+    async def _resume(self, conn: Seeker, cmd: commands.PlayCmd, who: Who, queue: str,
                       now: int) -> bool:
         """``seek`` with ``resume``: this player's seek in ``queue``, left by a page that
         closed a moment ago, is this connection's now (True, answered); or, paired meanwhile,
@@ -438,7 +438,7 @@ class Matchmaker:
                     **extra: Any) -> Race:
         """Create a seated race and wait until it is durable."""
         hub = self.hub
-        race, out = dispatch.seated_race(hub, address, game, options, seats, hub.clock(),
+        race, out = rooms.seated_race(hub, address, game, options, seats, hub.clock(),
                                          **extra)
         await hub.open_seated(race, out)
         return race
@@ -477,7 +477,7 @@ class Matchmaker:
         except RaceError as exc:
             self.hub.reply_later(conn, codec.error(exc.code, exc.message, **exc.fields))
 
-    async def play_bot(self, conn: Seeker, cmd: codec.PlayCmd) -> None:
+    async def play_bot(self, conn: Seeker, cmd: commands.PlayCmd) -> None:
         self._game(cmd.game)
         level = LEVELS[cmd.level]
         if not self.bots.can_play(level):

@@ -23,11 +23,11 @@ import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from solrace.bus.base import Event
 from solrace.core.identity import Who
 from solrace.core.race import Race
 from solrace.core.race_parts import RaceError
-from solrace.protocol import codec
+from solrace.protocol import codec, commands
+from solrace.protocol.event import Event
 from solrace.store.moderation_base import ModerationStore
 from solrace.store.player_base import PlayerStore
 
@@ -64,7 +64,7 @@ class Moderation:
     async def is_moderator(self, pid: str | None) -> bool:
         return pid is not None and await self.store.role(pid) == MODERATOR
 
-    async def handle(self, conn: Client, cmd: codec.ModCmd) -> None:
+    async def handle(self, conn: Client, cmd: commands.ModCmd) -> None:
         try:
             who = conn.who
             if who is None or not await self.is_moderator(who.id):

@@ -19,10 +19,10 @@ import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from solrace.bus.base import Event
 from solrace.core.identity import Who
 from solrace.protocol import codec
-from solrace.service.supervisor import Supervisor
+from solrace.protocol.event import Event
+from solrace.runtime.supervisor import Supervisor
 
 log = logging.getLogger(__name__)
 

@@ -19,13 +19,13 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from solrace.bus.base import Event
 from solrace.core import fairplay
 from solrace.core.race import Race
 from solrace.core.race_parts import Options, Outcome
 from solrace.core.shared_deal import SharedDeal
 from solrace.core.tournament import Draw, RacePlan, Result, Tournament, TOutcome
 from solrace.protocol import messages
+from solrace.protocol.event import Event
 from solrace.service.entropy import SecretEntropy
 from solrace.service.timers import Deadlines
 from solrace.settings import DEALS_RETRY_MS, ROOM_RETRY_MS

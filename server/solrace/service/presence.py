@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from solrace.bus.base import Event
 from solrace.core.effects import Session
 from solrace.core.race import Race
 from solrace.core.race_parts import Outcome
 from solrace.protocol import messages
+from solrace.protocol.event import Event
 from solrace.service.timers import Deadlines
 from solrace.settings import ABANDON_MS
 

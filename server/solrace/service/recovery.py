@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 
 from solrace.core.race import Race
-from solrace.service.supervisor import Supervisor
+from solrace.runtime.supervisor import Supervisor
 from solrace.settings import PROBE_INTERVAL
 from solrace.store.base import Store
 

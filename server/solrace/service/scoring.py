@@ -16,11 +16,11 @@ from collections.abc import Awaitable, Callable
 from itertools import combinations
 from typing import Any
 
-from solrace.bus.base import Event
 from solrace.core.race import Race
 from solrace.core.scoring import rated, scoring
+from solrace.protocol.event import Event
+from solrace.runtime.supervisor import Supervisor
 from solrace.service.fairplay import Referee
-from solrace.service.supervisor import Supervisor
 from solrace.settings import REPEAT_WINDOW_MS, SCORE_SWEEP_EVERY
 from solrace.store.player_base import PlayerStore
 

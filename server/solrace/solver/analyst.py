@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from solrace.core.quotas import refusal
-from solrace.service.supervisor import Supervisor
+from solrace.runtime.supervisor import Supervisor
 from solrace.settings import (
     ANALYSES_KEPT,
     ANALYSES_PER_ADDRESS,

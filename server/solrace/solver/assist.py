@@ -5,7 +5,7 @@
 deals with the :class:`~solrace.solver.jobs.Solver`, and keeps what it learned:
 
 - **Hints**: the dispatcher cannot wait for a search, so a ``hint`` command it has no answer
-  for raises :class:`~solrace.core.dispatch.NeedsHint`; the connection awaits :meth:`Assist.hint`
+  for raises :class:`~solrace.core.effects.NeedsHint`; the connection awaits :meth:`Assist.hint`
   (the search runs in the solver's process) and dispatches the command again, which then
   finds the answer here, counts the hint durably and replies. Each client address has at most
   :data:`MAX_HINTS_IN_FLIGHT` hints being worked out at once.
@@ -21,11 +21,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from solrace.bus.base import Event
 from solrace.core.effects import NeedsHint
 from solrace.core.race import Race
 from solrace.core.race_parts import RaceError
 from solrace.protocol import messages
+from solrace.protocol.event import Event
 from solrace.settings import MAX_ANSWERS, MAX_HINTS_IN_FLIGHT
 from solrace.solver.deal_source import DealSource
 from solrace.solver.jobs import Par, Solver, SolverBusy

@@ -73,9 +73,7 @@ class CatalogueEntry:
 def catalogue_dir() -> Path:
     """Where the shipped catalogues are: the installed package data if present, else the
     repository's ``seeds/catalogue/``."""
-    import solrace
-
-    packaged = Path(solrace.__file__).parent / "seeds"
+    packaged = Path(__file__).parents[1] / "seeds"
     if packaged.is_dir():
         return packaged
     return Path(__file__).resolve().parents[3] / "seeds" / "catalogue"

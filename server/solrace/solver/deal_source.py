@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from solrace.core.race_parts import RaceError
-from solrace.service.supervisor import Supervisor
+from solrace.runtime.supervisor import Supervisor
 from solrace.settings import MAX_PARS
 from solrace.solver.catalogue import load_catalogue
 from solrace.solver.pool import Pool

@@ -36,7 +36,7 @@ from typing import Any
 import msgpack
 import solrules
 
-from solrace.service.supervisor import Supervisor
+from solrace.runtime.supervisor import Supervisor
 from solrace.settings import (
     HINT_NODES,
     HINT_SECONDS,

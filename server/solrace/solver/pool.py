@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from solrace.core.keys import KEY_BYTES, NONCE_BYTES, MasterKey, SealError, seal, unseal
-from solrace.service.supervisor import Supervisor
+from solrace.runtime.supervisor import Supervisor
 from solrace.settings import (
     POOL_IDLE,
     POOL_RESERVE,

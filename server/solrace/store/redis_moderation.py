@@ -23,10 +23,10 @@ from typing import Any
 
 import msgpack
 
-from solrace.cluster.connect import RedisClient
 from solrace.core.fairplay import suspicion_of
 from solrace.core.rating import Rating
 from solrace.core.scoring import rate_held
+from solrace.runtime.redis_connect import RedisClient
 from solrace.settings import REPEAT_WINDOW_MS
 from solrace.store.player_base import STATS_RESULTS
 from solrace.store.redis_player_data import (

@@ -17,7 +17,7 @@ script, which a Redis Cluster only runs on keys of one slot. Keys::
     sr:{pl}:lb:GAME         sorted set: rated players of GAME by mu (never a closed account)
     sr:{pl}:scored          hash: race -> the ``ratings`` body (JSON) of every scored race
     sr:{pl}:toscore         set: races a player joined, not scored yet (TO_SCORE, named in
-                            solrace.cluster.connect: the race store fills it)
+                            solrace.runtime.redis_connect: the race store fills it)
     sr:{pl}:held            hash: race -> msgpack [game, held_entries] of a held race
     sr:{pl}:flagged         sorted set: "RACE|ID" of flagged results not cleared, by suspicion
     sr:{pl}:pair:A:B        sorted set: rated races of players A < B together, by finish time
@@ -50,9 +50,9 @@ from typing import Any
 import msgpack
 from redis.exceptions import NoScriptError, ResponseError
 
-from solrace.cluster.connect import RedisClient
 from solrace.core.rating import Rating
 from solrace.core.scoring import Result
+from solrace.runtime.redis_connect import RedisClient
 
 
 def pkey(name: str) -> str:

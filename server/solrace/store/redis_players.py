@@ -55,12 +55,12 @@ from typing import Any, cast
 
 import msgpack
 
-from solrace.cluster.connect import TO_SCORE, RedisClient
 from solrace.core.fairplay import suspicion_of
 from solrace.core.identity import Player, name_key, own_key
 from solrace.core.names import VERSION as NAMES_VERSION
 from solrace.core.rating import Rating
 from solrace.core.scoring import Result, Scoring, changes, held_entries, new_ratings, with_ratings
+from solrace.runtime.redis_connect import TO_SCORE, RedisClient
 from solrace.settings import (
     KNOWN_NETWORK_DAYS,
     KNOWN_NETWORKS,

@@ -1,7 +1,7 @@
 """The :class:`~solrace.store.base.Store` on Redis, shared by every server process.
 
 Each race is a hash (settings, seed, salt, finished_at) and a list (its accepted actions, in
-order) under its unit's hash tag (see :mod:`solrace.cluster.connect`). One process at a time
+order) under its unit's hash tag (see :mod:`solrace.runtime.redis_connect`). One process at a time
 *owns* a unit: it holds the unit's lease ``"pid:epoch"``, renews it, and is the only one that
 runs the unit's rooms and writes its log. Every write is one Lua script per unit that first
 checks the lease (a process that lost it — paused, cut off — is *fenced*: its write fails, and
@@ -28,12 +28,12 @@ import msgpack
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError, RedisError, ResponseError
 
-from solrace.cluster.connect import TO_SCORE, UNITS, RedisClient, key, pool_key, unit_of
 from solrace.core.race import Race
 from solrace.core.race_parts import LogEntry
 from solrace.core.tournament import TLogEntry
 from solrace.core.units import Unit
-from solrace.service.supervisor import Supervisor
+from solrace.runtime.redis_connect import TO_SCORE, UNITS, RedisClient, key, pool_key, unit_of
+from solrace.runtime.supervisor import Supervisor
 from solrace.settings import FINISHED_TTL_DAYS, LEASE_MS
 from solrace.store.base import Callback, Failure, OnFailure, committed, failed
 from solrace.store.records import (
@@ -245,7 +245,7 @@ class RedisStore:
         self.keeper = keeper if keeper is not None else client
         self.supervisor = supervisor if supervisor is not None else Supervisor()
         #: The client commits go through: one that never sends a command again by itself
-        #: (see :func:`solrace.cluster.connect.connect`).
+        #: (see :func:`solrace.runtime.redis_connect.connect`).
         self.writer = writer if writer is not None else client
         self.pid = pid
         #: Each log's length once everything queued so far is written (log key -> entries),

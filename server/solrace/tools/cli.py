@@ -55,7 +55,7 @@ def _serve(args: argparse.Namespace) -> int:
     from solrace.core.quotas import Caps
     from solrace.net.app import App, run_server
     from solrace.net.web import client_dir
-    from solrace.service.supervisor import Supervisor, awaiting
+    from solrace.runtime.supervisor import Supervisor, awaiting
     from solrace.store.sqlite_store import SQLiteStore
     from solrace.tools.key_file import KeyFileError
 
@@ -69,15 +69,15 @@ def _serve(args: argparse.Namespace) -> int:
     except KeyFileError as exc:
         print(f"solrace: {exc}", file=sys.stderr, flush=True)
         return 2
-    # One supervisor for every background task of the process (solrace.service.supervisor).
+    # One supervisor for every background task of the process (solrace.runtime.supervisor).
     supervisor = Supervisor()
     storage: Any
     bus: Any = None
     if redis_url:
         # Imported only here: the embedded server never loads redis.
         from solrace.bus.redis_bus import RedisBus
-        from solrace.cluster.connect import connect
         from solrace.cluster.processes import new_pid
+        from solrace.runtime.redis_connect import connect
         from solrace.store.redis_store import RedisStore
 
         pid = new_pid()

@@ -36,7 +36,7 @@ async def _run(args: argparse.Namespace) -> int:
     redis_url = args.redis or os.environ.get("SOLRACE_REDIS", "")
     closing: list[Any] = []
     if redis_url:
-        from solrace.cluster.connect import connect
+        from solrace.runtime.redis_connect import connect
         from solrace.store.redis_moderation import RedisModeration
         from solrace.store.redis_players import RedisPlayers
 
