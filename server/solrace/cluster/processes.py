@@ -342,9 +342,9 @@ class Cluster:
             self.owners[unit] = owner
             return owner
         self.owners[unit] = self.pid
-        t = await self.store.load_tournament(unit)
+        # Through the hub: a command that came for the unit meanwhile shares this load.
+        t = await self.hub.load_tournament(unit)
         if t is not None:
-            await self.hub.adopt_tournament(t)
             log.warning("took over %s %s", getattr(t, "kind", "tournament"), t.tid)
             self.bus.publish_control(unit, internal.Owner(unit, self.pid))
             return None

@@ -161,6 +161,8 @@ class Hub:
         #: other processes in the same script that writes the outcome.
         self.publish_with_commit: Callable[[str, list[Event]], None] | None = None
         self._loading: dict[str, asyncio.Task[Race | None]] = {}
+        #: Tournaments and arenas being loaded (and adopted), one load per unit at a time.
+        self._loading_units: dict[str, asyncio.Task[Unit | None]] = {}
         #: The house's bots (solrace.service.house_bots) and the scorer of finished races
         #: (solrace.service.scoring), when the server has them.
         self.house_bots: Bots | None = None
@@ -647,16 +649,37 @@ class Hub:
         await self.assist.hint(pending)
         return True
 
+    def held_unit(self, tid: str) -> Unit | None:
+        """The tournament or arena held here, if any (never reads the store)."""
+        return self.organizer.tournaments.get(tid) or self.arenas.get(tid)
+
     async def load_tournament(self, tid: str) -> Unit | None:
         """A tournament (or an arena) from memory or, with its races, from the store; None
-        if unknown."""
-        t: Unit | None = self.organizer.tournaments.get(tid) or self.arenas.get(tid)
-        if t is not None:
-            return t
+        if unknown. One load per unit at a time however many ask: a takeover and a command
+        that came for the unit meanwhile adopt it once (two copies would each take the
+        result of a race that ended while nobody ran it, and both write)."""
+        while True:
+            held = self.held_unit(tid)
+            if held is not None:
+                return held
+            loading = self._loading_units.get(tid)
+            if loading is None or loading.done():
+                loading = self.supervisor.spawn(self._load_tournament(tid),
+                                                f"load tournament {tid}")
+                self._loading_units[tid] = loading
+                loading.add_done_callback(
+                    lambda done: self._loading_units.pop(tid, None)
+                    if self._loading_units.get(tid) is done else None)
+            t = await asyncio.shield(loading)
+            if t is None or self.held_unit(tid) is not None or not self.owns(tid):
+                return self.held_unit(tid) or t
+            # Read while another process ran it, and this one runs it now: read it again.
+
+    async def _load_tournament(self, tid: str) -> Unit | None:
         t = await self.store.load_tournament(tid)
         if t is None:
             return None
-        held = self.organizer.tournaments.get(tid) or self.arenas.get(tid)
+        held = self.held_unit(tid)
         if held is not None:
             return held
         if not self.owns(tid):
