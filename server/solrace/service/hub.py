@@ -66,6 +66,7 @@ from solrace.service.recovery import StoreWatch
 from solrace.service.supervisor import Supervisor
 from solrace.service.timers import Deadlines, Throttle
 from solrace.settings import (
+    ADOPT_LOADS,
     BOARD_INTERVAL,
     CLAIM_AFTER_MS,
     COUNTDOWN_S,
@@ -692,13 +693,15 @@ class Hub:
         (loaded from the store when not held): seats and shared deals rebuilt, and what fell
         due while nobody ran it (a round to start, entry to close, a pairing) happens at once,
         by its timer."""
-        races = []
         ids = (self.arena_director.race_ids(t) if isinstance(t, Arena)
                else self.organizer.race_ids(t))
-        for race_id in ids:
-            race = await self.load(race_id)
-            if race is not None:
-                races.append(race)
+        gate = asyncio.Semaphore(ADOPT_LOADS)
+
+        async def load(race_id: str) -> Race | None:
+            async with gate:  # several at once: their round trips overlap
+                return await self.load(race_id)
+
+        races = [r for r in await asyncio.gather(*map(load, ids)) if r is not None]
         if isinstance(t, Arena):
             self.arena_director.adopt(t, races)
         else:
