@@ -148,6 +148,28 @@ async def test_an_arena_loaded_twice_at_once_is_held_once(arenas: Server) -> Non
         assert arena.entrants[bob_id].points == 0 and arena.entrants[bob_id].races == 1
 
 
+async def test_an_arena_taken_up_again_tells_the_seats_not_taken_yet(arenas: Server) -> None:
+    """The ``paired`` of an owner that died right after its commit may never have left it: the
+    process that takes the arena up tells every seat of a race not sat down in again (a client
+    takes a seat once: the same race told twice changes nothing)."""
+    hub = arenas.app.hub
+    ann, _, _ = await player(arenas, "Ann", "10.2.0.1")
+    bob, _, _ = await player(arenas, "Bob", "10.2.0.2")
+    aid = (await ann.request({"type": "arena_create", "game": "scotch", "minutes": 5,
+                              "starts_in": 1}))["arena"]
+    for client in (ann, bob):
+        await client.request({"type": "arena_join", "arena": aid})
+    seats = {c: await event(c, "paired", aid) for c in (ann, bob)}
+    race = str(seats[ann]["race"])
+    hub.arena_director.forget(aid)  # its process let it go before anyone sat down
+    hub.forget(race)
+    await hub.load_tournament(aid)  # taken up again
+    for client, seat in seats.items():
+        again = await event(client, "paired", aid)
+        assert again["race"] == race and again["token"] == seat["token"]
+    assert await sit(seats) == race
+
+
 async def test_bad_arena_input_is_refused(arenas: Server) -> None:
     ann, _, _ = await player(arenas, "Ann", "10.2.0.1")
     guest, _, _ = await player(arenas, "Gus", "10.2.0.3", account=False)
