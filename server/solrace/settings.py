@@ -291,6 +291,10 @@ REDIS_TIMEOUT = 2.0
 REDIS_CONNECT_TIMEOUT = 2.0
 #: Connections one Redis client may open at once (commands in flight at the same time).
 MAX_REDIS_CONNECTIONS = 1024
+#: Races of a tournament or an arena read from Redis at once when a process takes it over (an
+#: arena of a thousand entrants has 500 under way: one after the other, the takeover took 10 s
+#: on a busy machine; a bound keeps it from taking every connection of the pool).
+ADOPT_LOADS = 32
 #: Events kept per unit in its capped stream, for a process catching up after a lost link.
 STREAM_LEN = 500
 #: Seconds between two tries of a lost subscription link (then the last, again and again).
