@@ -18,7 +18,7 @@
 // were (FLIP, at most MOTION_MS), unless the player asked for reduced motion or dragged them there.
 
 import { cardFace, cardLabel, cardShort, pileLabel } from "./cards.js";
-import { onBoardKey } from "./board-keys.js";
+import { PileTyping, onBoardKey } from "./board-keys.js";
 import { DragController } from "./drag.js";
 import { isHome, moveText, parseMove } from "./moves.js";
 import { frameScheduler } from "./ui.js";
@@ -104,8 +104,7 @@ export class BoardView {
     this.dropped = null; // {from, to} of the last drop: those cards are already where they land
     this.selected = null; // {pile, count, tentative}
     this.baseRank = null;
-    this.keyBuffer = "";
-    this.keyTimer = 0;
+    this.typing = new PileTyping(this); // a pile's name being typed (board-keys.js)
     this.pileEls = new Map();
     this.pileSigs = new Map(); // pile -> what it was last drawn from (see renderPile)
     this.focusPile = null; // the one pile in the tab order (roving focus)
@@ -166,6 +165,7 @@ export class BoardView {
   }
 
   destroy() {
+    this.typing.cancel();
     this.el.replaceChildren();
     this.pileEls.clear();
     this.pileSigs.clear();

@@ -20,7 +20,7 @@ import { settings, store } from "./storage.js";
 
 const EVENT_TYPES = new Set([
   "player_joined", "ready", "progress", "countdown", "started", "finished", "resigned", "race_over",
-  "hinted", "reveal",
+  "hinted", "reveal", "last_racer",
 ]);
 // Answers that mean "not now" rather than "no": the action stays and goes again later.
 const RETRY_MS = [1000, 2000, 3000, 5000];
@@ -608,6 +608,7 @@ export class RaceSession extends EventTarget {
     if (s.ratings) m.ratings = s.ratings;
     m.tournament = s.tournament ?? null;
     m.arena = s.arena ?? null;
+    m.lastRacer = s.last_racer ?? null;
     if (s.rematch && !m.rematch) m.rematch = { next: s.rematch, by: null, mine: false };
     if (Array.isArray(s.rematch_wants)) m.rematchWants = s.rematch_wants;
     const old = m.players;
@@ -764,6 +765,11 @@ export class RaceSession extends EventTarget {
         break;
       case "progress":
         this.player(e.player).progress = e.progress;
+        // The last one racing acted: he may stay idle that long again from now.
+        if (m.lastRacer?.player === e.player) m.lastRacer = { ...m.lastRacer, ends_at: this.now() + m.lastRacer.idle_ms };
+        break;
+      case "last_racer":
+        m.lastRacer = { player: e.player, ends_at: e.ends_at, idle_ms: e.idle_ms };
         break;
       case "hinted":
         this.player(e.player).hints = e.hints;
@@ -822,20 +828,6 @@ export class RaceSession extends EventTarget {
  * the race (the server's CLAIM_AFTER_MS). */
 export const CLAIM_AFTER_MS = 60_000;
 
-/** Why the race ended, as far as the model tells: "done" (every racer finished or resigned),
- * "time" (the time limit), "abandoned" (every racer still racing left for two minutes), or
- * null. The server's `reason`, when it sends one, wins. */
-export function overReason(model) {
-  if (model.status !== "finished") return null;
-  if (model.reason) return model.reason;
-  const rows = model.standings || [];
-  if (!rows.length) return null;
-  if (rows.every((s) => s.resigned || (s.time_ms !== null && s.time_ms !== undefined))) return "done";
-  const end = model.finished_at ?? model.overAt;
-  if (model.ends_at && end && end < model.ends_at - 1500) return "abandoned";
-  return "time";
-}
-
 function emptyModel(race) {
   return {
     race,
@@ -874,6 +866,7 @@ function emptyModel(race) {
     rematchDeclined: null, // the name of the racer who said no to it
     rematchSeat: null, // the `paired` of this racer's seat in it
     ratings: null, // the `ratings` message once the race is scored: {rated, game, changes: [...]}
+    lastRacer: null, // {player, ends_at, idle_ms}: the last one racing, and when idleness ends the race
   };
 }
 

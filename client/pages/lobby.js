@@ -6,6 +6,7 @@ import { gameTitle } from "../cards.js";
 import { me } from "../me.js";
 import { store } from "../storage.js";
 import { fetchJSON, h, navigate, ordinal, replace } from "../ui.js";
+import { dailyRevealAt } from "./player-parts.js";
 
 const LOBBY_REFRESH_MS = 5000;
 const STATUS_TEXT = { lobby: "waiting for racers", countdown: "starting", running: "racing now", finished: "finished" };
@@ -102,13 +103,6 @@ export function yourTournaments(list) {
       h("span.muted", {}, `${t.what === "entered" ? "entered" : "hosting"} ${ago(t.at)}`)))));
 }
 
-/** When the daily deal of the UTC day of `at` is revealed: the day's end, plus the last
- * attempt's time limit (15 minutes) and a minute. */
-function dailyRevealAt(at) {
-  const DAY = 86_400_000;
-  return (Math.floor(at / DAY) + 1) * DAY + 16 * 60_000;
-}
-
 /** The races this browser created or raced, newest first, with status and the player's place. */
 export class YourRaces {
   constructor(recent) {
@@ -122,19 +116,20 @@ export class YourRaces {
   load() {
     const rows = this.recent.map((r) => {
       const status = h("span.race-status.muted", {}, "…");
+      const link = h("a", { href: `/race/${encodeURIComponent(r.race)}`, "data-link": true }, r.race);
       const row = h("li.race-row", { dataset: { race: r.race } },
-        h("a", { href: `/race/${encodeURIComponent(r.race)}`, "data-link": true }, r.race),
+        link,
         h("span.race-game", {}, gameTitle(r.game || "")),
         h("span.muted", {}, `${r.what === "daily" ? "daily deal" : r.what} ${ago(r.at)}`),
         h("span.grow"),
         status);
-      this.fill(r, status);
+      this.fill(r, status, link);
       return row;
     });
     replace(this.list, rows);
   }
 
-  async fill(r, el) {
+  async fill(r, el, link) {
     if (r.what === "daily" && Date.now() < dailyRevealAt(r.at)) {
       el.textContent = "today's deal"; // nothing of it is public until the day is over
       return;
@@ -144,6 +139,8 @@ export class YourRaces {
       race = await fetchJSON(`/api/races/${encodeURIComponent(r.race)}`);
     } catch (err) {
       el.textContent = err.status === 404 ? "gone" : "";
+      // A race the server no longer has (its database was reset): no link to "Race not found".
+      if (err.status === 404) link.replaceWith(h("span.race-gone", {}, r.race));
       return;
     }
     const me = store.racer(r.race)?.player;

@@ -4,6 +4,7 @@
 import { BoardView } from "../board.js";
 import { gameTitle } from "../cards.js";
 import { announce, copyText, formatTime, h, ordinal, raceLink, replace, setHidden, setText, toast } from "../ui.js";
+import { store } from "../storage.js";
 import { racerName } from "./player-parts.js";
 
 /** A racer as others see it: name, place, a progress bar and a small live board. With
@@ -181,7 +182,9 @@ export function raceClock(model, now) {
 /** The header strip: game, race code with copy-link button, status pill and clock. */
 export class RaceHeader {
   constructor(race, { watching = false } = {}) {
+    this.race = race;
     this.spectate = null;
+    this.racePage = null;
     this.title = h("h1.race-title");
     this.status = h("span.status-pill", { role: "status" });
     this.clock = h("span.clock", { "aria-label": "Race clock", role: "timer" });
@@ -195,7 +198,8 @@ export class RaceHeader {
         onclick: async () => toast((await copyText(link)) ? "Race link copied" : link, "info", 2500),
       }, "Copy link"),
       watching
-        ? h("a.small.button", { href: `/race/${encodeURIComponent(race)}`, "data-link": true }, "Race page")
+        ? (this.racePage = h("a.small.button#race-page", { href: `/race/${encodeURIComponent(race)}`, "data-link": true },
+          "Race page"))
         // A new tab: a racer who looks at the spectator view must not leave his race.
         : (this.spectate = h("a.small.button#spectate", { href: `/race/${encodeURIComponent(race)}/watch`, target: "_blank",
           rel: "noopener", title: "Opens the spectator view in a new tab" }, "Spectate ↗")),
@@ -208,8 +212,14 @@ export class RaceHeader {
     // Called ten times a second: a write, even of the same text, costs the page a style and
     // layout pass, so only what changed is written.
     setText(this.title, model.game ? gameTitle(model.game) : "Race");
-    // Today's daily deal: nobody may watch it (nor follow its link) until the day is over.
-    if (this.spectate) setHidden(this.spectate, model.options?.kind === "daily");
+    // A link only where it leads somewhere. The spectator view: of a race that is there and not
+    // over (the race page shows a finished race whole), and not of today's daily deal (nobody
+    // may watch it until the day is over). The race page: not of a race the server does not
+    // have, nor of one it refuses to show, unless this browser raced it (today's daily deal).
+    if (this.spectate) {
+      setHidden(this.spectate, !model.loaded || model.status === "finished" || model.options?.kind === "daily");
+    }
+    if (this.racePage) setHidden(this.racePage, !!model.notFound || (!!model.refused && !store.racer(this.race)));
     const c = raceClock(model, now);
     setText(this.status, c.text);
     if (this.status.dataset.phase !== c.phase) this.status.dataset.phase = c.phase;

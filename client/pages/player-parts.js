@@ -21,6 +21,14 @@ export const playerPath = (name) => `/player/${encodeURIComponent(name)}`;
 export const leaderboardPath = (game) => `/leaderboard/${encodeURIComponent(game)}`;
 export const dailyPath = (game = "") => (game ? `/daily/${encodeURIComponent(game)}` : "/daily");
 
+/** When the daily deal of the UTC day of `at` is revealed, and its races open to everyone: the
+ * day's end, plus the last attempt's time limit (15 minutes) and a minute (docs/protocol.md,
+ * "The daily deal"). Until then only its racer's own browser may open one. */
+export function dailyRevealAt(at) {
+  const DAY = 86_400_000;
+  return (Math.floor(at / DAY) + 1) * DAY + 16 * 60_000;
+}
+
 /** {rating, deviation, provisional} from what the server sends: a number or such an object. */
 export function asRating(value) {
   if (value === null || value === undefined) return null;

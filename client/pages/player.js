@@ -6,7 +6,8 @@ import { GAME_TITLES, gameTitle } from "../cards.js";
 import { me } from "../me.js";
 import { challengePanel } from "./challenge.js";
 import { fetchJSON, formatTime, h, ordinal, replace } from "../ui.js";
-import { dayText, deltaText, leaderboardPath, ratingText } from "./player-parts.js";
+import { store } from "../storage.js";
+import { dailyPath, dailyRevealAt, dayText, deltaText, leaderboardPath, ratingText } from "./player-parts.js";
 import { ratingChart } from "./rating-chart.js";
 
 const KINDS = { quick: "quick race", bot: "vs bot", daily: "daily deal", challenge: "challenge" };
@@ -120,8 +121,7 @@ function recentPanel(p) {
         h("span.recent-result.muted", {}, done ? formatTime(r.time_ms) : `${r.foundation ?? 0}/${r.total ?? "?"} home`)),
       h("td.num.delta", { class: !r.rated ? "casual" : r.delta > 0 ? "up" : r.delta < 0 ? "down" : "" },
         r.rated ? deltaText(r.delta) : "casual"),
-      h("td.num", {}, h("a", { href: `/race/${encodeURIComponent(r.race)}`, "data-link": true,
-        "aria-label": `Results and replay of the ${gameTitle(r.game)} race ${r.race}` }, "Replay")));
+      h("td.num", {}, resultsLink(r)));
   });
   return h("section.panel.recent-panel", { "aria-labelledby": "recent-races-title" },
     h("h2#recent-races-title", {}, "Recent races"),
@@ -130,6 +130,18 @@ function recentPanel(p) {
         .map((t, i) => h("th", { scope: "col", class: i ? "num" : "" }, t)))),
       h("tbody", {}, rows)))
       : h("p.muted", {}, "No race yet."));
+}
+
+/** The link to a recent race's results and replay. A daily deal's race stays secret until the
+ * day is over (nobody but its racer may open it): until then, the day's table instead. */
+function resultsLink(r) {
+  if (r.kind === "daily" && Date.now() < dailyRevealAt(r.at ?? Date.now()) && !store.racer(r.race)) {
+    return h("a.daily-table-link", { href: dailyPath(r.game), "data-link": true,
+      title: "The replay opens when the day is over", "aria-label": `The ${gameTitle(r.game)} daily deal's table ` +
+        "(its replay opens when the day is over)" }, "Day's table");
+  }
+  return h("a", { href: `/race/${encodeURIComponent(r.race)}`, "data-link": true,
+    "aria-label": `Results and replay of the ${gameTitle(r.game)} race ${r.race}` }, "Replay");
 }
 
 /** "today 14:05", "yesterday 09:12", or "2 Dec 2026". */

@@ -123,6 +123,10 @@ function racePart(race, session, model, autojoin) {
   const claimBtn = h("button#claim.small", { type: "button", onclick: () => session.claim() },
     "End the race now");
   const banner = h("div.banner", { role: "status" });
+  // The last one racing: the time he has left to make a move (the banner says why, once).
+  const lastLeft = h("span.last-left", { "aria-hidden": "true" });
+  const lastOne = () => model.status === "running" && !!model.you && model.lastRacer?.player === model.you
+    && !model.replaced;
   const strip = new YourStrip();
   const baseRank = h("p.base-rank", { hidden: true });
   const message = h("p.move-msg", { role: "alert" });
@@ -220,6 +224,10 @@ function racePart(race, session, model, autojoin) {
     } else if (c.phase === "running" && lastCount !== null) {
       lastCount = null;
       play("go");
+    }
+    if (lastOne()) {
+      const left = formatTime(Math.max(0, model.lastRacer.ends_at - session.now()), { tenths: false });
+      if (lastLeft.textContent !== `(${left} left)`) lastLeft.textContent = `(${left} left)`;
     }
     if (c.phase === "running" && c.low && !lowWarned && session.isRacer) {
       lowWarned = true;
@@ -335,7 +343,10 @@ function racePart(race, session, model, autojoin) {
     else if (model.connection !== "open" && model.connection !== "connecting") setBanner("warn", "Connection lost — reconnecting…");
     else if (running && own && !own.legal.length && !own.awaiting && !pending
       && own.progress.foundation < own.progress.total) setBanner("warn", "No moves left. Undo if you can, or resign.");
-    else if (session.claimable()) setBanner("warn", "Everyone else still racing has been offline for a minute.", claimBtn);
+    else if (lastOne()) {
+      setBanner("warn", "You're the last one racing: the race ends if you make no move for " +
+        `${Math.round(model.lastRacer.idle_ms / 1000)} s.`, lastLeft);
+    } else if (session.claimable()) setBanner("warn", "Everyone else still racing has been offline for a minute.", claimBtn);
     else setBanner("", "");
 
     // Done while the race goes on: standings and the other boards take the board's place.

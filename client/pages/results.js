@@ -7,7 +7,6 @@
 
 import { gameTitle } from "../cards.js";
 import { me as player } from "../me.js";
-import { overReason } from "../session.js";
 import { fetchJSON, formatTime, h, navigate, ordinal, replace, toast } from "../ui.js";
 import { verifyCommitment } from "../verify.js";
 import { nextActions, rematchOffer } from "./finish.js";
@@ -51,10 +50,26 @@ export function parText(par, revealed) {
   return revealed ? "Par: the solver is working on it…" : "";
 }
 
+/** Why the race ended, as far as the model tells: "done" (every racer finished or resigned),
+ * "time" (the time limit), "abandoned" (every racer still racing left for two minutes), or
+ * null. The server's `reason`, when it sends one, wins. */
+export function overReason(model) {
+  if (model.status !== "finished") return null;
+  if (model.reason) return model.reason;
+  const rows = model.standings || [];
+  if (!rows.length) return null;
+  if (rows.every((s) => s.resigned || (s.time_ms !== null && s.time_ms !== undefined))) return "done";
+  const end = model.finished_at ?? model.overAt;
+  if (model.ends_at && end && end < model.ends_at - 1500) return "abandoned";
+  return "time";
+}
+
 const REASONS = {
   abandoned: "The race ended early: every racer still racing had been offline for two minutes. " +
     "The standings are as they stood then.",
   time: "Time is up: the racers who had not finished are ranked by cards home.",
+  idle: "Everyone else was done, and the last one racing stopped making moves: the race ended " +
+    "there, as if its time had run out, with his cards home as they stood.",
   humans_done: "Every human racer had finished or resigned, so the race ended there: the bots " +
     "still playing are ranked by the cards they had home.",
   claimed: "A racer claimed the race: every other racer still racing had been offline for a minute. " +

@@ -143,7 +143,7 @@ export function roundsList(model) {
       return h("li.race-link", { dataset: { race }, class: own ? "is-you" : "" },
         h("a", { href: racePath(race), "data-link": true }, own ? `Race ${i + 1} (yours)` : `Race ${i + 1}`),
         h("span.muted", {}, result ? " · " : " · running"),
-        result ? h("span.race-order", {}, result.map((e, j) => `${j + 1}. ${names.get(e) || e}`).join("  ")) : null);
+        result ? h("span.race-order", {}, raceOrder(result, r.places?.[race], names)) : null);
     });
     const void_ = (r.void || []).map((race) => h("li.race-link.void", { dataset: { race } },
       h("a", { href: racePath(race), "data-link": true }, race), h("span.muted", {}, " · void (re-dealt)")));
@@ -152,6 +152,19 @@ export function roundsList(model) {
       h("h3", {}, `${label} · ${gameTitle(r.game)} `, h("span.tag", { class: over || dropped ? "tag-over" : "tag-live" },
         over ? "over" : dropped ? "not counted" : "running")),
       h("ul.race-links", {}, races, void_));
+  });
+}
+
+/** A race's order: "1. Ann  2. Bo  3= Cy  3= Di". Equal results share a place, as in every
+ * standings table, and a shared place is marked "=" (the server's `places`; a view without
+ * them counts 1, 2, 3…). */
+function raceOrder(entrants, places, names) {
+  const placeOf = (j) => places?.[j] ?? j + 1;
+  return entrants.flatMap((e, j) => {
+    const place = placeOf(j);
+    const shared = entrants.some((_, k) => k !== j && placeOf(k) === place);
+    return [j ? " " : null, h("span.race-place", { dataset: { place }, title: shared ? `Shared ${ordinal(place)} place` : null },
+      `${place}${shared ? "=" : "."} ${names.get(e) || e}`)];
   });
 }
 

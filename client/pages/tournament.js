@@ -244,7 +244,16 @@ export function nextText(view, now) {
 }
 
 function winnerLine(model) {
-  const first = model.standings?.[0];
+  const rows = model.standings || [];
+  const first = rows[0];
   if (!first) return null;
-  return h("p.t-winner", {}, "♛ ", h("strong", {}, first.name), first.entrant === model.you ? " — that's you!" : " wins.");
+  // Entrants equal on everything share first place: none of them is said to win alone.
+  const winners = rows.filter((r) => r.place === first.place && !r.flagged);
+  if (winners.length < 2) {
+    return h("p.t-winner", {}, "♛ ", h("strong", {}, first.name), first.entrant === model.you ? " — that's you!" : " wins.");
+  }
+  const names = winners.flatMap((r, i) => [i === 0 ? null : i === winners.length - 1 ? " and " : ", ",
+    h("strong", {}, r.name)]);
+  return h("p.t-winner", {}, "♛ ", names, " share first place",
+    winners.some((r) => r.entrant === model.you) ? " — you among them!" : ".");
 }

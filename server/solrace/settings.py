@@ -81,6 +81,12 @@ ABORT_MOVES = 3
 #: A racer may end the race (``claim``) once every other racer still racing has been
 #: offline this long.
 CLAIM_AFTER_MS = 60_000
+#: The last one racing (every other racer finished or resigned) who makes no move for this
+#: long ends the race, as if its time had run out (solrace.core.last_racer). As long as a
+#: claim's minute: long enough to think over a hard position, short enough that those who
+#: are done (and a tournament's round, an arena's next pairing) do not wait on an open tab
+#: left alone for the rest of the time limit. Stored with each race (``last_idle_ms``).
+LAST_RACER_IDLE_MS = 60_000
 #: Finished races kept in memory for the API and late watchers.
 FINISHED_CACHE = 256
 
@@ -285,6 +291,10 @@ REDIS_TIMEOUT = 2.0
 REDIS_CONNECT_TIMEOUT = 2.0
 #: Connections one Redis client may open at once (commands in flight at the same time).
 MAX_REDIS_CONNECTIONS = 1024
+#: Races of a tournament or an arena read from Redis at once when a process takes it over (an
+#: arena of a thousand entrants has 500 under way: one after the other, the takeover took 10 s
+#: on a busy machine; a bound keeps it from taking every connection of the pool).
+ADOPT_LOADS = 32
 #: Events kept per unit in its capped stream, for a process catching up after a lost link.
 STREAM_LEN = 500
 #: Seconds between two tries of a lost subscription link (then the last, again and again).

@@ -311,3 +311,39 @@ def test_a_race_that_ends_first_waits_for_its_rounds_reveal(pages: Pages, new_bo
     assert ann.locator(".tournament-table tr.is-you .round-points").first.inner_text() != "–"
     admin.request({"type": "tournament_finish", "tournament": tid, "token": token})
     ann.wait_for_selector(".standings-panel >> text=Final table")
+
+
+def test_a_shared_place_in_a_rounds_list(pages: Pages, new_bot: NewBot) -> None:
+    """Two entrants who share a place are shown so in the round's list ("3= Cy  3= Di"), as
+    the standings share it, not counted on as 3rd and 4th (issue 29, item 5); a first place
+    shared is said so over the final table, nobody "wins" it alone."""
+    admin = new_bot()
+    created = admin.request({"type": "tournament_create", "name": "Tie Cup", "format": "rounds",
+                             "games": ["scotch"], "rounds": 1, "race_size": 4, "gap": 0,
+                             "grace": 30, "time_limit": 10})
+    tid = created["tournament"]
+    entrants = []
+    for name in ("Ada", "Bea", "Cy", "Di"):
+        entrant = new_bot()
+        entrant.request({"type": "tournament_join", "tournament": tid, "name": name})
+        entrants.append(entrant)
+    watcher = pages.open(f"/tournament/{tid}")
+    watcher.wait_for_selector(".entrant-list >> text=Di")
+    admin.request({"type": "tournament_start", "tournament": tid, "token": created["host_token"]})
+    seats = [read_until(entrant, "round") for entrant in entrants]
+    for entrant, seat in zip(entrants, seats, strict=True):
+        entrant.request({"type": "join", "race": seat["race"], "token": seat["token"]})
+    read_until(entrants[3], "started")
+    # Cy and Di resign with nothing home: they share 3rd. Ada and Bea let the 10 s run out with
+    # nothing home either: they share 1st.
+    for entrant in entrants[2:]:
+        entrant.request({"type": "resign", "race": seats[2]["race"]})
+    order = watcher.wait_for_selector(".round-card .race-order", timeout=WAIT_MS * 3)
+    assert order.inner_text().split() == ["1=", "Ada", "1=", "Bea", "3=", "Cy", "3=", "Di"]
+    standings = points(watcher)
+    assert standings["Cy"] == standings["Di"] and standings["Ada"] == standings["Bea"]
+    medals = watcher.locator(".tournament-table .medal").all_inner_texts()
+    assert medals == ["1st", "1st", "3rd", "3rd"]
+    watcher.wait_for_selector(".t-winner >> text=♛ Ada and Bea share first place.")
+    watcher.locator(".round-card").scroll_into_view_if_needed()
+    both_widths(watcher, "tournament-shared-places")

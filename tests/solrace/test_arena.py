@@ -168,3 +168,20 @@ def test_past_the_end_with_a_race_under_way_nothing_is_due() -> None:
     ends = T0 + 60_000
     assert a.next_deadline(ends - 1) == ends
     assert a.next_deadline(ends + 5) is None  # the race's result ends it, no timer spins
+
+
+def test_the_table_is_built_once_per_change_and_follows_every_change() -> None:
+    a, log = arena()
+    enter(a, log, "p1", "p2", "p3", "p4")
+    table = a.standings()
+    assert a.standings() is table  # no change: the same table (a burst shares one)
+    assert a.row("p3") == table[2] and a.row("nobody") is None
+    pairs_at(a, log, T0)
+    assert a.standings() is not table and all(r["racing"] for r in a.standings())
+    win(a, log, "ab12cd34ef-2", "p4", T0 + 10_000)
+    row = a.row("p4")
+    assert row is not None and row["place"] == 1 and row["points"] == 2
+    assert not row["racing"] and a.standings()[0] == row
+    a.pause("p4", T0 + 11_000)
+    assert a.row("p4")["paused"] is True  # type: ignore[index]
+    assert [e.player for e in a.waiting()] == ["p3"]  # p1, p2 race; p4 paused

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from solrace.core.arena import Arena
 from solrace.tools.race_client import RaceClient, ServerError
 
 from tests.solrace.conftest import Server, T
@@ -123,6 +124,55 @@ async def test_an_entrant_who_leaves_is_paused_and_comes_back(
     await bob2.request({"type": "arena_pause", "arena": aid})
     _status, _, body = await aget(arenas, f"/api/arenas/{aid}")
     assert {r["player"]: r for r in json.loads(body)["standings"]}[bob_id]["paused"] is True
+
+
+async def test_an_arena_loaded_twice_at_once_is_held_once(arenas: Server) -> None:
+    """Two loads of an arena at once (on Redis: the takeover of a dead owner's arena, and a
+    command or a page that came for it meanwhile) hold one arena, and a race that ended while
+    nobody ran it counts once — also for the next process that rebuilds it from its log."""
+    hub = arenas.app.hub
+    ann, _, ann_id = await player(arenas, "Ann", "10.2.0.1")
+    bob, _, bob_id = await player(arenas, "Bob", "10.2.0.2")
+    aid = (await ann.request({"type": "arena_create", "game": "scotch", "minutes": 5,
+                              "starts_in": 1}))["arena"]
+    for client in (ann, bob):
+        await client.request({"type": "arena_join", "arena": aid})
+    race = await sit({c: await event(c, "paired", aid) for c in (ann, bob)})
+    await three_moves(ann, race)
+    await three_moves(bob, race)
+    hub.arena_director.forget(aid)  # the process lets the arena go (its lease lapsed)...
+    await bob.resign(race)  # ...and the race ends meanwhile: its result is not taken
+    hub.forget(race)
+    first, second = await asyncio.gather(hub.load_tournament(aid), hub.load_tournament(aid))
+    assert first is second is hub.arenas[aid]
+    await hub.store.flushed()
+    rebuilt = await hub.store.load_tournament(aid)
+    assert isinstance(rebuilt, Arena) and rebuilt.v == hub.arenas[aid].v
+    for arena in (hub.arenas[aid], rebuilt):
+        assert arena.entrants[ann_id].points == 2 and arena.entrants[ann_id].races == 1
+        assert arena.entrants[bob_id].points == 0 and arena.entrants[bob_id].races == 1
+
+
+async def test_an_arena_taken_up_again_tells_the_seats_not_taken_yet(arenas: Server) -> None:
+    """The ``paired`` of an owner that died right after its commit may never have left it: the
+    process that takes the arena up tells every seat of a race not sat down in again (a client
+    takes a seat once: the same race told twice changes nothing)."""
+    hub = arenas.app.hub
+    ann, _, _ = await player(arenas, "Ann", "10.2.0.1")
+    bob, _, _ = await player(arenas, "Bob", "10.2.0.2")
+    aid = (await ann.request({"type": "arena_create", "game": "scotch", "minutes": 5,
+                              "starts_in": 1}))["arena"]
+    for client in (ann, bob):
+        await client.request({"type": "arena_join", "arena": aid})
+    seats = {c: await event(c, "paired", aid) for c in (ann, bob)}
+    race = str(seats[ann]["race"])
+    hub.arena_director.forget(aid)  # its process let it go before anyone sat down
+    hub.forget(race)
+    await hub.load_tournament(aid)  # taken up again
+    for client, seat in seats.items():
+        again = await event(client, "paired", aid)
+        assert again["race"] == race and again["token"] == seat["token"]
+    assert await sit(seats) == race
 
 
 async def test_bad_arena_input_is_refused(arenas: Server) -> None:

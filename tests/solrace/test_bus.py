@@ -44,6 +44,33 @@ def test_a_subscriber_may_cancel_itself_during_delivery() -> None:
     assert seen == [1] and bus.subscribers("r") == 0
 
 
+def test_an_event_for_one_reaches_only_him_and_who_never_said() -> None:
+    """An event addressed to one racer or player is offered only to the subscribers that speak
+    for him, and to those that never said whom they speak for (a house bot); an arena's
+    thousand followers are not each offered every entrant's seat."""
+    bus = MemoryBus()
+    got: list[tuple[str, int]] = []
+    subs = {name: bus.subscribe("a", lambda e, name=name: got.append((name, e.data["v"])))
+            for name in ("ann", "bob", "watcher", "bot")}
+    subs["ann"].address("p-ann")
+    subs["bob"].address("p-bob")
+    subs["watcher"].address(None)
+    bus.publish("a", Event({"v": 1}, to="p-ann"))
+    bus.publish("a", Event({"v": 2}))
+    assert got == [("ann", 1), ("bot", 1),
+                   ("ann", 2), ("bob", 2), ("watcher", 2), ("bot", 2)]
+    got.clear()
+    subs["bob"].address("p-ann")  # another tab of Ann's, say
+    subs["ann"].address(None)  # left the seat
+    subs["bot"].cancel()
+    bus.publish("a", Event({"v": 3}, to="p-ann"))
+    bus.publish("a", Event({"v": 4}, to="p-bob"))
+    assert got == [("bob", 3)]
+    for sub in subs.values():
+        sub.cancel()
+    assert bus.subscribers("a") == 0 and not bus._to and not bus._unsaid
+
+
 def test_events_encode_once_per_encoding_into_whole_frames() -> None:
     event = Event({"type": "progress", "v": 3, "name": "Zoë"})
     assert event.encoded(False) is event.encoded(False)

@@ -1,5 +1,6 @@
 """The tournament machine on its own: seating, places, points, every tie-break of the table, the
-knockout bracket with byes and a no-show, and replay of its log."""
+knockout bracket with byes and a no-show, and replay of its log; and a race's order as the
+messages carry it, shared places included."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from solrace.core.tournament import (
     bracket_order,
     split,
 )
+from solrace.protocol import messages
 
 T0 = 1_800_000_000_000
 
@@ -235,6 +237,25 @@ def test_equal_results_share_a_place_and_the_points() -> None:
     table = t.standings()
     assert [(r["entrant"], r["place"], r["points"]) for r in table] == [
         ("e1", 1, 3), ("e2", 1, 3), ("e3", 3, 1), ("e4", 3, 1)]
+
+
+def test_a_race_order_carries_its_shared_places() -> None:
+    """The rounds' lists show each race's order with its places: a shared one is shared there
+    too, not counted on (issue 29, item 5: two entrants sharing 3rd were shown 3rd and 4th)."""
+    t, _ = entered("rounds", 4, race_size=4, gap=0, rounds=1)
+    out = t.start("host", T0, seeds())
+    rnd = t.current()
+    assert rnd is not None
+    race = rnd.races[0]
+    # e3 finishes, e1 stops with 12 cards home, e2 and e4 resign with nothing home.
+    results = [dnf("e1", 12, 300), Result("e2", False, None, 0, 0, True), fin("e3", 900),
+               Result("e4", False, None, 0, 0, True)]
+    out = t.race_over(race, results, T0 + 1000)
+    view = messages.tournament_view(t)["rounds"][0]
+    assert view["results"][race] == ["e3", "e1", "e2", "e4"]
+    assert view["places"][race] == [1, 2, 3, 3]
+    event = next(messages.tournament_event(t, ev) for ev in out.events if ev.kind == "standings")
+    assert (event["results"], event["places"]) == (["e3", "e1", "e2", "e4"], [1, 2, 3, 3])
 
 
 def test_a_knockout_game_tied_for_first_goes_to_the_better_seed() -> None:

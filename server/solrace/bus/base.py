@@ -23,6 +23,11 @@ class Subscription(Protocol):
     def cancel(self) -> None:
         """Stop delivery. Idempotent; safe to call from a callback."""
 
+    def address(self, to: str | None) -> None:
+        """Whom the subscriber speaks for on this race (a racer, or an arena's entrant; None:
+        nobody): from now on, of the events addressed to someone (``to``), only his reach it.
+        A subscriber that never says gets them all, to pick from."""
+
 
 class Bus(Protocol):
     def publish(self, race: str, event: Publishable, remote: bool = True) -> None:

@@ -436,6 +436,10 @@ class _RemoteSubscription:
         self.unit = unit
         self.inner: Subscription | None = inner
 
+    def address(self, to: str | None) -> None:
+        if self.inner is not None:
+            self.inner.address(to)
+
     def cancel(self) -> None:
         if self.inner is not None:
             self.inner.cancel()

@@ -341,10 +341,13 @@ class Cluster:
             self.owners[unit] = owner
             return owner
         self.owners[unit] = self.pid
-        t = await self.store.load_tournament(unit)
+        began = asyncio.get_running_loop().time()
+        # Through the hub: a command that came for the unit meanwhile shares this load.
+        t = await self.hub.load_tournament(unit)
         if t is not None:
-            await self.hub.adopt_tournament(t)
-            log.warning("took over %s %s", getattr(t, "kind", "tournament"), t.tid)
+            log.warning("took over %s %s (rebuilt with its races in %.2f s)",
+                        getattr(t, "kind", "tournament"), t.tid,
+                        asyncio.get_running_loop().time() - began)
             self.bus.publish_control(unit, internal.Owner(unit, self.pid))
             return None
         race = await self.store.load(unit)

@@ -112,6 +112,11 @@ class ArenaEntrant:
                 "form": "".join(self.form[-10:]), **({"flagged": True} if self.flagged else {})}
 
 
+def _waits(e: ArenaEntrant) -> bool:
+    """Does he wait to be paired (not racing, not paused, in since a moment)?"""
+    return e.racing is None and not e.paused and e.waiting_since is not None
+
+
 @dataclass(frozen=True)
 class ArenaResult:
     """One racer's result in an arena race, as the race ended: his place (1 is best), whether
@@ -141,6 +146,13 @@ class Arena:
         self.results: set[str] = set()  # races whose result counted
         self.pairs = 0  # races made (for their ids)
         self.finished_at: int | None = None
+        #: Bumped by every change to the entrants: the table's order and rows below are worked
+        #: out once per change (a burst of results tells each racer his row and everyone the
+        #: table, and pairing reads the order: with a thousand entrants each sort and each
+        #: table is a millisecond or more).
+        self._changes = 0
+        self._ordered: tuple[int, list[ArenaEntrant], dict[str, int]] | None = None
+        self._table: tuple[int, list[Message]] | None = None
 
     @property
     def aid(self) -> str:
@@ -163,10 +175,7 @@ class Arena:
 
     def waiting(self) -> list[ArenaEntrant]:
         """Entrants who wait to be paired, in table order."""
-        rank = {e.player: i for i, e in enumerate(self._order())}
-        return sorted((e for e in self.entrants.values()
-                       if e.racing is None and not e.paused and e.waiting_since is not None),
-                      key=lambda e: rank[e.player])
+        return [e for e in self._order() if _waits(e)]
 
     def next_deadline(self, now: int | None = None) -> int | None:
         """When :meth:`tick` has something to do: the start, the next pairing, the end. Past
@@ -176,11 +185,11 @@ class Arena:
         s = self.settings
         if now is not None and now >= s.ends_at and self.running:
             return None
-        waiting = self.waiting()
+        since = [e.waiting_since for e in self.entrants.values()
+                 if e.waiting_since is not None and _waits(e)]
         due = s.ends_at
-        if len(waiting) >= 2 and waiting[0].waiting_since is not None:
-            first = min(e.waiting_since or 0 for e in waiting)
-            due = min(due, max(s.starts_at, first + PAIR_EVERY_MS))
+        if len(since) >= 2:
+            due = min(due, max(s.starts_at, min(since) + PAIR_EVERY_MS))
         return due
 
     # ----------------------------------------------------------------- commands
@@ -202,6 +211,7 @@ class Arena:
         return out
 
     def _apply_join(self, data: Message, now: int) -> None:
+        self._changes += 1
         e = self.entrants.get(data["player"])
         if e is None:
             e = self.entrants[data["player"]] = ArenaEntrant(
@@ -225,6 +235,7 @@ class Arena:
                         events=[self._event("arena")])
 
     def _apply_pause(self, player: str) -> None:
+        self._changes += 1
         e = self.entrants[player]
         e.paused = True
         e.waiting_since = None
@@ -267,6 +278,7 @@ class Arena:
         return pairs
 
     def _apply_pair(self, entry: Message) -> None:
+        self._changes += 1
         a, b = entry["players"]
         self.running[entry["race"]] = (a, b)
         for me, other in ((a, b), (b, a)):
@@ -292,6 +304,7 @@ class Arena:
         return out
 
     def _apply_result(self, entry: Message, now: int) -> None:
+        self._changes += 1
         race = entry["race"]
         self.results.add(race)
         players = self.running.pop(race, ())
@@ -335,17 +348,35 @@ class Arena:
         e.reached_at = now
 
     # ------------------------------------------------------------------ the table
+    def _sorted(self) -> tuple[list[ArenaEntrant], dict[str, int]]:
+        """The entrants in table order (see :meth:`standings`) and each one's index in it,
+        sorted once per change."""
+        if self._ordered is None or self._ordered[0] != self._changes:
+            order = sorted(self.entrants.values(),
+                           key=lambda e: (e.flagged, -e.points, -e.wins, e.reached_at, e.order))
+            self._ordered = (self._changes, order, {e.player: i for i, e in enumerate(order)})
+        return self._ordered[1], self._ordered[2]
+
     def _order(self) -> list[ArenaEntrant]:
-        return sorted(self.entrants.values(),
-                      key=lambda e: (e.flagged, -e.points, -e.wins, e.reached_at, e.order))
+        return self._sorted()[0]
 
     def standings(self) -> list[Message]:
         """The table: points (desc), then wins (desc), then who reached his points first; a
-        flagged entrant listed last, with no place."""
-        rows = []
-        for i, e in enumerate(self._order()):
-            rows.append({"place": None if e.flagged else i + 1, **e.row()})
-        return rows
+        flagged entrant listed last, with no place. Built once per change and shared by every
+        message until the next: neither the list nor its rows may be changed."""
+        if self._table is None or self._table[0] != self._changes:
+            self._table = (self._changes, [{"place": None if e.flagged else i + 1, **e.row()}
+                                           for i, e in enumerate(self._order())])
+        return self._table[1]
+
+    def row(self, player: str) -> Message | None:
+        """``player``'s row of :meth:`standings` (None if he is not in), without building the
+        others (each racer is told his own after every race of his)."""
+        e = self.entrants.get(player)
+        if e is None:
+            return None
+        i = self._sorted()[1][player]
+        return {"place": None if e.flagged else i + 1, **e.row()}
 
     # ------------------------------------------------------------------- replay
     def replay(self, entry: TLogEntry) -> None:

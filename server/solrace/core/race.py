@@ -20,7 +20,7 @@ from typing import Any
 
 import solrules
 
-from solrace.core import daily
+from solrace.core import daily, last_racer
 from solrace.core.errors import Code
 from solrace.core.race_parts import (
     LogEntry,
@@ -38,6 +38,7 @@ from solrace.settings import (
     CLAIM_AFTER_MS,
     COUNTDOWN_S,
     EMPTY_LOBBY_TTL_MS,
+    LAST_RACER_IDLE_MS,
     LOBBY_TTL_MS,
     MAX_ACTIONS,
 )
@@ -67,6 +68,7 @@ class Race:
         seated_until: int | None = None,
         forfeit: bool = False,
         absent_ends: bool = False,
+        last_idle_ms: int = LAST_RACER_IDLE_MS,
     ) -> None:
         self.race = race
         self.game = game
@@ -86,6 +88,10 @@ class Race:
         #: quick race does not take place with an empty seat (stored: a race made before this
         #: rule replays as it was played).
         self.absent_ends = absent_ends
+        #: How long the last one racing may make no move (solrace.core.last_racer; stored: 0
+        #: for a race made before the rule), and since when he is the last one.
+        self.last_idle_ms = last_idle_ms
+        self.last_since: int | None = None
         #: The tournament it belongs to, for its pages: {tournament, name, round} (not durable:
         #: the tournament sets it).
         self.tournament: dict[str, Any] | None = None
@@ -113,7 +119,8 @@ class Race:
         self.finished_at: int | None = None
         #: Why it ended: "done" (every racer finished or resigned), "humans_done" (every
         #: human racer did: bots still racing stop), "resigned" (every racer but one resigned:
-        #: he won), "time" (the time limit), "abandoned"
+        #: he won), "time" (the time limit), "idle" (the last one racing made no move for
+        #: ``last_idle_ms``), "abandoned"
         #: (every racer still racing left), "claimed" (a racer claimed it: every other racer
         #: still racing had been offline for a minute), "expired" (a lobby nobody started),
         #: "no_show" (a quick race whose seats were not all taken within the grace).
@@ -121,8 +128,7 @@ class Race:
         self._standings: list[Message] | None = None
         self.deal: SharedDeal[Race] = SharedDeal([self])
         if options.kind == "daily" and options.day is not None:
-            self.deal.held_until = daily.reveal_at(options.day, options.time_limit,
-                                                   countdown_ms)
+            self.deal.held_until = daily.reveal_at(options.day, options.time_limit, countdown_ms)
         #: The ``ratings`` body once the race is scored (solrace.service.scoring; not
         #: durable: read from the player store when the race is loaded).
         self.ratings: dict[str, Any] | None = None
@@ -223,8 +229,9 @@ class Race:
             return self.lobby_ends()
         if self.status == "countdown":
             return self.starts_at
-        if self.status == "running":
-            return self.ends_at
+        if self.status == "running":  # the time limit, or the last racer's idleness first
+            idle = last_racer.ends_at(self)
+            return self.ends_at if idle is None or self.ends_at is None else min(idle, self.ends_at)
         return None
 
     def due(self, now: int) -> bool:
@@ -234,7 +241,8 @@ class Race:
 
     # ------------------------------------------------------------ transitions
     def tick(self, now: int) -> Outcome:
-        """Run the transitions due at ``now``: abandoned lobby, countdown end, time limit."""
+        """Run the transitions due at ``now``: abandoned lobby, countdown end, time limit (or
+        the last one racing idle)."""
         out = Outcome()
         if self.status == "lobby" and self.seated_until is not None:
             if now >= self.seated_until and self.absent_ends and not all(
@@ -248,8 +256,9 @@ class Race:
             out.extend(self._finish(self.lobby_ends(), "expired"))
         if self.status == "countdown" and self.starts_at is not None and now >= self.starts_at:
             out.extend(self._begin(self.starts_at))
-        if self.status == "running" and self.ends_at is not None and now >= self.ends_at:
-            out.extend(self._finish(self.ends_at, "time"))
+        end = self.next_deadline() if self.status == "running" else None
+        if end is not None and now >= end:
+            out.extend(self._finish(end, "time" if end == self.ends_at else "idle"))
         return out
 
     def _countdown(self, now: int) -> Outcome:
@@ -286,7 +295,8 @@ class Race:
         racing then stop where they stand: nobody waits on a program, and a bot that had not
         finished by then could only have finished after every human finisher, and is ahead
         of every human who resigned); or once a single racer is left racing and every other
-        racer resigned (he has won: a race of two ends when one resigns)."""
+        racer resigned (he has won: a race of two ends when one resigns). Else a person left
+        alone racing is told how long he may stay idle (solrace.core.last_racer)."""
         if self.status != "running":
             return Outcome()
         racers = list(self.racers.values())
@@ -297,7 +307,12 @@ class Race:
             return self._finish(at, "humans_done")
         if len(racers) >= 2 and sum(1 for r in racers if r.resigned) == len(racers) - 1:
             return self._finish(at, "resigned")
-        return Outcome()
+        racer = last_racer.left(self)
+        if racer is None or self.last_since is not None:
+            return Outcome()
+        self.last_since = at  # he is the last one racing: told how long he may stay idle
+        return Outcome(events=[self._event("last_racer", player=racer.player, ends_at=at
+                                           + self.last_idle_ms, idle_ms=self.last_idle_ms)])
 
     # --------------------------------------------------------------- commands
     def join(self, name: str, token: str, now: int, bot: bool = False, pid: str | None = None,
@@ -364,10 +379,8 @@ class Race:
         if self.status != "lobby":
             raise RaceError(Code.RACE_STARTED, "the race has already started")
         if not self.racers:
-            raise RaceError(
-                Code.NO_RACERS,
-                "nobody has joined yet: share the link, and start once someone is in",
-            )
+            raise RaceError(Code.NO_RACERS, "nobody has joined yet: share the link, and start "
+                            "once someone is in")
         out = self._countdown(now)
         out.log.append(self._log(now, "start"))
         return out
@@ -402,7 +415,7 @@ class Race:
         game = racer.game
         move = game.legal_move(text)
         if move is None:
-            raise self._refused(racer, text)
+            raise racer.refused(text)
         before = game.progress()[0]
         seen = game.seen
         up = game.face_up()
@@ -414,19 +427,6 @@ class Race:
         out = self._after_action(racer, before, seen, now, "move", text)
         out.turned = game.face_up() & ~up
         return out
-
-    @staticmethod
-    def _refused(racer: Racer, text: str) -> RaceError:
-        """Why ``text``, which is not one of the legal moves, is refused, in words a player
-        understands."""
-        try:
-            move = solrules.Move.from_text(text)
-        except ValueError as exc:
-            return RaceError(Code.ILLEGAL_MOVE, str(exc) or f"{text!r} is not a move")
-        if move.text() != text:
-            return RaceError(Code.ILLEGAL_MOVE, f"write the move as listed: {move.text()}")
-        return RaceError(Code.ILLEGAL_MOVE,
-                         racer.game.refusal(move) or "that move is not legal here")
 
     def undo(self, player: str | None, seq: int, now: int) -> Outcome:
         """Take back the racer's last move (an action of its own for ``seq``)."""

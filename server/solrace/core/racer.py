@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 import solrules
 
-from solrace.core.race_parts import Message
+from solrace.core.errors import Code
+from solrace.core.race_parts import Message, RaceError
 from solrace.settings import ABORT_MOVES, HINT_PENALTY_MS
 
 
@@ -65,6 +66,18 @@ class Racer:
         never sat, or resigned or left at once): his race is unrated for him, and out of his
         statistics and streaks (only meaningful once the race is over)."""
         return self.finished_at is None and self.moves < ABORT_MOVES
+
+    def refused(self, text: str) -> RaceError:
+        """Why ``text``, which is not one of the legal moves of his position, is refused, in
+        words a player understands."""
+        try:
+            move = solrules.Move.from_text(text)
+        except ValueError as exc:
+            return RaceError(Code.ILLEGAL_MOVE, str(exc) or f"{text!r} is not a move")
+        if move.text() != text:
+            return RaceError(Code.ILLEGAL_MOVE, f"write the move as listed: {move.text()}")
+        return RaceError(Code.ILLEGAL_MOVE,
+                         self.game.refusal(move) or "that move is not legal here")
 
     @property
     def penalty_ms(self) -> int:

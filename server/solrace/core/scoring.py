@@ -200,10 +200,10 @@ def scoring(race: Race, signals: Mapping[str, Signals] | None = None,
 
 def walked_out(race: Race, racer: Racer) -> bool:
     """Is an aborted racer to blame for it? He resigned, never sat, or let the race end
-    without him (out of time, left, claimed by the others); not when the race ended before he
-    could play (an opponent resigned at once, say)."""
+    without him (out of time, left, claimed by the others, idle when the last one racing);
+    not when the race ended before he could play (an opponent resigned at once, say)."""
     return racer.resigned or not took_seat(race, racer) \
-        or race.reason in ("time", "abandoned", "claimed")
+        or race.reason in ("time", "abandoned", "claimed", "idle")
 
 
 def _all_accounts(race: Race) -> bool:

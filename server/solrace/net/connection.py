@@ -266,8 +266,14 @@ class Connection:
     def attach(self, race: str, player: str) -> None:
         self.players[race] = player
         self.seats[race] = player
+        sub = self.subs.get(race)
+        if sub is not None:
+            sub.address(player)
 
     def detach(self, race: str) -> str | None:
+        sub = self.subs.get(race)
+        if sub is not None:
+            sub.address(None)
         return self.players.pop(race, None)
 
     def follow(self, race: str, boards: bool = True, lean: bool = False) -> None:
@@ -292,7 +298,9 @@ class Connection:
             if picked is not None:
                 send(picked, picked.to is not None or picked.urgent)
 
-        self.subs[race] = self.hub.bus.subscribe(race, deliver)
+        sub = self.subs[race] = self.hub.bus.subscribe(race, deliver)
+        # What is addressed to another racer or player is not even offered (Event.pick).
+        sub.address(self.players.get(race))
 
     def unfollow(self, race: str) -> None:
         sub = self.subs.pop(race, None)

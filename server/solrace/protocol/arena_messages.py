@@ -34,14 +34,14 @@ def view(a: Arena, now: int, you: str | None = None, rid: Any = None,
                     "standings": table if rows is None else table[:rows],
                     "entrants": len(table)}
     if you is not None:
-        msg["you"] = _you(a, you, table)
+        msg["you"] = _you(a, you)
     if rid is not None:
         msg["rid"] = rid
     return msg
 
 
-def _you(a: Arena, player: str, table: list[Message]) -> Message | None:
-    row = next((r for r in table if r["player"] == player), None)
+def _you(a: Arena, player: str) -> Message | None:
+    row = a.row(player)
     e = a.entrants.get(player)
     if row is None or e is None:
         return None
@@ -64,8 +64,7 @@ def over(a: Arena) -> Message:
 
 def you(a: Arena, e: ArenaEntrant) -> Message:
     """``arena_you``: an entrant's own row and place, to him only."""
-    table = a.standings()
-    return {"type": "arena_you", "arena": a.tid, "v": a.v, "you": _you(a, e.player, table)}
+    return {"type": "arena_you", "arena": a.tid, "v": a.v, "you": _you(a, e.player)}
 
 
 def created(a: Arena, rid: Any = None) -> Message:

@@ -13,12 +13,13 @@ from typing import Any
 
 import solrules
 
+from solrace.core import last_racer
 from solrace.core.challenge import Challenge
 from solrace.core.errors import Code
 from solrace.core.race import Race
 from solrace.core.race_parts import RaceEvent
 from solrace.core.racer import Racer
-from solrace.core.tournament import Entrant, TEvent, Tournament
+from solrace.core.tournament import Entrant, Result, TEvent, Tournament, shared_places
 from solrace.core.views import board_for
 from solrace.settings import NO_SHOW_PAUSE_S
 
@@ -112,6 +113,7 @@ def header(race: Race) -> Message:
         "reason": race.reason,
         "rematch": race.rematch,
         "rematch_wants": sorted(race.rematch_wants),
+        "last_racer": last_racer.view(race),
     }
 
 
@@ -425,15 +427,22 @@ def presence(race: Race, player: str) -> Message:
 
 
 # ------------------------------------------------------------------------- tournaments
+def race_order(t: Tournament, results: list[Result]) -> tuple[list[str], list[int]]:
+    """A tournament race's entrants in place order, and their places: equal results share a
+    place (two entrants who resigned with nothing home are both 3rd: ``[1, 2, 3, 3]``)."""
+    ordered = sorted(results, key=lambda r: r.key(t.entrants[r.entrant].order))
+    return [r.entrant for r in ordered], shared_places([r.rank() for r in ordered])
+
+
 def tournament_view(t: Tournament, you: str | None = None, rid: Any = None) -> Message:
     """The whole ``tournament`` view; ``you``: the receiver's entrant, if any."""
     rounds = []
     for rnd in t.rounds:
+        orders = {race: race_order(t, res) for race, res in rnd.results.items()}
         entry: Message = {"round": rnd.number, "game": rnd.game, "races": list(rnd.races),
                           "status": "over" if rnd.over else "running",
-                          "results": {race: [r.entrant for r in sorted(
-                              res, key=lambda r: r.key(t.entrants[r.entrant].order))]
-                              for race, res in rnd.results.items()},
+                          "results": {race: order[0] for race, order in orders.items()},
+                          "places": {race: order[1] for race, order in orders.items()},
                           "seats": {race: list(rnd.seats.get(race, [])) for race in rnd.races}}
         if rnd.void:
             entry["void"] = list(rnd.void)
@@ -478,8 +487,7 @@ def tournament_event(t: Tournament, ev: TEvent) -> Message:
         if ev.race is not None and cur is not None and ev.race in cur.results:
             # The race that just ended and its order, for pages that list the rounds' races.
             msg["race"] = ev.race
-            msg["results"] = [r.entrant for r in sorted(
-                cur.results[ev.race], key=lambda r: r.key(t.entrants[r.entrant].order))]
+            msg["results"], msg["places"] = race_order(t, cur.results[ev.race])
         return msg
     if ev.kind == "tournament_over":
         return {"type": "tournament_over", "tournament": t.tid, "v": ev.v,

@@ -31,7 +31,7 @@ from __future__ import annotations
 import urllib.parse
 from typing import Any
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
@@ -66,28 +66,31 @@ def is_cluster_url(url: str) -> bool:
     return url.startswith("redis+cluster://")
 
 
-def connect(url: str, retries: int = 2) -> RedisClient:
+def connect(url: str, retries: int = 2, connections: int = MAX_REDIS_CONNECTIONS) -> RedisClient:
     """A client for ``url``: ``redis://HOST:PORT/DB`` (one server) or
     ``redis+cluster://HOST:PORT`` (a Redis Cluster, any node as the entry point), with timeouts
     and a bounded retry policy: ``retries`` times on a lost connection or a timeout.
 
     The commits of the store go through a client with ``retries=0``: a command that timed out
     may still run once Redis answers again, so sending it again would do it twice (the store
-    makes its commits idempotent as well, and decides itself what to do after a failure)."""
+    makes its commits idempotent as well, and decides itself what to do after a failure).
+    ``connections``: at most this many at once (see below)."""
     common: dict[str, Any] = {
         "socket_timeout": REDIS_TIMEOUT,
         "socket_connect_timeout": REDIS_CONNECT_TIMEOUT,
         "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), retries),
-        # redis-py's default of 100 connections per pool is reached by a busy process (a
-        # burst of visitors seeking a race at once): its commands then failed with "Too many
-        # connections" instead of waiting.
-        "max_connections": MAX_REDIS_CONNECTIONS,
     }
+    # redis-py's pool fails a command with "Too many connections" once its connections are all
+    # in use. A burst reached 100 (visitors seeking a race at once), then 1,024 (the 500
+    # entrants of an arena's dead owner reconnecting at once to the survivor: bench/arena_bench.py):
+    # past the bound, a command now waits for a connection (REDIS_TIMEOUT at most).
     if is_cluster_url(url):
         parts = urllib.parse.urlsplit(url)
         return RedisCluster(host=parts.hostname or "127.0.0.1", port=parts.port or 6379,
-                            **common)
-    return Redis.from_url(url, **common)
+                            max_connections=connections, **common)
+    pool = BlockingConnectionPool.from_url(url, max_connections=connections,
+                                           timeout=REDIS_TIMEOUT, **common)
+    return Redis(connection_pool=pool)
 
 
 def node_client(client: RedisClient, channel: str) -> Redis:

@@ -98,7 +98,9 @@ class ArenaDirector:
     def adopt(self, a: Arena, races: list[Race]) -> None:
         """Hold an arena rebuilt from the store, with its races; a race that ended without
         its result reaching the arena (its process died between the two writes) is taken
-        now."""
+        now, and the seats of a race not yet sat down in are told again: the ``paired`` of a
+        process that died right after its commit may never have left it (its entrant would
+        lose the race for not coming, and be paused)."""
         self.arenas[a.tid] = a
         by_id = {r.race: r for r in races}
         for race_id, players in list(a.running.items()):
@@ -109,6 +111,8 @@ class ArenaDirector:
             self._label(a, race)
             if race.status == "finished":
                 self.race_over(race)
+            elif race.status == "lobby":
+                self._seat(a, race)
         self.deadlines.set(a.tid, a.next_deadline(self.clock()))
 
     def race_ids(self, a: Arena) -> list[str]:

@@ -38,6 +38,7 @@ from solrace.core.quotas import Caps, outside_reserve
 from solrace.core.race import Race
 from solrace.core.race_parts import Outcome, RaceError
 from solrace.core.tournament import Tournament
+from solrace.core.units import Unit
 from solrace.core.views import RACERS, SPECTATORS
 from solrace.protocol import codec, dispatch, messages
 from solrace.protocol.board_views import BoardViews
@@ -132,6 +133,8 @@ class Hub(Loading):
         #: other processes in the same script that writes the outcome.
         self.publish_with_commit: Callable[[str, list[Event]], None] | None = None
         self._loading: dict[str, asyncio.Task[Race | None]] = {}
+        #: Tournaments and arenas being loaded (and adopted), one load per unit at a time.
+        self._loading_units: dict[str, asyncio.Task[Unit | None]] = {}
         #: The house's bots (solrace.service.house_bots) and the scorer of finished races
         #: (solrace.service.scoring), when the server has them.
         self.house_bots: Bots | None = None

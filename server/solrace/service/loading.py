@@ -29,6 +29,7 @@ from solrace.runtime.supervisor import Supervisor
 from solrace.service.arenas import ArenaDirector
 from solrace.service.organizer import Organizer
 from solrace.service.recovery import StoreWatch
+from solrace.settings import ADOPT_LOADS
 from solrace.solver.assist import Assist
 from solrace.store.base import Store
 
@@ -57,6 +58,7 @@ class Loading:
     owns: Callable[[str], bool]
     reloading: dict[str, asyncio.Future[None]]
     _loading: dict[str, asyncio.Task[Race | None]]
+    _loading_units: dict[str, asyncio.Task[Unit | None]]
 
     if TYPE_CHECKING:  # the hub's own, used here
         @property
@@ -130,16 +132,37 @@ class Loading:
         await self.assist.hint(pending)
         return True
 
+    def held_unit(self, tid: str) -> Unit | None:
+        """The tournament or arena held here, if any (never reads the store)."""
+        return self.organizer.tournaments.get(tid) or self.arenas.get(tid)
+
     async def load_tournament(self, tid: str) -> Unit | None:
         """A tournament (or an arena) from memory or, with its races, from the store; None
-        if unknown."""
-        t: Unit | None = self.organizer.tournaments.get(tid) or self.arenas.get(tid)
-        if t is not None:
-            return t
+        if unknown. One load per unit at a time however many ask: a takeover and a command
+        that came for the unit meanwhile adopt it once (two copies would each take the
+        result of a race that ended while nobody ran it, and both write)."""
+        while True:
+            held = self.held_unit(tid)
+            if held is not None:
+                return held
+            loading = self._loading_units.get(tid)
+            if loading is None or loading.done():
+                loading = self.supervisor.spawn(self._load_tournament(tid),
+                                                f"load tournament {tid}")
+                self._loading_units[tid] = loading
+                loading.add_done_callback(
+                    lambda done: self._loading_units.pop(tid, None)
+                    if self._loading_units.get(tid) is done else None)
+            t = await asyncio.shield(loading)
+            if t is None or self.held_unit(tid) is not None or not self.owns(tid):
+                return self.held_unit(tid) or t
+            # Read while another process ran it, and this one runs it now: read it again.
+
+    async def _load_tournament(self, tid: str) -> Unit | None:
         t = await self.store.load_tournament(tid)
         if t is None:
             return None
-        held = self.organizer.tournaments.get(tid) or self.arenas.get(tid)
+        held = self.held_unit(tid)
         if held is not None:
             return held
         if not self.owns(tid):
@@ -152,13 +175,15 @@ class Loading:
         (loaded from the store when not held): seats and shared deals rebuilt, and what fell
         due while nobody ran it (a round to start, entry to close, a pairing) happens at once,
         by its timer."""
-        races = []
         ids = (self.arena_director.race_ids(t) if isinstance(t, Arena)
                else self.organizer.race_ids(t))
-        for race_id in ids:
-            race = await self.load(race_id)
-            if race is not None:
-                races.append(race)
+        gate = asyncio.Semaphore(ADOPT_LOADS)
+
+        async def load(race_id: str) -> Race | None:
+            async with gate:  # several at once: their round trips overlap
+                return await self.load(race_id)
+
+        races = [r for r in await asyncio.gather(*map(load, ids)) if r is not None]
         if isinstance(t, Arena):
             self.arena_director.adopt(t, races)
         else:

@@ -60,6 +60,8 @@ RACE_FIELDS = (
     Field("kind", "TEXT", added=True),
     Field("day", "TEXT", added=True),
     Field("absent_ends", "INTEGER NOT NULL", 0),
+    # 0: a race made before the last racer's idle rule (solrace.core.last_racer).
+    Field("last_idle_ms", "INTEGER NOT NULL", 0),
 )
 #: Fields added after the first schema, with their default.
 ADDED_FIELDS = tuple(f for f in RACE_FIELDS
@@ -77,7 +79,7 @@ def race_record(race: Race) -> Record:
         "seated_until": race.seated_until, "forfeit": int(race.forfeit),
         "hints": int(o.hints), "winnable": int(o.winnable),
         "demo_catalogue": int(o.demo_catalogue), "rated": int(o.rated), "kind": o.kind,
-        "day": o.day, "absent_ends": int(race.absent_ends),
+        "day": o.day, "absent_ends": int(race.absent_ends), "last_idle_ms": race.last_idle_ms,
     }
 
 
@@ -118,6 +120,7 @@ def race_from_record(race_id: str, record: Mapping[str, Any]) -> Race:
         num("created_at"), _text(record, "host_token"), countdown_ms=num("countdown_ms"),
         seed_chosen=flag("seed_chosen"), seated_until=_int(record, "seated_until"),
         forfeit=flag("forfeit"), absent_ends=flag("absent_ends"),
+        last_idle_ms=_int(record, "last_idle_ms", 0) or 0,
     )
 
 
