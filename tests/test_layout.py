@@ -74,8 +74,6 @@ TOO_BIG_TODAY = {
     "server/solrace/cluster/processes.py",
     "server/solrace/net/web.py",
     "server/solrace/service/hub.py",
-    "server/solrace/store/redis_store.py",
-    "server/solrace/store/sqlite_store.py",
     "shared/solrules/solver_yukon.py",
     "client/board.js",
     "client/session.js",
