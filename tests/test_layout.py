@@ -71,7 +71,6 @@ EXEMPT = {
 #: Files still over MAX_LINES, to be split by concept. Only shrinks: a file that gets under
 #: MAX_LINES must leave this set, and no other file may grow past MAX_LINES.
 TOO_BIG_TODAY = {
-    "server/solrace/net/web.py",
     "server/solrace/service/hub.py",
     "shared/solrules/solver_yukon.py",
     "client/board.js",
