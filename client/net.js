@@ -3,7 +3,7 @@
 // network that vanished without a close (a phone going out of range, a laptop lid, a browser set
 // offline) leaves the socket "open" for minutes, so it pings the server (`ping`/`pong`) whenever
 // it has heard nothing for a while or a request goes unanswered, and gives the socket up when no
-// answer comes. The race model lives in session.js.
+// answer comes. The race model lives in race-model.js (a RaceSession, session.js).
 
 import { store } from "./storage.js";
 

@@ -105,11 +105,13 @@ def test_every_header_read_from_a_request_must_be_single() -> None:
     request may give once only (checked before any route reads it)."""
     import re
 
+    import solrace.net.answers as answers
     import solrace.net.web as web
 
-    for module in (web, app_module, connection_module):
+    single = set(answers.SINGLE_HEADERS)
+    for module in (answers, web, app_module, connection_module):
         read = set(re.findall(r'headers\.get\("([^"]+)"', Path(module.__file__).read_text()))
-        assert read <= set(web.SINGLE_HEADERS), (module.__name__, read - set(web.SINGLE_HEADERS))
+        assert read <= single, (module.__name__, read - single)
 
 
 async def test_accept_encoding_may_come_in_several_lines(tmp_path: Path) -> None:
@@ -336,7 +338,10 @@ async def test_a_room_of_thirty_behind_one_address_is_served(server: Server) -> 
     for _viewer in range(30):
         statuses.append((await get(port, f"/api/races/{race}"))[0])
         for p in range(1, 9):
-            statuses.append((await get(port, f"/api/races/{race}/replay/p{p}"))[0])
+            # The first viewer's replays are built by a niced process: on a machine busy with
+            # other work that takes a while (what is tested is the rate, not the time).
+            statuses.append((await get(port, f"/api/races/{race}/replay/p{p}",
+                                       timeout=T * 6))[0])
         for _ in range(35):
             statuses.append((await get(port, "/static/app.js"))[0])
-    assert statuses.count(429) == 0 and set(statuses) == {200}
+    assert statuses.count(429) == 0 and set(statuses) == {200}, sorted(set(statuses))

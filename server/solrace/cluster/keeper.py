@@ -37,7 +37,7 @@ from solrace.settings import (
     REDIS_TIMEOUT,
     RENEW_EVERY,
 )
-from solrace.store.redis_store import RENEW
+from solrace.store.redis_scripts import RENEW
 
 log = logging.getLogger(__name__)
 

@@ -11,10 +11,10 @@ server does: commands, commit-then-emit, timers, views. Any process accepts any 
   fenced by the lease's epoch);
 - a command for a unit another process owns is forwarded to that process's inbox (Redis
   sharded pub/sub) with what the connection is in that unit (racers it speaks for, seats,
-  races followed); the owner runs it for a :class:`RemoteSession` and sends back the replies
-  and what the connection became (bound to a racer, following a race), which this process
-  applies to the real connection. Events reach every process that follows the unit over the
-  unit's channel (``solrace.bus.redis_bus``).
+  races followed); the owner runs it for a :class:`~solrace.cluster.remote.RemoteSession`
+  and sends back the replies and what the connection became (bound to a racer, following a
+  race), which this process applies to the real connection. Events reach every process that
+  follows the unit over the unit's channel (``solrace.bus.redis_bus``).
 
 Liveness: each process renews its leases and an ``alive`` key; when a process dies its leases
 lapse within ``LEASE_MS`` and the processes that still have clients on its units take them
@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from redis.exceptions import RedisError
 
 from solrace.cluster.keeper import Keeper
+from solrace.cluster.remote import Followers, RemoteSession
 from solrace.cluster.routing import LOCAL, Client
 from solrace.core.errors import Code
-from solrace.core.identity import Who
 from solrace.protocol import codec, commands, internal, messages
 from solrace.protocol.event import Event
 from solrace.runtime.redis_connect import UNITS, proc_key, unit_of
@@ -68,76 +68,8 @@ TAKE_TIMEOUT = 30.0
 log = logging.getLogger(__name__)
 
 
-
-
 def new_pid() -> str:
     return f"{os.getpid()}-{secrets.token_hex(3)}"
-
-
-class RemoteSession:
-    """A connection of another process, as the owner of a unit sees it: what it speaks for
-    and follows there; everything sent to it goes to that process's inbox."""
-
-    def __init__(self, cluster: Cluster, pid: str, conn: int, address: str) -> None:
-        self.cluster = cluster
-        self.pid = pid
-        self.conn = conn
-        self.id = (1 << 62) + (hash((pid, conn)) & ((1 << 61) - 1))
-        self.address = address
-        self.players: dict[str, str] = {}
-        self.seats: dict[str, str] = {}
-        self.follows: dict[str, bool] = {}
-        self.lean: set[str] = set()
-        #: The player the connection is (as its own process says), or None.
-        self.who: Who | None = None
-        #: Forgotten here without telling its process (it is gone, or thought to be).
-        self.silent = False
-
-    def update(self, where: internal.Where) -> None:
-        """What the connection is in the unit, as its own process says (the truth)."""
-        for mine in (self.players, self.seats, self.follows):
-            for race in [r for r in mine if unit_of(r) == where.unit]:
-                del mine[race]
-        self.players.update(where.players)
-        self.seats.update(where.seats)
-        self.follows.update(where.follows)
-        self.lean = {r for r in self.lean if unit_of(r) != where.unit} | set(where.lean)
-        self.who = where.who
-
-    def send(self, msg: dict[str, Any] | Event, urgent: bool = True) -> None:
-        payload = msg.encoded(False) if isinstance(msg, Event) else codec.encode_json(msg)
-        self.cluster.bus.send_to(self.pid, internal.Deliver(self.conn, payload))
-
-    def _op(self, op: str, race: str, value: Any = None) -> None:
-        if self.silent:
-            return
-        self.cluster.bus.send_to(self.pid, internal.Op(self.conn, op, race, value))
-
-    def follow(self, race: str, boards: bool = True, lean: bool = False) -> None:
-        self.follows[race] = boards
-        if lean:
-            self.lean.add(race)
-        else:
-            self.lean.discard(race)
-        self.cluster.followers.setdefault(race, {})[(self.pid, self.conn)] = self
-        self._op("follow", race, [boards, lean])
-
-    def unfollow(self, race: str) -> None:
-        self.follows.pop(race, None)
-        self.lean.discard(race)
-        self.cluster.followers.get(race, {}).pop((self.pid, self.conn), None)
-        self._op("unfollow", race)
-
-    def attach(self, race: str, player: str) -> None:
-        self.players[race] = player
-        self.seats[race] = player
-        self._op("attach", race, player)
-
-    def detach(self, race: str) -> str | None:
-        player = self.players.pop(race, None)
-        if player is not None:
-            self._op("detach", race)
-        return player
 
 
 class Waiting(NamedTuple):
@@ -166,7 +98,7 @@ class Cluster:
         self.supervisor = supervisor
         self.owners: dict[str, str] = {}  # unit -> pid of its owner, as last seen
         self.sessions: dict[tuple[str, int], RemoteSession] = {}
-        self.followers: dict[str, dict[tuple[str, int], RemoteSession]] = {}
+        self.followers: Followers = {}
         #: Forwarded commands waiting for their owner's answer, by request number.
         self.pending: dict[int, Waiting] = {}
         self.connections: dict[int, Client] = {}  # this process's, by id
@@ -589,8 +521,8 @@ class Cluster:
     def _session(self, pid: str, where: internal.Where) -> RemoteSession:
         session = self.sessions.get((pid, where.conn))
         if session is None:
-            session = self.sessions[pid, where.conn] = RemoteSession(self, pid, where.conn,
-                                                                     where.address)
+            session = self.sessions[pid, where.conn] = RemoteSession(
+                self.bus, self.followers, pid, where.conn, where.address)
         session.update(where)
         return session
 

@@ -28,8 +28,9 @@ from solrace.core.keys import KEY_BYTES, MasterKey, net_tag
 from solrace.core.quotas import Caps
 from solrace.core.race import Race
 from solrace.net import raw_frames
+from solrace.net.answers import SecureConnection, player_cookie
 from solrace.net.connection import Connection, Output
-from solrace.net.web import Routes, SecureConnection, client_dir, player_cookie
+from solrace.net.web import Routes, client_dir
 from solrace.protocol import codec, internal, messages
 from solrace.runtime.supervisor import Supervisor, awaiting
 from solrace.service import collector

@@ -27,7 +27,6 @@ import sqlite3
 import urllib.parse
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from solrace.core.race import Race
@@ -35,14 +34,15 @@ from solrace.core.race_parts import LogEntry
 from solrace.core.tournament import TLogEntry
 from solrace.core.units import Unit
 from solrace.settings import ARCHIVE_ROWS, CHECK_WAL_EVERY, CHECKPOINT_BYTES
+from solrace.store import sqlite_journal as journal
 from solrace.store.base import Callback, Failure, OnFailure, committed, failed
 from solrace.store.records import tournament_record
+from solrace.store.sqlite_journal import Batch
 from solrace.store.sqlite_moderation import SQLiteModeration
 from solrace.store.sqlite_players import SQLitePlayers
 from solrace.store.sqlite_schema import (
     ADDED_COLUMNS,
     COLUMNS,
-    INSERT_RACE,
     MIGRATIONS,
     POOL_TABLE,
     SCHEMA,
@@ -56,37 +56,12 @@ from solrace.store.sqlite_schema import (
 log = logging.getLogger(__name__)
 
 
-
-
-
-@dataclass
-class _Batch:
-    races: list[tuple[object, ...]] = field(default_factory=list)
-    log: list[tuple[object, ...]] = field(default_factory=list)
-    finished: list[tuple[int, str]] = field(default_factory=list)
-    done: asyncio.Future[None] | None = None
-    after: list[tuple[Callback, Failure | None]] = field(default_factory=list)
-    #: Per race touched, its next entry number before this batch (None: added by it).
-    first_n: dict[str, int | None] = field(default_factory=dict)
-    tournaments: list[tuple[object, ...]] = field(default_factory=list)
-    tlog: list[tuple[object, ...]] = field(default_factory=list)
-    tfinished: list[tuple[int, str]] = field(default_factory=list)
-    #: Races a player joined: the scoring sweep looks at them once they end.
-    to_score: list[tuple[str]] = field(default_factory=list)
-    #: Per tournament touched, its next entry number before this batch (None: added by it).
-    first_tn: dict[str, int | None] = field(default_factory=dict)
-
-
 class SQLiteStore:
     """SQLite storage with group commits (see the module docstring).
 
-    Log entries are first appended to ``journal`` (rowid order: a commit writes one or two
-    pages at the end of one table), and every ``ARCHIVE_ROWS`` rows they are copied, race by
-    race, into ``log`` (clustered by race and entry number, so that a race reads back in
-    order) and the journal is emptied, in the same transaction. Writing each move straight
-    into ``log`` touched one page per race per commit: with dozens of busy races, ~8 pages
-    (33 KiB of WAL) per commit instead of one, and a checkpoint every second under load.
-    Reading a race takes its rows from both tables.
+    Log entries are first appended to ``journal``, and every ``ARCHIVE_ROWS`` rows they are
+    copied, race by race, into ``log`` (:mod:`solrace.store.sqlite_journal`: what one commit
+    writes, and why); reading a race takes its rows from both tables.
 
     Rows are queued from the event loop and committed together at the end of the loop turn, in
     the loop's thread: a WAL commit without fsync is a few tens of microseconds. The expensive
@@ -137,7 +112,7 @@ class SQLiteStore:
         self._next_tn: dict[str, int] = {}
         # Rows in the journal, not yet in ``log`` (all of the journal's rows).
         self._unarchived: list[tuple[object, ...]] = []
-        self._batch: _Batch | None = None  # collecting
+        self._batch: Batch | None = None  # collecting
         self._checkpointing: asyncio.Future[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._players: SQLitePlayers | None = None
@@ -175,7 +150,7 @@ class SQLiteStore:
         writer = self._connect(writable=True)
         writer.execute("PRAGMA wal_autocheckpoint=0")
         self.db, self._writer, self._readonly = db, writer, False
-        self._archive_all()
+        journal.archive_all(writer)
 
     def _connect(self, writable: bool = False) -> sqlite3.Connection:
         if self._readonly and not writable:
@@ -190,9 +165,9 @@ class SQLiteStore:
         return db
 
     # ------------------------------------------------------------------ writes
-    def _current(self) -> _Batch:
+    def _current(self) -> Batch:
         if self._batch is None:
-            self._batch = _Batch()
+            self._batch = Batch()
             try:
                 loop = asyncio.get_running_loop()
             except RuntimeError:
@@ -320,69 +295,13 @@ class SQLiteStore:
             batch.first_n[race] = self._next_n.get(race)
         batch.finished.append((at, race))
 
-    def _write(self, batch: _Batch) -> None:
-        """Write one batch in one transaction (archiving the journal when it is due)."""
+    def _write(self, batch: Batch) -> None:
+        """Write one batch in one transaction (:func:`solrace.store.sqlite_journal.write`)."""
         db = self._writer
         if db is None:
             raise sqlite3.OperationalError("the database cannot be written")
-        unarchived = self._unarchived
-        mark = len(unarchived)
-        archived = False
-        try:
-            db.execute("BEGIN")
-            if batch.races:
-                db.executemany(INSERT_RACE, batch.races)
-            if batch.log:
-                db.executemany(
-                    "INSERT INTO journal (race, n, at, kind, player, data) VALUES (?,?,?,?,?,?)",
-                    batch.log,
-                )
-                unarchived += batch.log
-                if len(unarchived) >= self.archive_rows:
-                    self._archive(db, unarchived)
-                    archived = True
-            if batch.finished:
-                db.executemany("UPDATE races SET finished_at = ? WHERE race = ?", batch.finished)
-            if batch.to_score:
-                db.executemany("INSERT OR IGNORE INTO to_score VALUES (?)", batch.to_score)
-            if batch.tournaments:
-                db.executemany("INSERT INTO tournaments VALUES (?,?,?,?,NULL)", batch.tournaments)
-            if batch.tlog:
-                db.executemany("INSERT INTO tlog VALUES (?,?,?,?,?)", batch.tlog)
-            if batch.tfinished:
-                db.executemany("UPDATE tournaments SET finished_at = ? WHERE tournament = ?",
-                               batch.tfinished)
-            db.execute("COMMIT")
-        except BaseException:
-            del unarchived[mark:]  # what this transaction added is not in the journal
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
-        if archived:
+        if journal.write(db, batch, self._unarchived, self.archive_rows):
             self._unarchived = []
-
-    @staticmethod
-    def _archive(db: sqlite3.Connection, rows: list[tuple[object, ...]]) -> None:
-        """Inside a transaction: copy the journal's rows (``rows``) into ``log`` race by race,
-        then empty the journal."""
-        ordered = sorted(rows, key=lambda row: (row[0], row[1]))  # race, then n
-        db.executemany("INSERT INTO log VALUES (?,?,?,?,?,?)", ordered)
-        db.execute("DELETE FROM journal")
-
-    def _archive_all(self) -> None:
-        """At start-up: move what the journal holds into ``log``."""
-        db = self._writer
-        assert db is not None
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            rows = db.execute("SELECT race, n, at, kind, player, data FROM journal").fetchall()
-            if rows:
-                self._archive(db, rows)
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
 
     def _end_of_turn(self) -> None:
         """Commit the batch of this loop turn, unless a checkpoint is running (then the batch
@@ -407,7 +326,7 @@ class SQLiteStore:
         committed(batch.done, batch.after, self.on_commit)
         self._maybe_checkpoint()
 
-    def _failed(self, batch: _Batch, exc: Exception) -> None:
+    def _failed(self, batch: Batch, exc: Exception) -> None:
         """A commit failed: nothing of ``batch`` is durable, so nothing of it may be seen."""
         log.error("commit failed (%d rows of %d races lost): %s",
                   len(batch.log), len(batch.first_n), exc)
