@@ -1,7 +1,8 @@
-"""Fixtures for the browser tests: a real ``solrace serve`` subprocess and Debian's Chromium
-driven by Playwright (sync API; never ``playwright install``). Every page opened through the
-``pages`` fixture is watched: a test fails on any JavaScript console error or uncaught exception.
-Screenshots go to ``test-artifacts/`` at the repo root.
+"""Fixtures for the browser tests: a real ``solrace serve`` subprocess and Debian's Chromium (its
+headless shell where installed, see ``helpers.CHROMIUM``) driven by Playwright (sync API; never
+``playwright install``). Every page opened through the ``pages`` fixture is watched: a test fails
+on any JavaScript console error or uncaught exception. Screenshots go to ``test-artifacts/`` at
+the repo root.
 """
 
 from __future__ import annotations
@@ -106,8 +107,8 @@ def browser() -> Iterator[Any]:
         # `make test` installs Chromium first and sets this: there, a missing browser is a
         # failure, not a quiet skip of every browser test.
         if os.environ.get("SOLRACE_REQUIRE_BROWSER"):
-            pytest.fail(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+            pytest.fail(f"no Chromium at {CHROMIUM} (apt-get install chromium-headless-shell)")
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium-headless-shell)")
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         yield b
