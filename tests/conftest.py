@@ -5,7 +5,8 @@ property test gets a fifth of its examples, at least five) and ``thorough`` (``m
 test-all``: the full counts). A property test asks :func:`tests.profiles.examples` for its
 count, so both profiles keep every test, only the number of cases changes.
 
-Markers, set here from where a test lives: ``browser`` (tests/client: Chromium), ``cluster``
+Markers, set here: ``browser`` (a test that uses the ``browser`` fixture of tests/client:
+Chromium; the client engine's Node self-test there is not one), ``cluster``
 (several processes on a real Redis); ``slow`` is set by a test itself and left out of the
 default run (``make test-all`` runs it). ``-m "not browser"`` and the like pick a part of the
 suite for a quick loop.
@@ -60,7 +61,7 @@ def _rank(nodeid: str) -> int:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         path = str(item.fspath)
-        if f"{os.sep}tests{os.sep}client{os.sep}" in path:
+        if "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
         if path.endswith(("test_cluster.py", "test_cluster_play.py", "test_cluster_accounts.py",
                           "test_cluster_fairplay.py", "test_cluster_arenas.py",
