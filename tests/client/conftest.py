@@ -55,9 +55,11 @@ def start_server(db: Path, *extra: str, prelude: str | None = None) -> Iterator[
     # --solver-nice 0: the solver's answers have time budgets, and beside a CPU burner at the
     # normal priority (make test-under-load) a niced solver would leave a post-race analysis's
     # positions unknown that it decides in a fraction of its budget on an idle machine.
+    # --pool 0 unless ``extra`` asks for winnable deals (a later --pool wins): the default pool
+    # (50 deals a game, 2 s each) kept a core busy for as long as such a server lived.
     args = ["serve", "--port", "0", "--db", str(db), "--countdown", "1", "--rate-limit", "0",
-            "--http-rate", "200", "--solver-nice", "0", "--client-dir", str(REPO / "client"),
-            *extra]  # fmt: skip
+            "--http-rate", "200", "--solver-nice", "0", "--pool", "0",
+            "--client-dir", str(REPO / "client"), *extra]  # fmt: skip
     if prelude:
         command = [sys.executable, "-c", f"import sys; {prelude}; from solrace.tools.cli "
                    "import main; sys.exit(main())", *args]
