@@ -7,11 +7,14 @@ the repo root.
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import subprocess
 import sys
 import threading
+import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -48,8 +51,9 @@ def server_env() -> dict[str, str]:
 
 def start_server(db: Path, *extra: str, prelude: str | None = None) -> Iterator[str]:
     """Run ``solrace serve`` on ``db`` (this checkout's server and ``client/``) until the
-    generator is closed; yields its base URL. ``prelude``: Python run before the command line
-    (to shorten a server constant for a test)."""
+    generator is closed; yields its base URL, once its pool of winnable deals (if ``extra`` asks
+    for one) is full. ``prelude``: Python run before the command line (to shorten a server
+    constant for a test)."""
     # --http-rate: the HTTP rate is per client address, and every browser of a test comes from
     # 127.0.0.1; a page load of the client alone is about 30 requests (its modules).
     # --solver-nice 0: the solver's answers have time budgets, and beside a CPU burner at the
@@ -84,7 +88,11 @@ def start_server(db: Path, *extra: str, prelude: str | None = None) -> Iterator[
                 seen.append(lines.get(timeout=WAIT_MS / 1000 * 2))
             except queue.Empty:
                 pytest.fail(f"server did not start: {''.join(seen)}")
-        yield seen[-1].split("serving ", 1)[1].strip().rstrip("/")
+        base = seen[-1].split("serving ", 1)[1].strip().rstrip("/")
+        pool = int(args[max(i for i, a in enumerate(args) if a == "--pool") + 1])
+        if pool > 0:
+            wait_for_pool(base, pool)
+        yield base
     finally:
         proc.terminate()
         try:
@@ -93,10 +101,26 @@ def start_server(db: Path, *extra: str, prelude: str | None = None) -> Iterator[
             proc.kill()
 
 
+def wait_for_pool(base: str, size: int) -> None:
+    """Wait until the server at ``base`` has ``size`` winnable deals ready for every game (its
+    ``/api/games``): a test that deals one (a winnable race, the daily deal, a tournament) must
+    not find the pool still being solved, which on a loaded machine takes many seconds."""
+    deadline = time.monotonic() + WAIT_MS / 1000 * 6
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    while True:
+        with opener.open(base + "/api/games", timeout=WAIT_MS / 1000) as res:
+            games = json.load(res)
+        if all(g.get("pool", {}).get("ready", 0) >= size for g in games):
+            return
+        if time.monotonic() > deadline:
+            pytest.fail(f"the pool of winnable deals is not ready: {games}")
+        time.sleep(0.1)
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Base URL (``http://127.0.0.1:PORT``) of a real server with a 1-second countdown and a
-    small private pool of winnable deals (two per game, solved at start)."""
+    small private pool of winnable deals (two per game, solved before the first test)."""
     yield from start_server(tmp_path_factory.mktemp("client-server") / "races.db",
                             "--pool", "2", "--pool-seconds", "1")
 
