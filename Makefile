@@ -1,6 +1,6 @@
 # Two entry points for a new user: `make run` (start the server) and `make test` (the whole suite).
-# Both create .venv and install what they need; `make test` also installs Chromium and Redis from
-# Debian when they are missing (needs root or sudo).
+# Both create .venv and install what they need; `make test` also installs Chromium's headless
+# shell, Node.js, Redis and nginx from Debian when they are missing (needs root or sudo).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
