@@ -60,9 +60,11 @@ def start_server(db: Path, *extra: str, prelude: str | None = None) -> Iterator[
     # normal priority (make test-under-load) a niced solver would leave a post-race analysis's
     # positions unknown that it decides in a fraction of its budget on an idle machine.
     # --pool 0 unless ``extra`` asks for winnable deals (a later --pool wins): the default pool
-    # (50 deals a game, 2 s each) kept a core busy for as long as such a server lived.
+    # (50 deals a game, 2 s each) kept a core busy for as long as such a server lived. The
+    # pool's solver at nice 0 too: at nice 19 beside the suite's own busy processes (Chromium)
+    # its 1-second budgets left every deal unknown, and the pool never filled.
     args = ["serve", "--port", "0", "--db", str(db), "--countdown", "1", "--rate-limit", "0",
-            "--http-rate", "200", "--solver-nice", "0", "--pool", "0",
+            "--http-rate", "200", "--solver-nice", "0", "--pool", "0", "--pool-nice", "0",
             "--client-dir", str(REPO / "client"), *extra]  # fmt: skip
     if prelude:
         command = [sys.executable, "-c", f"import sys; {prelude}; from solrace.tools.cli "
