@@ -119,12 +119,22 @@ def wait_for_pool(base: str, size: int) -> None:
         time.sleep(0.1)
 
 
+#: An analysis's budgets are seconds of wall time (3 s a position, 30 s a racer): on a loaded
+#: machine the solver's share of a core is small, and a position it decides in a fraction of
+#: that on an idle machine came back unknown ("No loss proved" instead of "winnable", seen
+#: under a load of 17 on two cores). Four times as long is still bounded, and changes nothing
+#: where the solver has its core: it stops when it knows.
+ANALYSES = ("import solrace.settings as s; s.ANALYSIS_POSITION_SECONDS *= 4; "
+            "s.ANALYSIS_SECONDS *= 4")
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Base URL (``http://127.0.0.1:PORT``) of a real server with a 1-second countdown and a
-    small private pool of winnable deals (two per game, solved before the first test)."""
+    """Base URL (``http://127.0.0.1:PORT``) of a real server with a 1-second countdown, a
+    small private pool of winnable deals (two per game, solved before the first test), and
+    post-race analyses with four times the solver's time (see ``ANALYSES``)."""
     yield from start_server(tmp_path_factory.mktemp("client-server") / "races.db",
-                            "--pool", "2", "--pool-seconds", "1")
+                            "--pool", "2", "--pool-seconds", "1", prelude=ANALYSES)
 
 
 # Package scope, not session: Playwright's sync API keeps an event loop running in this thread
