@@ -7,8 +7,10 @@ Run from the repository root::
     .venv/bin/python bench/suite_cpu.py -- -m "not browser"   # pytest arguments after --
 
 Every process is read from ``/proc`` once a second (its user + system time, kept per process id
-and start time), so a process that lived less than a second may be missed; processes that
-were running before the command count from their time at the start. Also reported: the wall
+and start time), so a process that lived less than a second may be missed. Only the command's
+own processes count (pytest and every process below it), so that other work on a shared
+machine stays out of the figures; ``--machine`` counts every process instead (those that were
+running before the command from their time at the start). Also reported: the wall
 time, and the share of the machine's CPU time spent by processes at normal priority, at a
 lowered one ("nice": the servers' solver workers) and idle (``/proc/stat``). On 2 cores a suite
 whose normal-priority share is near 100 % is CPU-bound: only less work makes it faster.
@@ -63,6 +65,8 @@ def stat_times() -> tuple[int, int, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("command", nargs="*", help="pytest arguments (after --)")
+    parser.add_argument("--machine", action="store_true",
+                        help="count every process of the machine, not only the command's")
     args = parser.parse_args()
     pytest_args = args.command or ["-n", "4", "--dist", "loadgroup", "--no-loadscope-reorder"]
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *pytest_args]
@@ -71,9 +75,12 @@ def main() -> int:
     names: dict[tuple[str, str], str | None] = {}
     base: dict[tuple[str, str], float] = {}
     last: dict[tuple[str, str], float] = {}
+    ours: set[str] = set()  # process ids of the command's tree (a pid is not reused meanwhile)
     done = threading.Event()
+    root = ""
 
     def sample(first: bool) -> None:
+        seen: dict[str, tuple[str, list[str]]] = {}
         for pid in os.listdir("/proc"):
             if not pid.isdigit():
                 continue
@@ -82,6 +89,16 @@ def main() -> int:
                     fields = f.read().rsplit(")", 1)[1].split()
             except OSError:
                 continue
+            seen[pid] = (fields[1], fields)
+        for pid, (_, fields) in seen.items():
+            if not args.machine:
+                chain, up = [], pid
+                while up in seen and up not in ours and up != root:
+                    chain.append(up)
+                    up = seen[up][0]
+                if up != root and up not in ours:
+                    continue
+                ours.update(chain)
             used = (int(fields[11]) + int(fields[12])) / HZ
             key = (pid, fields[19])  # a pid is reused: its start time tells processes apart
             if key not in names:
@@ -93,13 +110,17 @@ def main() -> int:
         while not done.wait(1.0):
             sample(False)
 
-    sample(True)
+    if args.machine:
+        sample(True)
     before = stat_times()
-    thread = threading.Thread(target=sampler, daemon=True)
-    thread.start()
     start = time.perf_counter()
     env = {**os.environ, "SOLRACE_REQUIRE_BROWSER": "1"}
-    status = subprocess.run(command, env=env).returncode
+    proc = subprocess.Popen(command, env=env)
+    root = str(proc.pid)
+    ours.add(root)
+    thread = threading.Thread(target=sampler, daemon=True)
+    thread.start()
+    status = proc.wait()
     wall = time.perf_counter() - start
     done.set()
     thread.join()

@@ -2,7 +2,9 @@
 // independent reference model of tests/solrules/model.py): the deals' boards, the counts of legal
 // moves along the fixed "perft" lines, and perft from a deal to depth 4.
 //
-//   node client/engine/selftest.mjs          (Node >= 22.7; Node 20: add --experimental-detect-module)
+//   node client/engine/selftest.mjs          (any Node from 18 on: client/package.json says ES modules)
+//
+// `make test` runs it (tests/client/test_engine_node.py).
 //
 // The proof that the engine matches solrules is tests/client/test_engine.py, in Chromium.
 

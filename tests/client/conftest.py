@@ -1,16 +1,20 @@
-"""Fixtures for the browser tests: a real ``solrace serve`` subprocess and Debian's Chromium
-driven by Playwright (sync API; never ``playwright install``). Every page opened through the
-``pages`` fixture is watched: a test fails on any JavaScript console error or uncaught exception.
-Screenshots go to ``test-artifacts/`` at the repo root.
+"""Fixtures for the browser tests: a real ``solrace serve`` subprocess and Debian's Chromium (its
+headless shell where installed, see ``helpers.CHROMIUM``) driven by Playwright (sync API; never
+``playwright install``). Every page opened through the ``pages`` fixture is watched: a test fails
+on any JavaScript console error or uncaught exception. Screenshots go to ``test-artifacts/`` at
+the repo root.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import subprocess
 import sys
 import threading
+import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -47,16 +51,21 @@ def server_env() -> dict[str, str]:
 
 def start_server(db: Path, *extra: str, prelude: str | None = None) -> Iterator[str]:
     """Run ``solrace serve`` on ``db`` (this checkout's server and ``client/``) until the
-    generator is closed; yields its base URL. ``prelude``: Python run before the command line
-    (to shorten a server constant for a test)."""
+    generator is closed; yields its base URL, once its pool of winnable deals (if ``extra`` asks
+    for one) is full. ``prelude``: Python run before the command line (to shorten a server
+    constant for a test)."""
     # --http-rate: the HTTP rate is per client address, and every browser of a test comes from
     # 127.0.0.1; a page load of the client alone is about 30 requests (its modules).
     # --solver-nice 0: the solver's answers have time budgets, and beside a CPU burner at the
     # normal priority (make test-under-load) a niced solver would leave a post-race analysis's
     # positions unknown that it decides in a fraction of its budget on an idle machine.
+    # --pool 0 unless ``extra`` asks for winnable deals (a later --pool wins): the default pool
+    # (50 deals a game, 2 s each) kept a core busy for as long as such a server lived. The
+    # pool's solver at nice 0 too: at nice 19 beside the suite's own busy processes (Chromium)
+    # its 1-second budgets left every deal unknown, and the pool never filled.
     args = ["serve", "--port", "0", "--db", str(db), "--countdown", "1", "--rate-limit", "0",
-            "--http-rate", "200", "--solver-nice", "0", "--client-dir", str(REPO / "client"),
-            *extra]  # fmt: skip
+            "--http-rate", "200", "--solver-nice", "0", "--pool", "0", "--pool-nice", "0",
+            "--client-dir", str(REPO / "client"), *extra]  # fmt: skip
     if prelude:
         command = [sys.executable, "-c", f"import sys; {prelude}; from solrace.tools.cli "
                    "import main; sys.exit(main())", *args]
@@ -81,7 +90,11 @@ def start_server(db: Path, *extra: str, prelude: str | None = None) -> Iterator[
                 seen.append(lines.get(timeout=WAIT_MS / 1000 * 2))
             except queue.Empty:
                 pytest.fail(f"server did not start: {''.join(seen)}")
-        yield seen[-1].split("serving ", 1)[1].strip().rstrip("/")
+        base = seen[-1].split("serving ", 1)[1].strip().rstrip("/")
+        pool = int(args[max(i for i, a in enumerate(args) if a == "--pool") + 1])
+        if pool > 0:
+            wait_for_pool(base, pool)
+        yield base
     finally:
         proc.terminate()
         try:
@@ -90,12 +103,39 @@ def start_server(db: Path, *extra: str, prelude: str | None = None) -> Iterator[
             proc.kill()
 
 
+def wait_for_pool(base: str, size: int) -> None:
+    """Wait until the server at ``base`` has ``size`` winnable deals ready for every game (its
+    ``/api/games``): a test that deals one (a winnable race, the daily deal, a tournament) must
+    not find the pool still being solved, which on a loaded machine takes many seconds (45 s
+    seen under a load of 20 on two cores: a deal undecided within --pool-seconds is dropped)."""
+    deadline = time.monotonic() + WAIT_MS / 1000 * 12
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    while True:
+        with opener.open(base + "/api/games", timeout=WAIT_MS / 1000) as res:
+            games = json.load(res)
+        if all(g.get("pool", {}).get("ready", 0) >= size for g in games):
+            return
+        if time.monotonic() > deadline:
+            pytest.fail(f"the pool of winnable deals is not ready: {games}")
+        time.sleep(0.1)
+
+
+#: An analysis's budgets are seconds of wall time (3 s a position, 30 s a racer): on a loaded
+#: machine the solver's share of a core is small, and a position it decides in a fraction of
+#: that on an idle machine came back unknown ("No loss proved" instead of "winnable", seen
+#: under a load of 17 on two cores). Four times as long is still bounded, and changes nothing
+#: where the solver has its core: it stops when it knows.
+ANALYSES = ("import solrace.settings as s; s.ANALYSIS_POSITION_SECONDS *= 4; "
+            "s.ANALYSIS_SECONDS *= 4")
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Base URL (``http://127.0.0.1:PORT``) of a real server with a 1-second countdown and a
-    small private pool of winnable deals (two per game, solved at start)."""
+    """Base URL (``http://127.0.0.1:PORT``) of a real server with a 1-second countdown, a
+    small private pool of winnable deals (two per game, solved before the first test), and
+    post-race analyses with four times the solver's time (see ``ANALYSES``)."""
     yield from start_server(tmp_path_factory.mktemp("client-server") / "races.db",
-                            "--pool", "2", "--pool-seconds", "1")
+                            "--pool", "2", "--pool-seconds", "1", prelude=ANALYSES)
 
 
 # Package scope, not session: Playwright's sync API keeps an event loop running in this thread
@@ -106,8 +146,8 @@ def browser() -> Iterator[Any]:
         # `make test` installs Chromium first and sets this: there, a missing browser is a
         # failure, not a quiet skip of every browser test.
         if os.environ.get("SOLRACE_REQUIRE_BROWSER"):
-            pytest.fail(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+            pytest.fail(f"no Chromium at {CHROMIUM} (apt-get install chromium-headless-shell)")
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium-headless-shell)")
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         yield b

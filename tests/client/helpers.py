@@ -14,7 +14,15 @@ import solrules
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
-CHROMIUM = os.environ.get("SOLRACE_CHROMIUM", "/usr/bin/chromium")
+#: Debian's headless-only build of Chromium (package ``chromium-headless-shell``): the same engine
+#: as the full browser without its desktop parts, a third less CPU on the browser tests
+#: (docs/performance.md, "Test suite"). The binary itself, not ``/usr/bin/chromium-headless-shell``,
+#: a shell script that stays as the browser's parent.
+HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
+#: The browser the tests drive: ``SOLRACE_CHROMIUM`` if set, else the headless shell, else the full
+#: Chromium (package ``chromium``) in headless mode. Never a browser Playwright downloads.
+CHROMIUM = os.environ.get("SOLRACE_CHROMIUM") or (
+    HEADLESS_SHELL if Path(HEADLESS_SHELL).exists() else "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",

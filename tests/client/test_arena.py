@@ -63,9 +63,10 @@ BIG_TABLE = """() => {
 
 @pytest.fixture(scope="module")
 def arena_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A server of its own: the house keeps no arenas on it, and its arenas are short."""
-    yield from start_server(tmp_path_factory.mktemp("arena-server") / "races.db", "--pool", "2",
-                            "--pool-seconds", "1", "--arenas", "off", prelude=PRELUDE)
+    """A server of its own: the house keeps no arenas on it, and its arenas are short (no pool
+    of winnable deals: an arena deals any deal)."""
+    yield from start_server(tmp_path_factory.mktemp("arena-server") / "races.db",
+                            "--arenas", "off", prelude=PRELUDE)
 
 
 @pytest.fixture

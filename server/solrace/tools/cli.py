@@ -100,7 +100,7 @@ def _serve(args: argparse.Namespace) -> int:
     if args.pool > 0 and not args.demo_catalogue:
         # Its own solver process, at the lowest priority: nobody waits for a refill.
         refill = Solver(hint_seconds=0, par_seconds=args.pool_seconds, par_nodes=POOL_NODES,
-                        nice=19, supervisor=supervisor)
+                        nice=args.pool_nice, supervisor=supervisor)
     pool = None if args.demo_catalogue else Pool(storage, solrules.GAMES, refill, args.pool,
                                                  supervisor=supervisor, key=master_key)
     caps = Caps(races=args.max_races, races_per_address=args.races_per_address,
@@ -387,6 +387,9 @@ def parser() -> argparse.ArgumentParser:
                         "half; 0: solve none here (deals already in the pool are still dealt)")
     s.add_argument("--pool-seconds", type=float, default=POOL_SECONDS, metavar="SECONDS",
                    help="the solver's time for one fresh deal of the pool")
+    s.add_argument("--pool-nice", type=int, default=19, metavar="N",
+                   help="niceness of the pool's solver process (its time is a wall-clock "
+                        "budget: on a machine busy at a higher priority it keeps no deal)")
     s.add_argument("--demo-catalogue", action="store_true",
                    help="an offline demo: deal winnable races from the public catalogues "
                         "shipped with solrace instead of the private pool (anyone can look "
