@@ -32,8 +32,8 @@ from typing import Any
 
 import pytest
 import solrules
-from solrace.core.race import Race
 from solrace.core.race_parts import RaceError
+from solrace.core.racer import Racer
 from solrace.protocol.messages import safe_moves
 from solrace.solver.catalogue import CatalogueEntry, load_catalogue
 
@@ -54,8 +54,8 @@ def golden(game: str) -> dict[str, Any]:
 
 
 def server_refusal(game: solrules.Game, text: str) -> str:
-    """The server's ``illegal_move`` message for ``text`` (solrace.core.race)."""
-    err = Race._refused(SimpleNamespace(game=game), text)  # type: ignore[arg-type]
+    """The server's ``illegal_move`` message for ``text`` (solrace.core.racer)."""
+    err = Racer.refused(SimpleNamespace(game=game), text)  # type: ignore[arg-type]
     assert isinstance(err, RaceError)
     return err.message
 
