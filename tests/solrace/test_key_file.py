@@ -7,6 +7,7 @@ a server refuses to start without a named key file."""
 from __future__ import annotations
 
 import os
+import re
 import select
 import stat
 import subprocess
@@ -145,7 +146,10 @@ async def test_serve_keeps_its_key_beside_the_database(tmp_path: Path) -> None:
         assert await winnable_race(other.url) == "error: unavailable"
     assert not same(read(tmp_path / "other.key"), key)
     assert "for a database that had none here" in other.log
-    assert "1 entries that do not open dropped" in other.log
+    # One entry at least: the second server may not have dealt both of the first two (it
+    # claims deals ahead as it likes), so the count says when it was reached, not whether.
+    dropped = re.search(r"(\d+) entries that do not open dropped", other.log)
+    assert dropped is not None and int(dropped.group(1)) >= 1, other.log
     # SOLRACE_KEY_FILE names it too.
     store = SQLiteStore(db)
     await Pool(store, [GAME], size=0, key=key).put(GAME, won_deals(GAME, 1))
