@@ -12,9 +12,10 @@ import sys
 import time
 
 
-def spin(until: float) -> None:
+def spin(until: float, parent: int) -> None:
+    """Busy until ``until``, or until ``parent`` is gone (this process is then adopted)."""
     x = 0
-    while time.monotonic() < until:
+    while time.monotonic() < until and os.getppid() == parent:
         for _ in range(100_000):
             x = (x * 31 + 7) % 1_000_003
 
@@ -25,7 +26,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3600.0)
     args = parser.parse_args()
     until = time.monotonic() + args.seconds
-    procs = [multiprocessing.Process(target=spin, args=(until,), daemon=True)
+    procs = [multiprocessing.Process(target=spin, args=(until, os.getpid()), daemon=True)
              for _ in range(args.procs)]
     for p in procs:
         p.start()
@@ -36,8 +37,14 @@ def main() -> None:
         sys.exit(0)
 
     signal.signal(signal.SIGTERM, stop)
-    for p in procs:
-        p.join()
+    # Whoever started it (make test-under-load's shell, whose trap kills it) may itself be
+    # killed at once (SIGKILL, a timeout): then nobody would stop it, and it would keep a
+    # shared machine's cores busy for the rest of the hour. Each process ends with its parent.
+    parent = os.getppid()
+    while any(p.is_alive() for p in procs):
+        if os.getppid() != parent:
+            stop()
+        procs[0].join(0.5)
 
 
 if __name__ == "__main__":
