@@ -164,6 +164,10 @@ QUOTA_RESERVE_FROM = 10
 #: higher priority gets "unknown" for positions it would decide idle (the browser tests run it
 #: at 0 beside a CPU burner for that reason). The pool's refill runs at 19 whatever this is.
 SOLVER_NICE = 10
+#: The niceness of the builder's process (``--builder-nice``: the replays of long races are
+#: built there, solrace.runtime.builder): the races come first, and on a machine kept busy at a
+#: higher priority a big replay waits its turn (the tests run it at 0 beside their CPU burner).
+BUILDER_NICE = 10
 #: The solver's time for one hint (s, ``--hint-seconds``): a racer waits for it.
 HINT_SECONDS = 3.0
 #: ... and its node budget, which keeps a hint the same on any machine when it ends in time.
@@ -329,6 +333,10 @@ MATCHED_TIMEOUT_MS = 5000
 #: reloads comes back within it and takes the seek over (``seek`` with ``resume``), its time
 #: waited kept. Past it, the seek leaves the queue (a page closed for good).
 SEEK_GRACE_S = 6.0
+#: A quick-race seek that names no ``bot_after`` is answered by a house bot after this many
+#: seconds alone (read when the seek arrives: the browser tests' server raises it, so that a
+#: loaded machine's slow page loads do not hand their seekers to bots).
+SEEK_BOT_AFTER_S = 10
 #: Seconds a challenge waits for its answer: one made for a named player (he sees it on any
 #: page he has open, or opens), and one made as a link (it has to be sent, then opened).
 CHALLENGE_NAMED_S = 120

@@ -59,12 +59,14 @@ def start_server(db: Path, *extra: str, prelude: str | None = None) -> Iterator[
     # --solver-nice 0: the solver's answers have time budgets, and beside a CPU burner at the
     # normal priority (make test-under-load) a niced solver would leave a post-race analysis's
     # positions unknown that it decides in a fraction of its budget on an idle machine.
+    # --builder-nice 0: likewise for the replays of long races (built in a process of their own).
     # --pool 0 unless ``extra`` asks for winnable deals (a later --pool wins): the default pool
     # (50 deals a game, 2 s each) kept a core busy for as long as such a server lived. The
     # pool's solver at nice 0 too: at nice 19 beside the suite's own busy processes (Chromium)
     # its 1-second budgets left every deal unknown, and the pool never filled.
     args = ["serve", "--port", "0", "--db", str(db), "--countdown", "1", "--rate-limit", "0",
             "--http-rate", "200", "--solver-nice", "0", "--pool", "0", "--pool-nice", "0",
+            "--builder-nice", "0",
             "--client-dir", str(REPO / "client"), *extra]  # fmt: skip
     if prelude:
         command = [sys.executable, "-c", f"import sys; {prelude}; from solrace.tools.cli "
@@ -125,15 +127,18 @@ def wait_for_pool(base: str, size: int) -> None:
 #: that on an idle machine came back unknown ("No loss proved" instead of "winnable", seen
 #: under a load of 17 on two cores). Four times as long is still bounded, and changes nothing
 #: where the solver has its core: it stops when it knows.
+#: And a quick race's seeker waits 60 s alone before a house bot takes him (10 by default): under
+#: load, a second page's load and clicks took longer than 10 s, and the first seeker got a bot.
 ANALYSES = ("import solrace.settings as s; s.ANALYSIS_POSITION_SECONDS *= 4; "
-            "s.ANALYSIS_SECONDS *= 4")
+            "s.ANALYSIS_SECONDS *= 4; s.SEEK_BOT_AFTER_S = 60")
 
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Base URL (``http://127.0.0.1:PORT``) of a real server with a 1-second countdown, a
     small private pool of winnable deals (two per game, solved before the first test), and
-    post-race analyses with four times the solver's time (see ``ANALYSES``)."""
+    post-race analyses with four times the solver's time and quick-race seeks left 60 s before a bot
+    (see ``ANALYSES``)."""
     yield from start_server(tmp_path_factory.mktemp("client-server") / "races.db",
                             "--pool", "2", "--pool-seconds", "1", prelude=ANALYSES)
 

@@ -8,12 +8,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from solrace import settings
 from solrace.net.app import App
 from solrace.store.sqlite_store import SQLiteStore as Storage
 from solrace.tools.race_client import RaceClient
 
 #: Every wait in these tests is a small multiple of this (seconds).
 T = 5.0
+
+
+@pytest.fixture(autouse=True)
+def builder_at_full_priority(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The apps a test makes build replays at niceness 0: at the default 10, beside the suite's
+    other processes and `make test-under-load`'s burner, a long race's replay took longer than
+    the server's 30 s for an HTTP answer."""
+    monkeypatch.setattr(settings, "BUILDER_NICE", 0)
 
 
 class Server:

@@ -158,6 +158,7 @@ class Solrace:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "solrace", "serve", "--port", str(self.port), *self.redis_args,
              "--countdown", "0.2", "--rate-limit", "0", "--http-rate", "0", "--pool", "0",
+             "--builder-nice", "0",
              *self.extra],
             stdout=subprocess.PIPE, text=True,
             env={"SOLRACE_KEY_FILE": str(KEY_FILE), **os.environ})

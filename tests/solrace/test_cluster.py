@@ -28,7 +28,7 @@ from .test_views import Referee
 
 def http_json(url: str) -> Any:
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    with opener.open(url, timeout=T) as resp:
+    with opener.open(url, timeout=T * 4) as resp:  # a replay: built in a process of its own
         return json.loads(resp.read())
 
 

@@ -123,7 +123,7 @@ async def test_accept_encoding_may_come_in_several_lines(tmp_path: Path) -> None
     async with serving(app) as server:
         status, headers, body = await get(
             port_of(server), "/api/races/long/replay/p1",
-            extra="Accept-Encoding: identity\r\nAccept-Encoding: gzip\r\n")
+            extra="Accept-Encoding: identity\r\nAccept-Encoding: gzip\r\n", timeout=T * 6)
         assert status == 200 and headers["content-encoding"] == "gzip"
         assert len(json.loads(gzip.decompress(body))["moves"]) == 10
     app.close()

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import solrules
 from websockets.asyncio.server import Server, ServerConnection, serve
 
+from solrace import settings
 from solrace.bus.base import Bus
 from solrace.bus.memory_bus import MemoryBus
 from solrace.core.keys import KEY_BYTES, MasterKey, net_tag
@@ -107,6 +108,7 @@ class App:
         tend_gc: bool = False,
         master_key: MasterKey | None = None,
         arenas: bool = False,
+        builder_nice: int | None = None,
     ) -> None:
         self.store = store
         #: The deployment's secret (solrace.core.keys); a server given none makes one that
@@ -147,6 +149,8 @@ class App:
             allow_origins=allow_origins,
             trust_proxy=trust_proxy,
             http_rate=http_rate,
+            # Read when the app is made, not imported: a test sets it for the apps it makes.
+            builder_nice=settings.BUILDER_NICE if builder_nice is None else builder_nice,
         )
         self.clients: set[Connection] = set()
         self.hub.on_health = self.service

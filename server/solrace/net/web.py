@@ -49,6 +49,7 @@ from solrace.service.entropy import new_key
 from solrace.service.rates import AddressRates
 from solrace.settings import (
     ANALYSIS_RETRY_S,
+    BUILDER_NICE,
     HTTP_BURST,
     HTTP_RATE,
     LEADERBOARD_MIN_RACES,
@@ -119,6 +120,10 @@ class ReplayCache:
 SLOW_CLIENT_BYTES = 256 * 1024
 #: Seconds an answer may take to be read, at most.
 MAX_ANSWER_SECONDS = 60.0
+#: An answer bigger than this may not fit in the sockets' buffers at once: its reader is
+#: given ANSWER_GRACE_S more than its size at SLOW_CLIENT_BYTES a second.
+ANSWER_BUFFERED_BYTES = 64 * 1024
+ANSWER_GRACE_S = 5.0
 
 #: The client's pages (index.html): the first part of their paths.
 PAGES = ("race", "tournament", "player", "leaderboard", "daily", "mod", "arena", "challenge")
@@ -171,6 +176,7 @@ class Routes:
         allow_origins: Iterable[str] = (),
         trust_proxy: bool = False,
         http_rate: float = HTTP_RATE,
+        builder_nice: int = BUILDER_NICE,
     ) -> None:
         self.hub = hub
         self.client = client
@@ -182,7 +188,7 @@ class Routes:
         self.static_rates = AddressRates(http_rate * STATIC_RATE / HTTP_RATE,
                                          burst=http_rate * STATIC_BURST / HTTP_RATE)
         self.replays = ReplayCache()
-        self.builder = Builder()
+        self.builder = Builder(builder_nice)
         #: Post-race analyses, worked out by the hub's solver (none: thinks and moves only).
         self.analyst = Analyst(hub.assist.solver, hub.supervisor)
         self.files: dict[Path, tuple[str, bytes]] = {}
@@ -270,12 +276,14 @@ class Routes:
             answer = json_response(500, {"error": Code.INTERNAL})
         if request.method == "HEAD":
             answer = dataclasses.replace(answer, body=b"")
-        elif len(answer.body) > SLOW_CLIENT_BYTES:
-            # websockets closes an HTTP answer's connection ``close_timeout`` after writing it,
-            # and aborts it if the client has not read it all by then: a big replay to a slow
-            # reader would arrive cut short. Give it the time a slow client needs.
+        elif len(answer.body) > ANSWER_BUFFERED_BYTES:
+            # websockets closes an HTTP answer's connection ``close_timeout`` (1 s) after
+            # writing it, and aborts it if the client has not read it all by then: a replay of
+            # a few hundred KB to a phone on a slow network, or to a busy client, would arrive
+            # cut short. Give it the time a slow client needs, and some.
             conn.close_timeout = min(MAX_ANSWER_SECONDS, max(
-                conn.close_timeout or 0.0, len(answer.body) / SLOW_CLIENT_BYTES))
+                conn.close_timeout or 0.0,
+                ANSWER_GRACE_S + len(answer.body) / SLOW_CLIENT_BYTES))
         return answer
 
     async def route(self, path: str, etag: str | None = None, gzip_ok: bool = False,

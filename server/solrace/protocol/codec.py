@@ -14,6 +14,7 @@ from typing import Any
 
 import msgpack
 
+from solrace import settings
 from solrace.core.errors import Code
 from solrace.core.identity import MAX_PASSWORD, MIN_PASSWORD
 from solrace.protocol.commands import (
@@ -293,7 +294,8 @@ def _play(kind: str, obj: dict[Any, Any], rid: Any) -> PlayCmd:
             raise ProtocolError(Code.BAD_MESSAGE, "'time_limit' of a quick race is one of "
                                 f"{', '.join(map(str, SEEK_TIME_LIMITS))} seconds", rid)
         return PlayCmd("seek", rid, game=game, time_limit=time_limit, rated=rated,
-                       bot_after=_int(obj, "bot_after", 0, 60, rid, default=10),
+                       bot_after=_int(obj, "bot_after", 0, 60, rid,
+                                      default=settings.SEEK_BOT_AFTER_S),
                        resume=_bool(obj, "resume", rid, default=False))
     return PlayCmd("play_bot", rid, game=game, rated=rated,
                    time_limit=_int(obj, "time_limit", 60, 3600, rid, default=300),

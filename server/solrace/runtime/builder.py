@@ -15,13 +15,14 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 
-def _start_builder() -> None:
-    """The builder's process, as it starts: a lower priority, and a thread that ends it when
-    the server's process is gone. A killed server (``kill -9``, the OOM killer) closes no pipe
-    the builder reads from (a spawned worker holds both ends of its job queue), so without it
-    the builder, and multiprocessing's resource tracker with it, would wait forever."""
+def _start_builder(nice: int) -> None:
+    """The builder's process, as it starts: a lower priority (``nice``), and a thread that
+    ends it when the server's process is gone. A killed server (``kill -9``, the OOM killer)
+    closes no pipe the builder reads from (a spawned worker holds both ends of its job queue),
+    so without it the builder, and multiprocessing's resource tracker with it, would wait
+    forever."""
     with contextlib.suppress(OSError):  # not allowed here: same priority, off the loop
-        os.nice(10)
+        os.nice(nice)
     parent = multiprocessing.parent_process()
     if parent is not None:
         def exit_with_parent() -> None:
@@ -35,7 +36,8 @@ def _start_builder() -> None:
 class Builder:
     """Runs jobs in one spawned, niced process (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, nice: int = 10) -> None:
+        self._nice = nice
         self._pool: ProcessPoolExecutor | None = None
         self._building: dict[Hashable, asyncio.Future[Any]] = {}
 
@@ -48,7 +50,7 @@ class Builder:
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(
                     1, mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_start_builder)
+                    initializer=_start_builder, initargs=(self._nice,))
             loop = asyncio.get_running_loop()
             fut = asyncio.ensure_future(loop.run_in_executor(self._pool, fn, *args))
             self._building[key] = fut

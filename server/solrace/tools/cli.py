@@ -22,6 +22,7 @@ from websockets.asyncio.server import Server
 
 from solrace.settings import (
     ABANDON_MS,
+    BUILDER_NICE,
     CONNECTIONS_PER_ADDRESS,
     COUNTDOWN_S,
     ENTRANTS_PER_ADDRESS,
@@ -128,6 +129,7 @@ def _serve(args: argparse.Namespace) -> int:
         tend_gc=True,
         master_key=master_key,
         arenas=args.arenas == "on",
+        builder_nice=args.builder_nice,
     )
     if redis_url:
         from solrace.cluster.processes import Cluster
@@ -381,6 +383,9 @@ def parser() -> argparse.ArgumentParser:
                    help="niceness of the solver's process for hints, par and post-race "
                         "analyses (its answers have time budgets: a machine busy at a higher "
                         "priority leaves more positions unknown)")
+    s.add_argument("--builder-nice", type=int, default=BUILDER_NICE, metavar="N",
+                   help="niceness of the process that builds the replays of long races (a "
+                        "machine busy at a higher priority makes big replays wait)")
     s.add_argument("--pool", type=int, default=POOL_SIZE, metavar="DEALS",
                    help="winnable deals kept solved and ready per game, in the store (shared "
                         "by every process on Redis), refilled in the background when below "
