@@ -72,8 +72,16 @@ def test_the_first_losing_move_is_found_by_bisection() -> None:
     n = len(BEFORE) + 1
     assert review.verdicts == "w" * n + "l" * (len(line) - n + 1)
     [loss] = review.losses()
+    best, winning = loss.pop("best"), loss.pop("line")
     assert loss == {"at": n, "move": LOSING, "winnable_at": n - 1, "exact": True,
                     "recovered_at": None}
+    # The move that kept it: not his, and the deal is won by the line that starts with it.
+    assert best == winning[0] and best != LOSING
+    game = replay("scotch", SEED, BEFORE)
+    for text in winning:
+        game.push_text(text)
+    assert game.is_won() and solrules.solve(
+        replay("scotch", SEED, [*BEFORE, best]), BUDGET).verdict == "won"
     # The end, then the deal (whose winning line may follow the racer's first moves: every
     # position along it is won), then the middle: far fewer solves than positions.
     assert calls[:2] == [len(line), 0] and len(calls) <= len(line) // 3
@@ -105,10 +113,12 @@ def test_a_line_that_wins_needs_one_solve() -> None:
 
 
 def fake(truth: str, calls: list[int]) -> Any:
-    """A solver whose verdict at index i is ``truth[i]`` (w, l, or ? for unknown)."""
+    """A solver whose verdict at index i is ``truth[i]`` (w, l, or ? for unknown); its
+    winning line is the one move ``kept``."""
     def solve(i: int) -> tuple[str, Sequence[str]]:
         calls.append(i)
-        return {"w": "won", "l": "lost"}.get(truth[i], "unknown"), ()
+        verdict = {"w": "won", "l": "lost"}.get(truth[i], "unknown")
+        return verdict, ("kept",) if verdict == "won" else ()
     return solve
 
 
@@ -121,6 +131,7 @@ def test_unknown_positions_are_stepped_over_and_said() -> None:
     [loss] = review.losses()
     # Somewhere after move 4 and by move 8: the report says it is not exact.
     assert loss["at"] == 8 and loss["winnable_at"] == 3 and not loss["exact"]
+    assert loss["best"] == "kept" and loss["line"] == ["kept"]
     assert review.verdicts[:4] == "www?" or review.verdicts[:4] == "wwww"
     assert review.verdicts[8:] == "lllll"
     # A budget that runs out leaves positions unknown, and says so: lost by the end, no
@@ -129,7 +140,8 @@ def test_unknown_positions_are_stepped_over_and_said() -> None:
     drive(review, fake(truth, []))
     assert review.verdicts == "?" * 12 + "l" and review.incomplete
     assert review.losses() == [{"at": 12, "move": "t12>t13", "winnable_at": None,
-                                "exact": False, "recovered_at": None}]
+                                "exact": False, "recovered_at": None, "best": None,
+                                "line": []}]
 
 
 def test_a_loss_taken_back_again_and_again_is_listed_each_time() -> None:
@@ -142,10 +154,11 @@ def test_a_loss_taken_back_again_and_again_is_listed_each_time() -> None:
     assert sorted(calls) == [0, 1]
     losses = review.losses()
     assert len(losses) == 5000
+    kept = {"best": "kept", "line": ["kept"]}
     assert losses[0] == {"at": 1, "move": "t1>t2", "winnable_at": 0, "exact": True,
-                         "recovered_at": 2}
+                         "recovered_at": 2, **kept}
     assert losses[-1] == {"at": 9999, "move": "t1>t2", "winnable_at": 9998, "exact": True,
-                          "recovered_at": 10000}
+                          "recovered_at": 10000, **kept}
 
 
 def test_the_tree_merges_a_move_played_again_after_an_undo() -> None:
