@@ -27,16 +27,18 @@ export function moveWords(text, game) {
 /** The better move at a loss, as a sentence, or "" when the solver gave none. */
 export function betterText(loss, game) {
   if (!loss?.best) return "";
-  const where = loss.winnable_at === loss.at - 1 ? "instead" : `after action ${loss.winnable_at}`;
-  return `Better ${where}: ${moveWords(loss.best, game)}, which kept the deal winnable.`;
+  return loss.winnable_at === loss.at - 1
+    ? `Better: ${moveWords(loss.best, game)} instead, which kept the deal winnable.`
+    : `Better, after action ${loss.winnable_at}: ${moveWords(loss.best, game)}, which kept the deal winnable.`;
 }
 
-/** "Accuracy 93 %: 40 of 43 moves kept a winnable deal winnable; his line 57 moves, par 50." */
+/** "Accuracy 93 %: 40 of 43 moves made from a winnable position kept it winnable; his line 57
+ * moves against par 50 (×1.14)." Only the moves whose outcome the solver decided count. */
 export function accuracyText(report) {
   const a = report?.accuracy;
   if (!a || a.share === null || a.share === undefined) return "";
   let text = `Accuracy ${Math.round(a.share * 100)} %: ${a.kept} of ${a.judged} move${a.judged === 1 ? "" : "s"} ` +
-    "judged kept a winnable deal winnable";
+    `made from a winnable position kept it winnable`;
   if (a.line !== undefined && a.par) text += `; his line ${a.line} moves against par ${a.par} (×${a.par_ratio.toFixed(2)})`;
   return `${text}.`;
 }
@@ -157,18 +159,20 @@ export function lossBefore(report, i) {
 }
 
 /** What the replay says of the position after action `i`, from the report's verdicts; `hint`:
- * the better move to mark on the board, at the last winnable position before a loss. */
-export function verdictAt(report, i) {
+ * the better move to mark on the board, at the last winnable position before a loss.
+ * `words(move, at)`: the move in words on the board after action `at`. */
+export function verdictAt(report, i, words = (move) => move) {
   if (!report) return null;
   const loss = report.losses?.find((l) => l.at === i);
   if (loss) {
-    const better = loss.best ? ` Better: ${loss.best}${loss.exact ? " instead" : ` after action ${loss.winnable_at}`}.` : "";
+    const better = loss.best ? ` Better: ${words(loss.best, loss.winnable_at)}` +
+      `${loss.exact ? " instead" : ` after action ${loss.winnable_at}`}.` : "";
     return { kind: "lost-here", text: `✗ The deal was lost here (${loss.move}): no line wins from this position.${better}` };
   }
   const from = lossFrom(report, i);
   if (from) {
     return { kind: "better", hint: from.best,
-      text: `✓ Still winnable. Better here: ${from.best}, marked on the board; ` +
+      text: `✓ Still winnable. Better here: ${words(from.best, i)}, marked on the board; ` +
         (from.exact ? `his next move, ${from.move}, lost the deal.` : `the deal was lost by action ${from.at}.`) };
   }
   const v = report.verdicts?.[i];

@@ -49,7 +49,7 @@ export class Practice {
       label: "Practice board", onMove: (text) => this.move(text) });
     this.undoBtn = h("button#practice-undo", { type: "button", onclick: () => this.undo() }, "Undo");
     this.heading = h("h2#practice-title", { tabindex: "-1" }, 
-      `Practice from ${name}'s action ${at}${this.line ? ", the last position he could still win from" : ""}`);
+      `Practice from ${name}'s action ${at}${this.line ? ", the last position that could still be won" : ""}`);
     replace(el,
       this.heading,
       h("p.practice-note", {}, h("strong", {}, "Practice, not a race: "),

@@ -123,10 +123,11 @@ export class Replay {
     "Play on from here");
     // Shown when the position is lost: the practice game from it, not from the last winnable one.
     side.playHere = h("button.small.play-here", { type: "button", hidden: true,
-      onclick: () => this.playOn(side, { here: true }) }, "from this lost position");
+      onclick: () => this.playOn(side, { here: true }),
+      title: "A practice game from the lost position shown" }, "or from here");
     select.addEventListener("change", () => this.load(side, select.value));
     side.el = h("div.replay-side", { dataset: { side: key } },
-      h("div.replay-head", {}, select, caption), words, h("div.replay-tools", {}, verdict, side.playOn, side.playHere),
+      h("div.replay-head", {}, select, caption), words, h("div.replay-tools", {}, verdict, h("span.play-buttons", {}, side.playOn, side.playHere)),
       boardEl, analysisEl);
     return side;
   }
@@ -312,13 +313,18 @@ export class Replay {
       const last = s.data.boards.length - 1;
       let i = 0;
       while (i < last && this.timeOf(s.data, i + 1) <= t) i++;
-      const said = verdictAt(s.analysis, i);
+      // The better move in words, read off the board it is played on.
+      const words = (move, at) => `${describeMove(move, s.data.boards[at], s.data.boards[at])} (${move})`;
+      const said = verdictAt(s.analysis, i, words);
       s.view.set({ board: s.data.boards[i], hint: said?.hint || null });
       s.i = i;
       s.playOn.disabled = !s.data.deal;
-      const back = this.playFrom(s).at !== i;
-      s.playOn.textContent = back ? `Play on from the last winnable position (action ${this.playFrom(s).at})` : "Play on from here";
-      s.playHere.hidden = !back || !s.data.deal;
+      const from = this.playFrom(s).at;
+      s.playOn.textContent = from !== i ? `Play on from action ${from}` : "Play on from here";
+      s.playOn.title = from !== i ? `A practice game from action ${from}, the last position that could still be won, ` +
+        "with the solver's line to show: unrated, in your browser alone" : "A practice game from the position shown, " +
+        "against a clock: unrated, in your browser alone";
+      s.playHere.hidden = from === i || !s.data.deal;
       s.verdict.textContent = said?.text || "";
       s.verdict.dataset.kind = said?.kind || "";
       s.el.dataset.step = i;
