@@ -101,6 +101,7 @@ class Review:
         self.tree = Tree(self.actions)
         self.solves_left = solves
         self.solved = 0
+        self.coached = 0  # of them, solves for a better move alone (bench/analysis_bench.py)
         n = len(self.tree.parent)
         self.known: list[Verdict | None] = [None] * n  # proved (won/lost), by node
         self.asked: list[bool] = [False] * n
@@ -197,6 +198,7 @@ class Review:
             tried.add(node)
             self.solves_left -= 1
             self.solved += 1
+            self.coached += 1
             verdict, line = yield at
             if verdict == "won" and line:
                 self.lines[self.tree.node[at]] = tuple(line)
