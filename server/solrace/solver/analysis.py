@@ -47,6 +47,10 @@ Verdict = str  # "won" | "lost" | "unknown"
 
 #: Longest thinks reported.
 THINKS = 3
+#: Losses whose winning line is reported (the first ones; every loss has its better move): a
+#: line is up to a few hundred moves, and a racer may lose and take back the same move 5,000
+#: times. Keeps a kept report to a few KB (settings.ANALYSES_KEPT).
+LINES = 4
 #: Positions left unknown after which a bisection stops narrowing (the solver finds the
 #: positions around a hard one hard too: each more costs a full budget, and rarely decides).
 BISECT_UNKNOWNS = 3
@@ -264,7 +268,7 @@ class Review:
         action that took him back to a position proved winnable, by undo; or None), ``best``
         (a move from the position at ``winnable_at`` that kept the deal winnable, or None when
         no line from there is known) and ``line`` (a winning line from there, ``best`` first;
-        empty when ``best`` is None)."""
+        given for the first :data:`LINES` losses with a ``best``, empty for the others)."""
         tree, known = self.tree, self.known
         verdicts = self.verdicts
         # Linear in the line, however many losses it has (a racer may have 10,000 actions):
@@ -284,6 +288,7 @@ class Review:
                 following = i
         last_at: dict[int, int] = {0: 0}
         out: list[dict[str, Any]] = []
+        lines = 0
         for i in range(1, len(verdicts)):
             node = tree.node[i]
             lost_here = verdicts[i] == "l" and verdicts[i - 1] != "l" \
@@ -294,9 +299,11 @@ class Review:
                 above = near[tree.parent[node]]
                 winnable_at = last_at.get(above) if above >= 0 else None
                 line = self.line_from(above) if above >= 0 else None
+                lines += bool(line)
                 out.append({"at": i, "move": self.actions[i - 1], "winnable_at": winnable_at,
                             "exact": winnable_at == i - 1, "recovered_at": next_won[i],
-                            "best": line[0] if line else None, "line": line or []})
+                            "best": line[0] if line else None,
+                            "line": line if line and lines <= LINES else []})
             last_at[node] = i
         return out
 
