@@ -6,7 +6,10 @@ Plays lines a racer might play (cards home first most of the time, otherwise any
 an undo now and then) of 80 Scotch, 120 Yukon and 200 Quadruple Canfield actions, and runs each
 through :class:`solrace.solver.analysis.Review` with the server's budgets, solving here (as the
 solver's worker does, one position at a time). Prints per line: the positions solved, the
-solver's seconds, the first loss found; docs/protocol.md ("Post-race analysis") quotes them.
+solver's seconds, the first loss found, how many losses got their better move (``best``) and
+the solves spent on that alone; docs/protocol.md ("Post-race analysis") quotes them. As on the
+server, the deal's verdict comes in known (par: solved here first, not counted) without its
+line, the worst case for the better move at a loss from the deal.
 It is a benchmark, not a test: timings depend on the machine.
 """
 
@@ -56,7 +59,9 @@ def racer_line(game: str, seed: int, length: int, rng: random.Random) -> list[st
 
 
 def analyse(game: str, seed: int, actions: list[str]) -> tuple[Review, float]:
-    review = Review(actions, ANALYSIS_SOLVES)
+    par = solve_position({"g": game, "s": seed, "a": [], "n": ANALYSIS_NODES,
+                          "t": ANALYSIS_POSITION_SECONDS})["verdict"]
+    review = Review(actions, ANALYSIS_SOLVES, par)
     spent = 0.0
     gen = review.run()
     try:
@@ -89,6 +94,9 @@ def main() -> None:
             losses = review.losses()
             first = (f"lost at {losses[0]['at']}{'' if losses[0]['exact'] else ' (bounds)'}"
                      if losses else "no loss")
+            if losses:
+                first += (f", best for {sum(1 for x in losses if x['best'])}/{len(losses)}"
+                          f" (+{review.coached} solves)")
             print(f"{game:18} seed {seed}: {len(actions):3} actions, {review.solved:2} solved, "
                   f"{spent:5.2f} s of solver time ({time.perf_counter() - start:5.2f} s), "
                   f"deal {review.verdict_at(0)}, {first}"

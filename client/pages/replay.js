@@ -2,14 +2,16 @@
 // (the replay API gives the race time of every action), stepped action by action or played in
 // race time, each move shown as text and in words ("7♥ from fan 3 to a foundation"). Each racer's
 // post-race analysis (analysis.js) marks his timeline — winnable, lost, the move that lost the
-// deal, his longest thinks — and says of every position whether it could still be won; "Play on
-// from here" starts a practice game from the position shown (practice.js).
+// deal, his longest thinks — and says of every position whether it could still be won, marking
+// the better move on the board at the last winnable position before a loss; "Play on" starts a
+// practice game (practice.js) from the last winnable position when the one shown is lost, with
+// the solver's line to show its next move, or from the position shown.
 
 import { BoardView } from "../board.js";
 import { cardShort, pileLabel } from "../cards.js";
 import { parseMove } from "../moves.js";
 import { fetchJSON, formatTime, h, replace } from "../ui.js";
-import { analysisBlock, loadAnalysis, verdictAt } from "./analysis.js";
+import { analysisBlock, loadAnalysis, lossBefore, verdictAt } from "./analysis.js";
 import { Practice } from "./practice.js";
 
 const TABLEAU_NAME = { scotch: "fan", yukon: "column", "quadruple-canfield": "tableau" };
@@ -117,11 +119,15 @@ export class Replay {
     const side = { key, player, select, view, boardEl, caption, words, verdict, analysisEl, data: null,
       analysis: null, i: 0, loading: null };
     side.playOn = h("button.small.play-on", { type: "button", disabled: true, onclick: () => this.playOn(side),
-      title: "A practice game from the position shown, against a clock: unrated, in your browser alone" },
+      title: "A practice game against a clock: unrated, in your browser alone" },
     "Play on from here");
+    // Shown when the position is lost: the practice game from it, not from the last winnable one.
+    side.playHere = h("button.small.play-here", { type: "button", hidden: true,
+      onclick: () => this.playOn(side, { here: true }),
+      title: "A practice game from the lost position shown" }, "or from here");
     select.addEventListener("change", () => this.load(side, select.value));
     side.el = h("div.replay-side", { dataset: { side: key } },
-      h("div.replay-head", {}, select, caption), words, h("div.replay-tools", {}, verdict, side.playOn),
+      h("div.replay-head", {}, select, caption), words, h("div.replay-tools", {}, verdict, h("span.play-buttons", {}, side.playOn, side.playHere)),
       boardEl, analysisEl);
     return side;
   }
@@ -243,15 +249,23 @@ export class Replay {
     this.timeline.hidden = !rows.length;
   }
 
-  /** Start a practice game from the position `side` shows. */
-  playOn(side) {
+  /** Where "Play on" starts for `side`: the last winnable position before the loss in effect
+   * when the position shown is lost (with the solver's line from there), else the one shown. */
+  playFrom(side) {
+    const loss = side.analysis?.verdicts?.[side.i] === "l" ? lossBefore(side.analysis, side.i) : null;
+    return loss?.best ? { at: loss.winnable_at, line: loss.line } : { at: side.i, line: null };
+  }
+
+  /** Start a practice game (see playFrom; `here`: from the position shown whatever it is). */
+  playOn(side, { here = false } = {}) {
     if (!side.data?.deal) return;
     this.stop();
     const name = side.data.name || side.player;
+    const from = here ? { at: side.i, line: null } : this.playFrom(side);
     this.main.hidden = true;
     this.practiceHost.hidden = false;
-    this.practice = new Practice(this.practiceHost, { deal: side.data.deal, actions: side.data.moves, at: side.i, name,
-      raceTime: side.i ? this.timeOf(side.data, side.i) : 0,
+    this.practice = new Practice(this.practiceHost, { deal: side.data.deal, actions: side.data.moves, at: from.at, name,
+      line: from.line, raceTime: from.at ? this.timeOf(side.data, from.at) : 0,
       onClose: () => {
         this.practice = null;
         this.practiceHost.hidden = true;
@@ -299,10 +313,18 @@ export class Replay {
       const last = s.data.boards.length - 1;
       let i = 0;
       while (i < last && this.timeOf(s.data, i + 1) <= t) i++;
-      s.view.set({ board: s.data.boards[i] });
+      // The better move in words, read off the board it is played on.
+      const words = (move, at) => `${describeMove(move, s.data.boards[at], s.data.boards[at])} (${move})`;
+      const said = verdictAt(s.analysis, i, words);
+      s.view.set({ board: s.data.boards[i], hint: said?.hint || null });
       s.i = i;
       s.playOn.disabled = !s.data.deal;
-      const said = verdictAt(s.analysis, i);
+      const from = this.playFrom(s).at;
+      s.playOn.textContent = from !== i ? `Play on from action ${from}` : "Play on from here";
+      s.playOn.title = from !== i ? `A practice game from action ${from}, the last position that could still be won, ` +
+        "with the solver's line to show: unrated, in your browser alone" : "A practice game from the position shown, " +
+        "against a clock: unrated, in your browser alone";
+      s.playHere.hidden = from === i || !s.data.deal;
       s.verdict.textContent = said?.text || "";
       s.verdict.dataset.kind = said?.kind || "";
       s.el.dataset.step = i;

@@ -10,7 +10,7 @@ import { me as player } from "../me.js";
 import { fetchJSON, formatTime, h, navigate, ordinal, replace, toast } from "../ui.js";
 import { verifyCommitment } from "../verify.js";
 import { nextActions, rematchOffer } from "./finish.js";
-import { loadAnalysis, lossText } from "./analysis.js";
+import { accuracyText, loadAnalysis, lossText } from "./analysis.js";
 import { seedChosenNote } from "./parts.js";
 import { changeText, deltaText, racerName } from "./player-parts.js";
 import { Replay } from "./replay.js";
@@ -302,7 +302,7 @@ export function mountResults(el, session) {
   async function renderAnalyses(players) {
     const items = new Map(players.map((p) => [p.player, h("li", { dataset: { player: p.player } },
       h("strong", {}, p.name || p.player), ": ", h("span.muted", {}, "analysing…"))]));
-    replace(analysisEl, h("h3", {}, "Where each race was lost or won, by the solver"), h("ul.analysis-list", {}, [...items.values()]));
+    replace(analysisEl, h("h3", {}, "Where each race was lost or won, and what kept it, by the solver"), h("ul.analysis-list", {}, [...items.values()]));
     analysisEl.hidden = false;
     for (const p of players) {
       let report = null;
@@ -322,7 +322,9 @@ export function mountResults(el, session) {
           history.replaceState(history.state, "", e.currentTarget.getAttribute("href"));
           replay?.focus(p.player, loss.at);
         } }, "see the move in the replay") : null;
-      replace(li, h("strong", {}, p.name || p.player), ": ", report ? lossText(report) : failure, link ? " " : null, link);
+      const accuracy = accuracyText(report);
+      replace(li, h("strong", {}, p.name || p.player), ": ", report ? lossText(report) : failure, link ? " " : null, link,
+        accuracy ? [" ", h("span.accuracy", {}, accuracy)] : null);
       li.dataset.kind = loss ? "lost" : report ? "kept" : "none";
     }
   }

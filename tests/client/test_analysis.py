@@ -1,7 +1,8 @@
 """Post-race analysis in the browser: a racer who made a losing move sees it marked on his
 replay (the timeline's red marker, the results' line, "the deal was lost here" at that move),
-and "Play on from here" starts a practice game from the position shown, played in the browser
-alone."""
+the move that would have kept the deal winnable (named on the results, marked on the board) and
+his accuracy; "Play on from here" starts a practice game from the position shown, or from the
+last winnable one when that is lost, played in the browser alone."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from solrace.solver.worker import replay
 
 from tests.client.contrast import whole_page_failures
 from tests.client.helpers import (
+    ARTIFACTS,
     DESKTOP,
     PHONE,
     WAIT_MS,
@@ -91,7 +93,8 @@ def test_a_losing_move_is_marked_on_the_racers_replay(pages: Pages, new_bot: New
     page.click('button[aria-label="Previous move"]')
     page.wait_for_function(f"""() => document.querySelector('.replay-side[data-player="p1"]')
                                ?.dataset.step === '{at - 1}'""")
-    assert side.locator(".replay-verdict").get_attribute("data-kind") == "winnable"
+    # (the last winnable one before the loss: the better move is named there)
+    assert side.locator(".replay-verdict").get_attribute("data-kind") == "better"
     # The results' link goes to the move in the replay, from the top of the page.
     page.click('button[aria-label="First position"]')
     page.click('.analysis-list li[data-player="p1"] a.analysis-link')
@@ -103,6 +106,86 @@ def test_a_losing_move_is_marked_on_the_racers_replay(pages: Pages, new_bot: New
     fresh.wait_for_function(f"""() => document.querySelector('.replay-side[data-player="p1"]')
                                 ?.dataset.step === '{at}'""", timeout=WAIT_MS * 2)
     fresh.wait_for_selector('.replay-side[data-player="p1"] .replay-verdict[data-kind="lost-here"]')
+
+
+def test_the_results_show_accuracy_and_the_better_move_at_a_loss(pages: Pages,
+                                                                 new_bot: NewBot) -> None:
+    page, race = losing_race(pages, new_bot())
+    at = len(BEFORE) + 1
+    line = page.locator('.analysis-list li[data-player="p1"][data-kind="lost"]')
+    line.wait_for(timeout=WAIT_MS * 6)
+    report = json_get(pages.base, f"/api/races/{race}/analysis/p1")
+    best = report["lost_at"]["best"]
+    # The better move is one the rules accept there, and the solver wins from it.
+    before = replay("scotch", SEED, BEFORE)
+    assert before.is_legal(solrules.Move.from_text(best)) and best != LOSING
+    before.push_text(best)
+    assert solrules.solve(before, solrules.Budget(20_000)).verdict == "won"
+    text = line.inner_text()
+    assert f"Better: {best} (" in text and "instead, which kept the deal winnable" in text
+    # Her accuracy: every move but the losing one kept the deal winnable.
+    share = round(100 * (at - 1) / at)
+    assert f"Accuracy {share} %: {at - 1} of {at} moves made from a winnable position" in text
+    page.locator(".results-main").scroll_into_view_if_needed()
+    page.wait_for_function("!document.querySelector('.toast')", timeout=WAIT_MS * 2)
+    settle(page)
+    assert not whole_page_failures(page), "text below WCAG AA contrast"
+    ARTIFACTS.mkdir(exist_ok=True)
+    line.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "coach-results.png"))
+    # The replay: "Show the better move" goes to the last winnable position and marks the
+    # move on the board (its cards and the pile it goes to).
+    side = page.locator('.replay-side[data-player="p1"]')
+    side.locator(".analysis .show-better").click()
+    page.wait_for_function(f"""() => document.querySelector('.replay-side[data-player="p1"]')
+                               ?.dataset.step === '{at - 1}'""")
+    verdict = side.locator(".replay-verdict")
+    assert verdict.get_attribute("data-kind") == "better"
+    assert f"({best}), marked on the board" in verdict.inner_text()
+    src, dst = best.split(">")
+    dst = dst.split("/")[0]
+    board = '[data-board="p1"]'
+    page.wait_for_selector(f'{board} [data-pile="{src}"] .card.hinted')
+    page.wait_for_selector(f'{board} [data-pile="{dst}"].hint-target')
+    side.scroll_into_view_if_needed()
+    settle(page)
+    page.screenshot(path=str(ARTIFACTS / "coach-replay-better.png"))
+    # At the loss, the board says what was better; "Play on" goes back to the last winnable
+    # position, and there the solver's move is one click away.
+    page.click('button[aria-label="Next move"]')
+    page.wait_for_function(f"""() => document.querySelector('.replay-side[data-player="p1"]')
+                               ?.dataset.step === '{at}'""")
+    assert f"({best}) instead" in verdict.inner_text()
+    play_on = side.locator(".play-on")
+    assert play_on.inner_text() == f"Play on from action {at - 1}"
+    assert side.locator(".play-here").is_visible()
+    page.screenshot(path=str(ARTIFACTS / "coach-replay-loss.png"))
+    play_on.click()
+    page.wait_for_selector("#practice-title")
+    title = page.inner_text("#practice-title")
+    assert f"action {at - 1}, the last position that could still be won" in title
+    page.wait_for_selector('[data-board="practice"] [data-pile="f1"]')
+    shown = board_cards(page, "practice")
+    for pile in replay("scotch", SEED, BEFORE).board()["piles"]:
+        assert shown[pile["pile"]] == pile["cards"], pile["pile"]
+    page.click("#practice-solver")
+    page.wait_for_selector(f'[data-board="practice"] [data-pile="{src}"] .card.hinted')
+    assert f"The solver plays {best}" in page.inner_text(".practice-status")
+    page.screenshot(path=str(ARTIFACTS / "coach-practice-solver.png"))
+    # Off the solver's line, the button says so instead of guessing.
+    other = next(m.text() for m in replay("scotch", SEED, BEFORE).legal_moves()
+                 if m.text() not in (best, LOSING) and "/" not in m.text())
+    o_src, o_dst = other.split(">")
+    page.locator(f'[data-board="practice"] [data-pile="{o_src}"] [data-depth="1"]').click()
+    page.locator(f'[data-board="practice"] [data-pile="{o_dst}"]').click()
+    page.wait_for_function("""() => !document.querySelector('#practice-undo').disabled""")
+    page.click("#practice-solver")
+    page.wait_for_function("""() => document.querySelector('.practice-status')
+                              ?.textContent.includes("You left the solver's line")""")
+    page.click("#practice-undo")
+    page.click("#practice-solver")
+    page.wait_for_function(f"""() => document.querySelector('.practice-status')
+                               ?.textContent.includes("The solver plays {best}")""")
 
 
 def test_play_on_from_here_is_a_practice_game_in_the_browser(pages: Pages,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 from collections import Counter
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -18,7 +19,15 @@ from solrace.core.race import Race
 from solrace.core.race_parts import Options
 from solrace.net.app import App
 from solrace.runtime.supervisor import Supervisor
-from solrace.solver.analysis import Review, Tree, drive, moves_summary, thinks
+from solrace.solver.analysis import (
+    LINES,
+    Review,
+    Tree,
+    accuracy,
+    drive,
+    moves_summary,
+    thinks,
+)
 from solrace.solver.analyst import Analyst
 from solrace.solver.jobs import Solver
 from solrace.solver.worker import replay
@@ -72,8 +81,16 @@ def test_the_first_losing_move_is_found_by_bisection() -> None:
     n = len(BEFORE) + 1
     assert review.verdicts == "w" * n + "l" * (len(line) - n + 1)
     [loss] = review.losses()
+    best, winning = loss.pop("best"), loss.pop("line")
     assert loss == {"at": n, "move": LOSING, "winnable_at": n - 1, "exact": True,
                     "recovered_at": None}
+    # The move that kept it: not his, and the deal is won by the line that starts with it.
+    assert best == winning[0] and best != LOSING
+    game = replay("scotch", SEED, BEFORE)
+    for text in winning:
+        game.push_text(text)
+    assert game.is_won() and solrules.solve(
+        replay("scotch", SEED, [*BEFORE, best]), BUDGET).verdict == "won"
     # The end, then the deal (whose winning line may follow the racer's first moves: every
     # position along it is won), then the middle: far fewer solves than positions.
     assert calls[:2] == [len(line), 0] and len(calls) <= len(line) // 3
@@ -105,10 +122,12 @@ def test_a_line_that_wins_needs_one_solve() -> None:
 
 
 def fake(truth: str, calls: list[int]) -> Any:
-    """A solver whose verdict at index i is ``truth[i]`` (w, l, or ? for unknown)."""
+    """A solver whose verdict at index i is ``truth[i]`` (w, l, or ? for unknown); its
+    winning line is the one move ``kept``."""
     def solve(i: int) -> tuple[str, Sequence[str]]:
         calls.append(i)
-        return {"w": "won", "l": "lost"}.get(truth[i], "unknown"), ()
+        verdict = {"w": "won", "l": "lost"}.get(truth[i], "unknown")
+        return verdict, ("kept",) if verdict == "won" else ()
     return solve
 
 
@@ -121,6 +140,7 @@ def test_unknown_positions_are_stepped_over_and_said() -> None:
     [loss] = review.losses()
     # Somewhere after move 4 and by move 8: the report says it is not exact.
     assert loss["at"] == 8 and loss["winnable_at"] == 3 and not loss["exact"]
+    assert loss["best"] == "kept" and loss["line"] == ["kept"]
     assert review.verdicts[:4] == "www?" or review.verdicts[:4] == "wwww"
     assert review.verdicts[8:] == "lllll"
     # A budget that runs out leaves positions unknown, and says so: lost by the end, no
@@ -129,7 +149,8 @@ def test_unknown_positions_are_stepped_over_and_said() -> None:
     drive(review, fake(truth, []))
     assert review.verdicts == "?" * 12 + "l" and review.incomplete
     assert review.losses() == [{"at": 12, "move": "t12>t13", "winnable_at": None,
-                                "exact": False, "recovered_at": None}]
+                                "exact": False, "recovered_at": None, "best": None,
+                                "line": []}]
 
 
 def test_a_loss_taken_back_again_and_again_is_listed_each_time() -> None:
@@ -143,9 +164,115 @@ def test_a_loss_taken_back_again_and_again_is_listed_each_time() -> None:
     losses = review.losses()
     assert len(losses) == 5000
     assert losses[0] == {"at": 1, "move": "t1>t2", "winnable_at": 0, "exact": True,
-                         "recovered_at": 2}
+                         "recovered_at": 2, "best": "kept", "line": ["kept"]}
     assert losses[-1] == {"at": 9999, "move": "t1>t2", "winnable_at": 9998, "exact": True,
-                          "recovered_at": 10000}
+                          "recovered_at": 10000, "best": "kept", "line": []}
+    # Every loss names the better move; only the first few carry the line (a report stays small).
+    assert all(loss["best"] == "kept" for loss in losses)
+    assert sum(1 for loss in losses if loss["line"]) == LINES
+
+
+def test_a_deal_won_by_par_alone_is_solved_once_more_for_the_better_move() -> None:
+    """Par says the deal is won but gives no line: a loss at the first move needs one solve of
+    the deal for its better move, and no more however many losses share it."""
+    calls: list[int] = []
+    review = Review(["t1>t2", "undo", "t1>t2"], 40, deal="won")
+    drive(review, fake("wlwl", calls))
+    assert sorted(calls) == [0, 1]
+    assert [(loss["at"], loss["best"]) for loss in review.losses()] == [(1, "kept"), (3, "kept")]
+
+
+#: Lines a racer might play (cards home first most of the time, else any move, an undo now
+#: and then), each with a loss the solver proves within BUDGET: (game, seed, rng seed).
+#: Found once with the solver, like SEED above.
+LOSING_LINES = [("scotch", 1, 1), ("yukon", 2, 2)]
+#: Quadruple Canfield forgives nearly everything (any card fills a space, the waste turns over
+#: without end): no such line loses. An endgame found by a random search does: all the cards
+#: home but the black ones from 8 up, and filling the last space with the stack of t8 leaves
+#: nothing that moves.
+QC_ENDGAME = (
+    "quadruple-canfield base=A f1:AC2C3C4C5C6C7C " + " ".join(
+        f"f{f}:{''.join(r + suit for r in 'A23456789TJQK')}" for f, suit in
+        [(2, "C"), (3, "C"), (4, "C")]) + " f5:AS2S3S4S5S6S7S " + " ".join(
+        f"f{f}:{''.join(r + suit for r in 'A23456789TJQK')}" for f, suit in
+        [(6, "S"), (7, "S"), (8, "S")] + [(9 + k, "H") for k in range(4)]
+        + [(13 + k, "D") for k in range(4)])
+    + " r: s: w:8SQC t1:JS t2:8CJC t3:9S t4:QS t5: t6:TS t7:9C t8:TCKSKC")
+QC_LOSING = "t8>t5"
+
+
+def racer_line(game: str, seed: int, rng_seed: int, length: int = 60) -> list[str]:
+    rng, g, line, depth = random.Random(rng_seed), solrules.new_game(game, seed), [], 0
+    while len(line) < length:
+        legal = [m.text() for m in g.legal_moves()]
+        if not legal:
+            break
+        if depth and rng.random() < 0.08:
+            g.pop()
+            line.append("undo")
+            depth -= 1
+            continue
+        home = [m for m in legal if ">f" in m]
+        move = home[0] if home and rng.random() < 0.8 else rng.choice(legal)
+        g.push_text(move)
+        line.append(move)
+        depth += 1
+    return line
+
+
+def after(start: solrules.Game, actions: Sequence[str]) -> solrules.Game:
+    game = start.copy()
+    for action in actions:
+        if action == "undo":
+            game.pop()
+        else:
+            game.push_text(action)
+    return game
+
+
+def losing_cases() -> list[tuple[str, solrules.Game, list[str]]]:
+    cases = [(game, solrules.new_game(game, seed), racer_line(game, seed, rng))
+             for game, seed, rng in LOSING_LINES]
+    start = solrules.parse_position(QC_ENDGAME)
+    line = [QC_LOSING]
+    line += [m.text() for m in after(start, line).legal_moves()][:3]
+    return [*cases, ("quadruple-canfield", start, line)]
+
+
+@pytest.mark.parametrize(("game", "start", "line"), losing_cases(),
+                         ids=["scotch", "yukon", "quadruple-canfield"])
+def test_every_loss_carries_a_better_move_the_solver_proves_winnable(
+        game: str, start: solrules.Game, line: list[str]) -> None:
+    def solve(i: int) -> tuple[str, Sequence[str]]:
+        result = solrules.solve(after(start, line[:i]), BUDGET)
+        return result.verdict, result.line
+    review = Review(line, 40)
+    drive(review, solve)
+    losses = review.losses()
+    assert losses and all(loss["winnable_at"] is not None for loss in losses)
+    for loss in losses:
+        before = after(start, line[:loss["winnable_at"]])
+        assert before.name == game
+        best = solrules.Move.from_text(loss["best"])
+        assert before.is_legal(best), loss
+        # Not the racer's own next move from there: his lost (or was not proved to keep it).
+        assert loss["best"] != line[loss["winnable_at"]]
+        assert solrules.solve(after(before, [loss["best"]]), BUDGET).verdict == "won"
+        # The line from there wins, move by move as the rules accept it.
+        end = after(before, loss["line"])
+        assert end.is_won() and loss["line"][0] == loss["best"]
+
+
+def test_accuracy_on_a_constructed_game() -> None:
+    # a keeps it, b loses it, undo (not a move), b2 keeps it, c not decided: 2 of 3.
+    got = accuracy(["a", "b", "undo", "b2", "c"], "wwlww?", None, False)
+    assert got == {"judged": 3, "kept": 2, "share": 0.667}
+    # A winner: his line (moves kept) against par.
+    got = accuracy(["a", "undo", "a", "b", "c"], "wwwwww", {"verdict": "won", "moves": 2}, True)
+    assert got == {"judged": 4, "kept": 4, "share": 1.0, "line": 3, "par": 2, "par_ratio": 1.5}
+    # Moves from a lost position are not judged; a deal lost from the start has no share.
+    assert accuracy(["a", "b"], "lll", {"verdict": "lost"}, False)["share"] is None
+    assert accuracy(["a", "b"], "wll", None, False) == {"judged": 1, "kept": 0, "share": 0.0}
 
 
 def test_the_tree_merges_a_move_played_again_after_an_undo() -> None:
@@ -217,8 +344,14 @@ async def test_a_racers_losing_move_is_found_after_the_reveal_and_never_before(
     n = len(BEFORE) + 1
     loss = dict(report["lost_at"])
     assert loss.pop("time") >= report["thinks"][0]["time"] - report["thinks"][0]["ms"]
+    best, winning = loss.pop("best"), loss.pop("line")
     assert loss == {"at": n, "move": LOSING, "winnable_at": n - 1, "exact": True,
                     "recovered_at": None}
+    assert best == winning[0] and best != LOSING
+    assert after(replay("scotch", SEED, BEFORE), winning).is_won()
+    # Every move of hers was from a winnable position, all but the last kept it.
+    assert report["accuracy"] == {"judged": n, "kept": n - 1,
+                                  "share": round((n - 1) / n, 3)}
     assert report["verdicts"] == "w" * n + "l" and report["deal"] == "won"
     assert report["end"] == "lost" and not report["incomplete"]
     assert report["moves"]["moves"] == n and report["moves"]["after_loss"] == 0

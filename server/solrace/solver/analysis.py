@@ -27,6 +27,15 @@ returns to a position visited before, so the first lost position the racer reach
 reached by a move. The whole review has a
 budget of solves (:data:`solrace.settings.ANALYSIS_SOLVES`); past it, what is not decided stays
 ``unknown`` and the report says it is incomplete.
+
+**The coach.** Every position proved won is proved by a winning line: the solver's from a
+position it solved, the rest of that line from a position of the racer's along it, or a move
+down to a won child. So the last winnable position before a loss has a line that wins from it,
+with no solve more (only the deal, when its verdict came from par, may need one): its first
+move is the ``best``, a move that kept the deal winnable where the racer's lost it (never his
+move: had his been on a winning line, his next position would be proved won). The
+**accuracy** is the share of his moves from a position proved won after which it was still
+proved won, among those whose outcome was decided.
 """
 
 from __future__ import annotations
@@ -38,6 +47,10 @@ Verdict = str  # "won" | "lost" | "unknown"
 
 #: Longest thinks reported.
 THINKS = 3
+#: Losses whose winning line is reported (the first ones; every loss has its better move): a
+#: line is up to a few hundred moves, and a racer may lose and take back the same move 5,000
+#: times. Keeps a kept report to a few KB (settings.ANALYSES_KEPT).
+LINES = 4
 #: Positions left unknown after which a bisection stops narrowing (the solver finds the
 #: positions around a hard one hard too: each more costs a full budget, and rarely decides).
 BISECT_UNKNOWNS = 3
@@ -92,9 +105,12 @@ class Review:
         self.tree = Tree(self.actions)
         self.solves_left = solves
         self.solved = 0
+        self.coached = 0  # of them, solves for a better move alone (bench/analysis_bench.py)
         n = len(self.tree.parent)
         self.known: list[Verdict | None] = [None] * n  # proved (won/lost), by node
         self.asked: list[bool] = [False] * n
+        # A winning line from each node that has one from a solve (see "The coach").
+        self.lines: dict[int, tuple[str, ...]] = {}
         if deal in ("won", "lost"):  # the deal's par, known already
             self._tell(0, deal, ())
 
@@ -119,13 +135,31 @@ class Review:
             self._lost(node)
         elif verdict == "won":
             # The racer's positions along the solver's winning line are won too.
-            deepest = node
-            for text in line:
+            deepest, line = node, tuple(line)
+            if line:
+                self.lines[node] = line
+            for k, text in enumerate(line, 1):
                 nxt = self.tree.children[deepest].get(text)
                 if nxt is None:
                     break
                 deepest = nxt
+                if k < len(line):
+                    self.lines.setdefault(deepest, line[k:])
             self._won(deepest)
+
+    def line_from(self, node: int) -> list[str] | None:
+        """A winning line from ``node`` (proved won) that its verdicts already give: down the
+        racer's won children to a position with a line of its own; None if there is none
+        (the deal's verdict from par came with no line)."""
+        path: list[str] = []
+        while node not in self.lines:
+            child = next((c for c in self.tree.children[node].values()
+                          if self.known[c] == "won"), None)
+            if child is None:
+                return None
+            path.append(self.tree.move[child])
+            node = child
+        return path + list(self.lines[node])
 
     @property
     def incomplete(self) -> bool:
@@ -152,6 +186,26 @@ class Review:
             if self.known[self.tree.node[start]] == "lost":
                 continue  # lost before this run: found at an earlier one
             yield from self._bisect(start, end)
+        yield from self._coach()
+
+    def _coach(self) -> Generator[int, tuple[Verdict, Sequence[str]], None]:
+        """Solve the last winnable position before a loss when no line from it is known yet
+        (within the budget): the better move needs one."""
+        tried: set[int] = set()
+        for loss in self.losses():
+            at = loss["winnable_at"]
+            if at is None or loss["best"] is not None or self.solves_left <= 0:
+                continue
+            node = self.tree.node[at]
+            if node in self.lines or node in tried:  # (solved for an earlier loss)
+                continue
+            tried.add(node)
+            self.solves_left -= 1
+            self.solved += 1
+            self.coached += 1
+            verdict, line = yield at
+            if verdict == "won" and line:
+                self.lines[self.tree.node[at]] = tuple(line)
 
     def _runs(self) -> list[tuple[int, int]]:
         """(start, end) indices of each stretch of moves without an undo; a line with no move
@@ -211,7 +265,10 @@ class Review:
         ``at`` (the action, 1-based), ``move``, ``winnable_at`` (the last position before it on
         the racer's path proved winnable, or None), ``exact`` (the position just before was
         proved winnable: this very move lost the deal), ``recovered_at`` (the first later
-        action that took him back to a position proved winnable, by undo; or None)."""
+        action that took him back to a position proved winnable, by undo; or None), ``best``
+        (a move from the position at ``winnable_at`` that kept the deal winnable, or None when
+        no line from there is known) and ``line`` (a winning line from there, ``best`` first;
+        given for the first :data:`LINES` losses with a ``best``, empty for the others)."""
         tree, known = self.tree, self.known
         verdicts = self.verdicts
         # Linear in the line, however many losses it has (a racer may have 10,000 actions):
@@ -231,6 +288,7 @@ class Review:
                 following = i
         last_at: dict[int, int] = {0: 0}
         out: list[dict[str, Any]] = []
+        lines = 0
         for i in range(1, len(verdicts)):
             node = tree.node[i]
             lost_here = verdicts[i] == "l" and verdicts[i - 1] != "l" \
@@ -240,10 +298,40 @@ class Review:
                 # (Not back to a winnable position since the last loss: not a new one.)
                 above = near[tree.parent[node]]
                 winnable_at = last_at.get(above) if above >= 0 else None
+                line = self.line_from(above) if above >= 0 else None
+                lines += bool(line)
                 out.append({"at": i, "move": self.actions[i - 1], "winnable_at": winnable_at,
-                            "exact": winnable_at == i - 1, "recovered_at": next_won[i]})
+                            "exact": winnable_at == i - 1, "recovered_at": next_won[i],
+                            "best": line[0] if line else None,
+                            "line": line if line and lines <= LINES else []})
             last_at[node] = i
         return out
+
+
+def accuracy(actions: Sequence[str], verdicts: str, par: dict[str, Any] | None,
+             won: bool) -> dict[str, Any]:
+    """How well a racer played, against the solver: ``judged`` (his moves from a position
+    proved winnable whose next position was decided, won or lost), ``kept`` (those after which
+    it was still winnable), ``share`` (``kept / judged``, None when nothing was judged: a deal
+    lost from the start, or nothing decided), and for a racer who won, ``line`` (his line's
+    length: moves kept at the end), ``par`` (the solver's line from the deal) and
+    ``par_ratio`` (``line / par``: 1.0 is par, 1.25 a quarter longer; below 1 he found a
+    shorter line than the solver's, which is not the shortest)."""
+    judged = kept = 0
+    for i, action in enumerate(actions):
+        if action == "undo" or verdicts[i] != "w" or verdicts[i + 1] == "?":
+            continue
+        judged += 1
+        kept += verdicts[i + 1] == "w"
+    out: dict[str, Any] = {"judged": judged, "kept": kept,
+                           "share": round(kept / judged, 3) if judged else None}
+    par_moves = par.get("moves") if par and par.get("verdict") == "won" else None
+    if won:
+        undos = sum(1 for a in actions if a == "undo")
+        line = len(actions) - 2 * undos
+        out.update(line=line, par=par_moves,
+                   par_ratio=round(line / par_moves, 2) if par_moves else None)
+    return out
 
 
 def drive(review: Review, solve_at: Callable[[int], tuple[Verdict, Sequence[str]]]) -> None:

@@ -43,7 +43,7 @@ from solrace.settings import (
     ANALYSIS_SOLVES,
     MAX_ANALYSES,
 )
-from solrace.solver.analysis import Review, moves_summary, thinks
+from solrace.solver.analysis import Review, accuracy, moves_summary, thinks
 
 if TYPE_CHECKING:
     from solrace.core.race import Race
@@ -186,6 +186,7 @@ def report(work: Work, review: Review, spent: float) -> dict[str, Any]:
         "thinks": thinks(work.actions, work.times),
         "moves": moves_summary(work.actions, verdicts, race.par,
                                racer.finished_at is not None),
+        "accuracy": accuracy(work.actions, verdicts, race.par, racer.finished_at is not None),
         "solves": review.solved,
         "solver_seconds": round(spent, 3),
         "incomplete": review.incomplete,
