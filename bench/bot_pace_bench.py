@@ -3,13 +3,13 @@
     .venv/bin/python bench/bot_pace_bench.py [--before DIR] [--seconds 40] [--hammerers 4]
                                              [--rounds 1] [--games scotch,yukon]
 
-Hard deals are picked by running the solver: among the deals the catalogue left undecided
-(seeds/catalogue, 10 s each), the first ones that a hint's budget (400,000 nodes, 3 s) does not
-win from the deal either. For each game, one server (in a child process, over real WebSockets,
-with the server's real solver processes at their real budgets and niceness) plays five races
-at once, one against a house bot of each level (1-5), each on a hard deal, the human sitting
-still; meanwhile ``--hammerers`` racers, each from an address of his own, each in a hint race
-of his own on a hard deal, ask for a hint, play it and ask again, for ``--seconds``.
+Hard deals are picked by running the solver (:func:`hard_deals`): deals on which a hint's
+search from the deal (400,000 nodes, 3 s) finds no line. For each game, one server (in a child
+process, over real WebSockets, with the server's real solver processes at their real budgets
+and niceness) plays five races at once, one against a house bot of each level (1-5), each on a
+hard deal, the human sitting still; meanwhile ``--hammerers`` racers, each from an address of
+his own, each in a hint race of his own on one of those deals, ask for a hint, play it and ask
+again, for ``--seconds``.
 
 Printed for each level and game: the bot's moves, the median and 90th percentile of the time
 between two of its moves (the first counted from the start) against its documented pace, the
@@ -27,6 +27,7 @@ import asyncio
 import itertools
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -42,24 +43,26 @@ LEVELS = (1, 2, 3, 4, 5)
 
 # --------------------------------------------------------------------------- the parent
 def hard_deals(game: str, count: int) -> list[int]:
-    """The first ``count`` catalogue deals left undecided that the hint's budget does not
-    win either (the solver is run on each)."""
+    """``count`` deals on which a hint's search from the deal (400,000 nodes, 3 s, on a
+    sample of the cards not seen, as the server's hint draws it) finds nothing: the solver is
+    run on the deals the catalogue left undecided after 10 s, then on random deals drawn from
+    ``random.Random(32)`` (a Yukon deal's first sample is hard about once in thirty)."""
     sys.path[:0] = [str(ROOT / "server"), str(ROOT / "shared")]
     import solrules
     from solrace.settings import HINT_NODES, HINT_SECONDS
 
-    hard: list[int] = []
     with open(ROOT / "seeds" / "catalogue" / f"{game}.jsonl") as lines:
-        for line in lines:
-            entry = json.loads(line)
-            if entry["verdict"] != "unknown":
-                continue
-            seed = int(entry["seed"])
-            result = solrules.solve(solrules.new_game(game, seed),
-                                    solrules.Budget(HINT_NODES, HINT_SECONDS),
-                                    clock=time.perf_counter)
-            if result.verdict != "won":
-                hard.append(seed)
+        undecided = [int(e["seed"]) for e in map(json.loads, lines) if e["verdict"] == "unknown"]
+    drawn = random.Random(32)
+    candidates = itertools.chain(undecided, iter(lambda: drawn.getrandbits(64), None))
+    hard: list[int] = []
+    for seed in itertools.islice(candidates, 2000):
+        deal = solrules.new_game(game, seed)
+        result = solrules.solve(solrules.sample_unseen(deal, random.Random(seed)),
+                                solrules.Budget(HINT_NODES, HINT_SECONDS),
+                                clock=time.perf_counter)
+        if result.verdict == "unknown":
+            hard.append(seed)
             if len(hard) == count:
                 break
     return hard
@@ -101,9 +104,8 @@ def report(side: str, game: str, result: dict[str, Any]) -> None:
 
 def parent(args: argparse.Namespace) -> None:
     games = args.games.split(",")
-    deals = {game: hard_deals(game, len(LEVELS) + args.hammerers) for game in games}
-    print(f"hard deals (undecided by the catalogue at 10 s, not won within a hint's budget): "
-          f"{deals}")
+    deals = {game: hard_deals(game, len(LEVELS)) for game in games}
+    print(f"hard deals (no line within a hint's search from the deal): {deals}")
     sides = [("after", ROOT)] + ([("before", Path(args.before))] if args.before else [])
     for round_ in range(args.rounds):
         order = sides if round_ % 2 == 0 else sides[::-1]
@@ -129,7 +131,7 @@ async def child(args: argparse.Namespace) -> dict[str, Any]:
     (tmp / "client" / "index.html").write_text("<!doctype html><title>solrace</title>")
     app = App(SQLiteStore(tmp / "race.db"), client=tmp / "client", trust_proxy=True,
               rate_limit=0, http_rate=0, solver=Solver())
-    dealt = itertools.cycle(seeds[:len(LEVELS)])
+    dealt = itertools.cycle(seeds)
     app.hub.deals.draw = lambda game, winnable=False: next(dealt)  # type: ignore[method-assign]
     await app.start()
     server = await app.serve("127.0.0.1", 0).__aenter__()
@@ -176,13 +178,14 @@ async def child(args: argparse.Namespace) -> dict[str, Any]:
             legal = racer.states[race]["legal"]
             if not legal:
                 return
-            move = hint.get("move") if hint.get("move") in legal else legal[0]
+            move = str(hint["move"]) if hint.get("move") in legal else legal[0]
             try:
                 await racer.move(race, move)
             except ServerError:
                 return
 
-    await asyncio.gather(*(hammer(seed) for seed in seeds[len(LEVELS):]))
+    await asyncio.gather(*(hammer(seed) for seed, _ in zip(itertools.cycle(seeds),
+                                                          range(args.hammerers), strict=False)))
     load = Path("/proc/loadavg").read_text().split()[0]
     bots = []
     for level, race_id in races.items():

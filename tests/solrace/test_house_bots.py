@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from solrace.core.levels import fallback, reverse
 from solrace.net.app import App
 from solrace.service.house_bots import BotSession
-from solrace.solver.jobs import Solver
+from solrace.solver.jobs import Solver, SolverBusy
 
 from tests.solrace.conftest import Server, T, serving
 from tests.solrace.test_play import app_for, named, sit
@@ -100,6 +100,32 @@ async def test_a_bot_that_cannot_see_a_win_plays_on(tmp_path: Path) -> None:
         assert bot.refused == 0 and racer.moves == bot.moves
 
 
+async def test_a_question_with_a_deadline_is_searched_until_then_or_answered_at_once() -> None:
+    solver = Solver(hint_seconds=20.0, par_seconds=0, nice=0)
+    loop = asyncio.get_running_loop()
+    try:
+        # The worker busy with one bot's question, on a hard deal: no line before its
+        # deadline (3 s; the budget alone would give it 20).
+        first = asyncio.ensure_future(solver.hint("scotch", HARD_SCOTCH, [], "r/p1", 1,
+                                                  client="a", deadline=loop.time() + 3.0))
+        async with asyncio.timeout(T):
+            while solver.worker_pid is None:  # (it is started for the first's turn)
+                await asyncio.sleep(0.01)
+        # Another's, due sooner than the first can end: answered (busy) while it waits,
+        # without ever reaching the worker.
+        with pytest.raises(SolverBusy):
+            await solver.hint("scotch", HARD_SCOTCH, [], "r/p2", 2, client="b",
+                              deadline=loop.time() + 0.3)
+        assert not first.done()
+        answer = await first
+        assert answer["source"] == "heuristic" and answer["move"] is not None
+        assert [s.kind for s in solver.served] == ["hint"]  # one job reached the worker
+        # Cut to its deadline, not its budget (its time counts the worker's start too).
+        assert solver.served[0].seconds < 20.0 / 2
+    finally:
+        await solver.stop()
+
+
 def positions() -> st.SearchStrategy[tuple[str, int, int]]:
     return st.tuples(st.sampled_from(["scotch", "yukon", "quadruple-canfield"]),
                      st.integers(0, 2**64 - 1), st.integers(0, 60))
@@ -140,3 +166,18 @@ def test_the_fallback_only_uses_what_the_bot_has_seen(game_name: str) -> None:
     for salt in range(5):
         assert (fallback(game, {"legal": legal}, None, random.Random(salt))
                 == fallback(other, {"legal": legal}, None, random.Random(salt)))
+
+
+def test_the_tools_planner_with_no_time_left_still_plays_a_legal_move() -> None:
+    # solrace.tools.bot thinks only while it waits out its pace: with none left, its search
+    # gets MIN_THINK and it still answers a move (on a hard deal: no line within that).
+    from solrace.tools.bot import Planner
+
+    game = solrules.new_game("scotch", HARD_SCOTCH)
+    planner = Planner(random.Random(3))
+    for _ in range(3):
+        board = game.board()
+        state = {"legal": [m.text() for m in game.legal_moves()], "board": board, "safe": []}
+        move = planner.choose(state, seconds=0.0)
+        assert move in state["legal"]
+        game.push_text(move)

@@ -123,17 +123,18 @@ class Solver:
         ``deadline`` (the event loop's time): when the answer is needed (a house bot's next
         move). The search then gets at most the time left when its turn comes, less
         :data:`~solrace.settings.DEADLINE_MARGIN`; a job whose turn comes with less than
-        :data:`~solrace.settings.MIN_DEADLINE_SECONDS` left is not run and raises
-        :class:`SolverBusy` at once: an answer after the deadline is worth nothing to a bot,
-        and running it would only make the next bot late too."""
+        :data:`~solrace.settings.MIN_DEADLINE_SECONDS` left is not run, and one still waiting
+        then raises :class:`SolverBusy` then and there: an answer after the deadline is worth
+        nothing to a bot, and running it would only make the next bot late too."""
         if not self._queue.hints.waiting(client) \
                 and self._queue.clients() >= MAX_WAITING_CLIENTS:
             raise SolverBusy("the solver is busy")
         job = {"k": "hint", "g": game, "s": str(seed), "a": actions, "p": key,
                "n": self.hint_nodes, "t": self.hint_seconds, "r": rng}
+        future = self._future()
         if deadline is not None:
             job["d"] = deadline
-        future = self._future()
+            self._expire(job, future, deadline)
         self._queue.add_hint(client, (job, future), key)
         self._kick()
         answer = await future
@@ -150,6 +151,19 @@ class Solver:
             share = max(MIN_HINT_SECONDS, self.hint_seconds / waiting)
             job["t"] = min(job["t"], share)
             job["n"] = max(1000, int(job["n"] * job["t"] / self.hint_seconds))
+
+    @staticmethod
+    def _expire(job: dict[str, Any], future: asyncio.Future[dict[str, Any]],
+                deadline: float) -> None:
+        """Answer a job still waiting when too little is left before its deadline to run it
+        (``"d"`` goes when it starts), then and there: its asker can do without at once."""
+        def expire() -> None:
+            if "d" in job and not future.done():
+                future.set_result({"error": "too late for its deadline"})
+
+        loop = asyncio.get_running_loop()
+        timer = loop.call_at(deadline - DEADLINE_MARGIN - MIN_DEADLINE_SECONDS, expire)
+        future.add_done_callback(lambda _: timer.cancel())
 
     def within_deadline(self, job: dict[str, Any], now: float) -> bool:
         """Cut a job with a deadline (``"d"``) to the time left before it; False if too
