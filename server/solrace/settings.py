@@ -254,6 +254,14 @@ DEALS_RETRY_MS = 1000
 #: move's time by BOT_GRACE of its pace with no answer, the bot plays the solver's heuristic
 #: move on its own guess of the hidden cards (solrace.service.house_bots).
 BOT_GRACE = 0.25
+#: A house bot whose question saw no win (no line within its time, or no answer) rests the
+#: lane for 1, then 2, 4 … at most BOT_REST moves (fallback moves) before asking again, until
+#: one sees a win: on a hard deal the next position is most likely as hard, and the lane's
+#: time is better spent on the other bots.
+BOT_REST = 8
+#: The bots' solver runs this much nicer than the hints' (at most 19): a racer waiting for
+#: a hint comes first.
+BOT_NICE_ABOVE_HINTS = 5
 #: A search with a deadline stops this long before it (s): the answer's way back and the
 #: move's dispatch.
 DEADLINE_MARGIN = 0.05

@@ -17,9 +17,11 @@ question has its deadline, the move's time: the search gets the time until then 
 (:meth:`~solrace.solver.jobs.Solver.hint`), so the answer comes while the bot waits out its
 pace. With no answer by then and :data:`~solrace.settings.BOT_GRACE` of the pace (the lane
 full of bots, a hard deal, a worker gone), the bot plays :func:`~solrace.core.levels.fallback`
-at once: the solver's heuristic move on its own guess of the hidden cards. A bot that sees no
-win plays on at its pace; it resigns only as any bot does (no legal move, or
-:data:`~solrace.settings.BOT_GIVE_UP` moves without progress).
+at once: the solver's heuristic move on its own guess of the hidden cards. A question that saw
+no win makes the bot rest the lane for a few moves (:data:`~solrace.settings.BOT_REST`),
+playing those fallbacks, before it asks again. A bot that sees no win plays on at its pace;
+it resigns only as any bot does (no legal move, or :data:`~solrace.settings.BOT_GIVE_UP`
+moves without progress).
 
 It runs where its race runs: a process that takes a race over (after a failover) starts the
 race's house bots again (:meth:`HouseBots.adopted`); one that lets a race go stops them.
@@ -44,7 +46,7 @@ from solrace.core.race import Race
 from solrace.core.race_parts import RaceError
 from solrace.protocol import commands, messages
 from solrace.protocol.event import Event, Publishable
-from solrace.settings import BOT_GIVE_UP, BOT_GRACE
+from solrace.settings import BOT_GIVE_UP, BOT_GRACE, BOT_NICE_ABOVE_HINTS, BOT_REST
 from solrace.solver.jobs import Solver, SolverBusy
 
 if TYPE_CHECKING:
@@ -83,8 +85,12 @@ class BotSession:
         self.refused = 0
         self.fallbacks = 0
         self.played: list[str] = []
-        #: The question asked of the solver: for which position (seq), and its answer.
-        self.thought: tuple[int, asyncio.Task[str | None]] | None = None
+        #: The question asked of the solver: for which position (seq), and its answer (a
+        #: move, and whether it is a winning line's).
+        self.thought: tuple[int, asyncio.Task[tuple[str | None, bool]]] | None = None
+        #: Questions in a row that saw no win, and moves to play before asking again.
+        self.misses = 0
+        self.rest = 0
 
     # ----------------------------------------------- what the hub does to a session
     def send(self, msg: dict[str, Any] | Event, urgent: bool = True) -> None:
@@ -189,10 +195,10 @@ class BotSession:
 
     def _think(self, race: Race, due: float) -> None:
         """Ask the bots' solver lane for the move at the bot's position now, to be played at
-        ``due`` (nothing if it asks already, or plays by no solver)."""
+        ``due`` (nothing if it asks already, rests, or plays by no solver)."""
         lane = self.bots.lane
         racer = race.racers[self.player]
-        if lane is None or self.level.policy != "solver":
+        if lane is None or self.level.policy != "solver" or self.rest > 0:
             return
         if self.thought is not None:
             if self.thought[0] == racer.seq:
@@ -217,25 +223,33 @@ class BotSession:
         if thought is not None and thought[0] == state["seq"]:
             try:
                 async with asyncio.timeout_at(due + BOT_GRACE * self.level.pace):
-                    move = await thought[1]
+                    move, line = await thought[1]
             except TimeoutError:
-                move = None  # (its task is cancelled: the position is left behind)
+                move, line = None, False  # (its task is cancelled: the position is left behind)
+            # A search that saw no win (a hard deal, a full lane) would most likely see none
+            # a move later either: rest the lane a few moves, more after each miss.
+            self.misses = 0 if line else self.misses + 1
+            self.rest = min(2 ** self.misses // 2, BOT_REST)
             if move in legal:
                 return move
         elif thought is not None:
             thought[1].cancel()
+        else:
+            self.rest = max(0, self.rest - 1)
         self.fallbacks += 1
         last = self.played[-1] if self.played else None
         return fallback(race.racers[self.player].game, state, last, self.rng)
 
-async def _answer(asked: Coroutine[Any, Any, dict[str, Any]]) -> str | None:
-    """The move a bot's question to the solver answers (None: busy, too late, or none)."""
+
+async def _answer(asked: Coroutine[Any, Any, dict[str, Any]]) -> tuple[str | None, bool]:
+    """The move a bot's question to the solver answers (None: busy, too late, or none), and
+    whether it is a winning line's."""
     try:
         answer = await asked
     except SolverBusy:
-        return None
+        return None, False
     move = answer.get("move")
-    return str(move) if move is not None else None
+    return (str(move) if move is not None else None), answer.get("source") == "solver"
 
 
 class HouseBots:
@@ -244,11 +258,13 @@ class HouseBots:
     def __init__(self, hub: Hub, solver: Solver | None, lane: Solver | None = None) -> None:
         self.hub = hub
         self.solver = solver
-        #: The bots' own solver (a worker process of its own, with the hints' budget): a bot
-        #: never waits behind a racer's hint or an analysis (see BOT_GRACE in settings).
+        #: The bots' own solver (a worker process of its own, with the hints' budget, niced a
+        #: little more: a racer waiting for a hint comes first): a bot never waits behind a
+        #: racer's hint or an analysis (see BOT_GRACE in settings).
         if lane is None and solver is not None and solver.hints_on:
             lane = Solver(hint_seconds=solver.hint_seconds, par_seconds=0,
-                          hint_nodes=solver.hint_nodes, nice=solver.nice,
+                          hint_nodes=solver.hint_nodes,
+                          nice=min(19, solver.nice + BOT_NICE_ABOVE_HINTS),
                           supervisor=hub.supervisor)
         self.lane = lane
         self.playing: dict[tuple[str, str], tuple[asyncio.Task[None], str]] = {}
