@@ -13,11 +13,13 @@ again, for ``--seconds``.
 
 Printed for each level and game: the bot's moves, the median and 90th percentile of the time
 between two of its moves (the first counted from the start) against its documented pace, the
-share of its moves played without the solver's answer (``fallback``: this tree only), and the
-hammerers' hints answered with their median wait. ``--before DIR`` runs the same bench on the
-tree in DIR (``git worktree add /work/wt/bots-before main``) in the same run, alternating, and
-prints both. The goal (issue 32): every level's median within 1.5x its pace. It is a benchmark,
-not a test: timings depend on the machine (say its load beside the figures).
+cards it had home at the end, the share of its moves played without the solver's answer
+(``fallback``: this tree only), and the hammerers' hints answered with their median wait.
+``--ordinary`` plays the catalogue's won deals instead of hard ones. ``--before DIR`` runs the
+same bench on the tree in DIR (``git worktree add --detach /work/wt/bots-before main``) in the
+same run, alternating, and prints both. The goal (issue 32): every level's median within 1.5x
+its pace. It is a benchmark, not a test: timings depend on the machine (say its load beside
+the figures).
 """
 
 from __future__ import annotations
@@ -99,13 +101,25 @@ def report(side: str, game: str, result: dict[str, Any]) -> None:
                 if bot["fallbacks"] is not None else "")
         print(f"    L{bot['level']} {bot['name']:7} pace {bot['pace']:.1f} s  moves "
               f"{len(gaps):3}  median {median:5.2f} s ({median / bot['pace']:4.2f}x)  "
-              f"p90 {p90:5.2f} s ({p90 / bot['pace']:4.2f}x)  max {max(gaps):5.2f} s{fell}")
+              f"p90 {p90:5.2f} s ({p90 / bot['pace']:4.2f}x)  max {max(gaps):5.2f} s  "
+              f"home {bot.get('home', '?'):>2}{fell}")
+
+
+def ordinary_deals(game: str, count: int) -> list[int]:
+    """The catalogue's first ``count`` deals its solver won (for ``--ordinary``)."""
+    with open(ROOT / "seeds" / "catalogue" / f"{game}.jsonl") as lines:
+        won = [int(e["seed"]) for e in map(json.loads, lines) if e["verdict"] == "won"]
+    return won[:count]
 
 
 def parent(args: argparse.Namespace) -> None:
     games = args.games.split(",")
-    deals = {game: hard_deals(game, len(LEVELS)) for game in games}
-    print(f"hard deals (no line within a hint's search from the deal): {deals}")
+    if args.ordinary:
+        deals = {game: ordinary_deals(game, len(LEVELS)) for game in games}
+        print(f"ordinary deals (won by the catalogue's solver): {deals}")
+    else:
+        deals = {game: hard_deals(game, len(LEVELS)) for game in games}
+        print(f"hard deals (no line within a hint's search from the deal): {deals}")
     sides = [("after", ROOT)] + ([("before", Path(args.before))] if args.before else [])
     for round_ in range(args.rounds):
         order = sides if round_ % 2 == 0 else sides[::-1]
@@ -198,7 +212,8 @@ async def child(args: argparse.Namespace) -> dict[str, Any]:
         bots.append({"level": level, "name": LEVEL_TABLE[level].name,
                      "pace": LEVEL_TABLE[level].pace,
                      "gaps": [(b - a) / 1000 for a, b in itertools.pairwise(times)],
-                     "fallbacks": session.fallbacks if session is not None else None})
+                     "fallbacks": session.fallbacks if session is not None else None,
+                     "home": bot.game.progress()[0]})
     app.house_bots.close()
     await app.stop()
     return {"bots": bots, "hints": len(waits), "load": load,
@@ -212,6 +227,8 @@ def main() -> None:
     parser.add_argument("--hammerers", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--games", default="scotch,yukon")
+    parser.add_argument("--ordinary", action="store_true",
+                        help="deals the catalogue's solver won, instead of hard ones")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--game", help=argparse.SUPPRESS)
     parser.add_argument("--deals", help=argparse.SUPPRESS)

@@ -76,11 +76,12 @@ async def test_a_bot_plays_on_when_the_solver_gives_no_answer(tmp_path: Path) ->
         assert pid is not None  # it asked the lane (from the countdown on)
         os.kill(pid, signal.SIGSTOP)  # the solver answers nothing from now on
         try:
-            start, fell_back = bot.moves, bot.fallbacks
+            start, alone = bot.moves, bot.fallbacks + bot.ahead
             await moves_made(bot, start + MOVES, T * 2)
-            # Every one of those moves was chosen without the solver's answer...
+            # Every one of those moves was chosen without the solver's answer (the next of
+            # a line it had been answered, or a fallback)...
             assert lane.worker_pid == pid
-            assert bot.fallbacks - fell_back >= MOVES - 1  # (one may have been answered)
+            assert bot.fallbacks + bot.ahead - alone >= MOVES - 1  # (one may be answered)
         finally:
             os.kill(pid, signal.SIGCONT)
         # ... and the server took every move the bot sent (none illegal, none refused).
@@ -181,3 +182,21 @@ def test_the_tools_planner_with_no_time_left_still_plays_a_legal_move() -> None:
         move = planner.choose(state, seconds=0.0)
         assert move in state["legal"]
         game.push_text(move)
+
+
+def test_a_bots_question_gets_the_winning_line_and_a_racers_hint_one_move() -> None:
+    from solrace.solver import worker
+
+    job = {"k": "hint", "g": "scotch", "s": "0", "a": [], "n": 400_000, "t": 30.0, "r": 1}
+    hint = worker.hint({**job, "p": "race/p1"})
+    assert hint["source"] == "solver" and "line" not in hint  # a racer: one move, no more
+    asked = worker.hint({**job, "p": "race/p2", "l": True})
+    line = asked["line"]
+    assert line[0] == asked["move"]
+    game = solrules.new_game("scotch", 0)
+    for move in line:  # Scotch hides nothing: the line wins the deal itself
+        game.push_text(move)
+    assert game.progress()[0] == game.progress()[1]
+    # Followed move by move, the next answer's line is the rest of it.
+    then = worker.hint({**job, "a": line[:3], "p": "race/p2", "l": True})
+    assert then["line"] == line[3:]

@@ -15,13 +15,14 @@ up match), but in a lane of its own: :attr:`HouseBots.lane`, a solver worker apa
 hints' and analyses', with the bots' questions in turns by client address and bot. Each
 question has its deadline, the move's time: the search gets the time until then and no more
 (:meth:`~solrace.solver.jobs.Solver.hint`), so the answer comes while the bot waits out its
-pace. With no answer by then and :data:`~solrace.settings.BOT_GRACE` of the pace (the lane
-full of bots, a hard deal, a worker gone), the bot plays :func:`~solrace.core.levels.fallback`
-at once: the solver's heuristic move on its own guess of the hidden cards. A question that saw
-no win makes the bot rest the lane for a few moves (:data:`~solrace.settings.BOT_REST`),
-playing those fallbacks, before it asks again. A bot that sees no win plays on at its pace;
-it resigns only as any bot does (no legal move, or :data:`~solrace.settings.BOT_GIVE_UP`
-moves without progress).
+pace; an answer that found a winning line brings the whole line. With no answer by then and
+:data:`~solrace.settings.BOT_GRACE` of the pace (the lane full of bots, a hard deal, a worker
+gone), the bot plays the next move of the line it holds, if any, else
+:func:`~solrace.core.levels.fallback` at once: the solver's heuristic move on its own guess
+of the hidden cards. A question that saw no win makes the bot rest the lane for a few moves
+(:data:`~solrace.settings.BOT_REST`), playing those fallbacks, before it asks again. A bot
+that sees no win plays on at its pace; it resigns only as any bot does (no legal move, or
+:data:`~solrace.settings.BOT_GIVE_UP` moves without progress).
 
 It runs where its race runs: a process that takes a race over (after a failover) starts the
 race's house bots again (:meth:`HouseBots.adopted`); one that lets a race go stops them.
@@ -86,8 +87,12 @@ class BotSession:
         self.fallbacks = 0
         self.played: list[str] = []
         #: The question asked of the solver: for which position (seq), and its answer (a
-        #: move, and whether it is a winning line's).
-        self.thought: tuple[int, asyncio.Task[tuple[str | None, bool]]] | None = None
+        #: move, and the winning line it begins).
+        self.thought: tuple[int, asyncio.Task[tuple[str | None, list[str]]]] | None = None
+        #: The rest of the last winning line the solver answered: played on, move by move,
+        #: while later answers come too late (``ahead`` counts those moves).
+        self.line: list[str] = []
+        self.ahead = 0
         #: Questions in a row that saw no win, and moves to play before asking again.
         self.misses = 0
         self.rest = 0
@@ -207,7 +212,7 @@ class BotSession:
         key = f"{race.race}/{self.player}"
         asked = lane.hint(race.game, race.seed, list(racer.actions), key,
                           self.rng.getrandbits(32), client=client_key(self.address),
-                          deadline=due)
+                          deadline=due, line=True)
         self.thought = (racer.seq, self.hub.supervisor.spawn(_answer(asked), f"bot {key} thinks"))
 
     async def _choose(self, race: Race, state: dict[str, Any], due: float) -> str | None:
@@ -224,11 +229,16 @@ class BotSession:
             try:
                 async with asyncio.timeout_at(due + BOT_GRACE * self.level.pace):
                     move, line = await thought[1]
-            except TimeoutError:
-                move, line = None, False  # (its task is cancelled: the position is left behind)
-            # A search that saw no win (a hard deal, a full lane) would most likely see none
-            # a move later either: rest the lane a few moves, more after each miss.
-            self.misses = 0 if line else self.misses + 1
+                    answered = True
+            except TimeoutError:  # (its task is cancelled: the position is left behind)
+                move, line, answered = None, [], False
+            if line:
+                self.misses, self.line = 0, line[1:]
+            elif answered or not self.line:
+                # A search that saw no win (a hard deal, a full lane) would most likely see
+                # none a move later either: rest the lane a few moves, more after each miss.
+                self.misses += 1
+                self.line = []
             self.rest = min(2 ** self.misses // 2, BOT_REST)
             if move in legal:
                 return move
@@ -236,20 +246,26 @@ class BotSession:
             thought[1].cancel()
         else:
             self.rest = max(0, self.rest - 1)
+        if self.line and self.line[0] in legal:
+            # No answer in time, but a winning line in hand: its next move.
+            self.ahead += 1
+            return self.line.pop(0)
+        self.line = []
         self.fallbacks += 1
         last = self.played[-1] if self.played else None
         return fallback(race.racers[self.player].game, state, last, self.rng)
 
 
-async def _answer(asked: Coroutine[Any, Any, dict[str, Any]]) -> tuple[str | None, bool]:
+async def _answer(asked: Coroutine[Any, Any, dict[str, Any]]) -> tuple[str | None, list[str]]:
     """The move a bot's question to the solver answers (None: busy, too late, or none), and
-    whether it is a winning line's."""
+    the winning line from there that it is the first move of (empty if none was seen)."""
     try:
         answer = await asked
     except SolverBusy:
-        return None, False
+        return None, []
     move = answer.get("move")
-    return (str(move) if move is not None else None), answer.get("source") == "solver"
+    line = [str(m) for m in answer.get("line") or ()]
+    return (str(move) if move is not None else None), line
 
 
 class HouseBots:

@@ -113,7 +113,8 @@ class Solver:
 
     # ------------------------------------------------------------------ jobs
     async def hint(self, game: str, seed: int, actions: list[str], key: str, rng: int,
-                   client: str = "", deadline: float | None = None) -> dict[str, Any]:
+                   client: str = "", deadline: float | None = None,
+                   line: bool = False) -> dict[str, Any]:
         """A move for a racer (see :func:`solrace.solver.worker.hint`): ``{"move", "source",
         "lost"}``. ``client`` (an address) is the line it waits in, ``key`` (the racer: race
         and player) its line within the address's (see
@@ -125,12 +126,16 @@ class Solver:
         :data:`~solrace.settings.DEADLINE_MARGIN`; a job whose turn comes with less than
         :data:`~solrace.settings.MIN_DEADLINE_SECONDS` left is not run, and one still waiting
         then raises :class:`SolverBusy` then and there: an answer after the deadline is worth
-        nothing to a bot, and running it would only make the next bot late too."""
+        nothing to a bot, and running it would only make the next bot late too. ``line``:
+        the answer holds the winning line from here too (``"line"``, its move first) when one
+        was found: a house bot's question, never a racer's hint."""
         if not self._queue.hints.waiting(client) \
                 and self._queue.clients() >= MAX_WAITING_CLIENTS:
             raise SolverBusy("the solver is busy")
         job = {"k": "hint", "g": game, "s": str(seed), "a": actions, "p": key,
                "n": self.hint_nodes, "t": self.hint_seconds, "r": rng}
+        if line:
+            job["l"] = True
         future = self._future()
         if deadline is not None:
             job["d"] = deadline
