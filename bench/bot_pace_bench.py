@@ -13,8 +13,9 @@ again, for ``--seconds``.
 
 Printed for each level and game: the bot's moves, the median and 90th percentile of the time
 between two of its moves (the first counted from the start) against its documented pace, the
-cards it had home at the end, the share of its moves played without the solver's answer
-(``fallback``: this tree only), and the hammerers' hints answered with their median wait.
+cards it had home at the end, the shares of its moves played without the solver's answer
+(``fallback``, and ``line in hand``: the next move of a line answered earlier; this tree
+only), and the hammerers' hints answered with their median wait.
 ``--ordinary`` plays the catalogue's won deals instead of hard ones. ``--before DIR`` runs the
 same bench on the tree in DIR (``git worktree add --detach /work/wt/bots-before main``) in the
 same run, alternating, and prints both. The goal (issue 32): every level's median within 1.5x
@@ -98,6 +99,7 @@ def report(side: str, game: str, result: dict[str, Any]) -> None:
             continue
         median, p90 = statistics.median(gaps), percentile(gaps, 0.9)
         fell = (f"  fallback {bot['fallbacks'] / max(1, len(gaps)):4.0%}"
+                f"  line in hand {(bot.get('ahead') or 0) / max(1, len(gaps)):4.0%}"
                 if bot["fallbacks"] is not None else "")
         print(f"    L{bot['level']} {bot['name']:7} pace {bot['pace']:.1f} s  moves "
               f"{len(gaps):3}  median {median:5.2f} s ({median / bot['pace']:4.2f}x)  "
@@ -213,6 +215,7 @@ async def child(args: argparse.Namespace) -> dict[str, Any]:
                      "pace": LEVEL_TABLE[level].pace,
                      "gaps": [(b - a) / 1000 for a, b in itertools.pairwise(times)],
                      "fallbacks": session.fallbacks if session is not None else None,
+                     "ahead": getattr(session, "ahead", None),
                      "home": bot.game.progress()[0]})
     app.house_bots.close()
     await app.stop()
