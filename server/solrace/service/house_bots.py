@@ -217,7 +217,8 @@ class BotSession:
 
     async def _choose(self, race: Race, state: dict[str, Any], due: float) -> str | None:
         """The move to play now: the solver's if it answers by ``due`` and a little after
-        (:data:`~solrace.settings.BOT_GRACE` of the pace), else
+        (:data:`~solrace.settings.BOT_GRACE` of the pace), else the next of the winning line
+        it answered before, if the bot holds one, else
         :func:`~solrace.core.levels.fallback`'s."""
         legal: list[str] = state["legal"]
         if not legal:
@@ -239,7 +240,7 @@ class BotSession:
                 # none a move later either: rest the lane a few moves, more after each miss.
                 self.misses += 1
                 self.line = []
-            self.rest = min(2 ** self.misses // 2, BOT_REST)
+            self.rest = min(2 ** min(self.misses, 8) // 2, BOT_REST)
             if move in legal:
                 return move
         elif thought is not None:
