@@ -251,6 +251,27 @@ PROBE_INTERVAL = 1.0
 ROOM_RETRY_MS = 5000
 #: A winnable round whose deals are not ready yet is tried again this much later (ms).
 DEALS_RETRY_MS = 1000
+#: A house bot of a solver level asks the solver for its next move as soon as it has played
+#: the last one, in a lane of its own (a worker process apart from the hints', so it never
+#: waits behind a racer's hint or an analysis): the search gets the time until the move is
+#: due (the level's pace, the countdown for the first), at most the hint's budget. Past its
+#: move's time by BOT_GRACE of its pace with no answer, the bot plays the solver's heuristic
+#: move on its own guess of the hidden cards (solrace.service.house_bots).
+BOT_GRACE = 0.25
+#: A house bot whose question saw no win (no line within its time, or no answer) rests the
+#: lane for 1, then 2, 4 … at most BOT_REST moves (fallback moves) before asking again, until
+#: one sees a win: on a hard deal the next position is most likely as hard, and the lane's
+#: time is better spent on the other bots.
+BOT_REST = 8
+#: The bots' solver runs this much nicer than the hints' (at most 19): a racer waiting for
+#: a hint comes first.
+BOT_NICE_ABOVE_HINTS = 5
+#: A search with a deadline stops this long before it (s): the answer's way back and the
+#: move's dispatch.
+DEADLINE_MARGIN = 0.05
+#: A search whose turn comes with less than this left before its deadline is not run (s):
+#: its answer would come too late, and running it would make the next bot late too.
+MIN_DEADLINE_SECONDS = 0.05
 #: Moves in a row without progress after which a bot resigns (a greedy bot can shuffle
 #: cards back and forth for minutes).
 BOT_GIVE_UP = 150

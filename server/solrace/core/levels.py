@@ -8,9 +8,12 @@ A house bot is a racer the server itself plays (:mod:`solrace.service.house_bots
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
+
+import solrules
 
 from solrace.core.rating import Rating
 
@@ -85,3 +88,34 @@ def choose(state: Message, policy: str, rng: Chooser) -> str | None:
         if rest:
             return rng.choice(rest)
     return rng.choice(legal)
+
+
+def fallback(game: solrules.Game, state: Message, last: str | None,
+             rng: random.Random) -> str | None:
+    """A solver level's move when the solver has not answered in time: sensible, and at once
+    (a millisecond or two). The move the solver's search would try first
+    (:func:`solrules.best_guess`) on the bot's own guess of the cards it has not seen
+    (:func:`solrules.sample_unseen`: what it has seen stays, the rest is dealt again at
+    random), unless that takes the bot's ``last`` move straight back; else a safe move home;
+    else the greedy level's choice, avoiding that step back when another move is left.
+
+    ``game`` is the bot's real game: only what the racer has seen of it is used. Always one of
+    ``state["legal"]``; None when nothing is legal."""
+    legal: list[str] = state["legal"]
+    if not legal:
+        return None
+    back = reverse(last) if last is not None else None
+    guess = solrules.best_guess(solrules.sample_unseen(game, rng))
+    if guess is not None and guess in legal and guess != back:
+        return guess
+    safe = [m for m in state.get("safe", []) if m in legal]
+    if safe:
+        return str(safe[0])
+    forward = [m for m in legal if m != back]
+    return choose({**state, "legal": forward or legal}, "greedy", rng)
+
+
+def reverse(move: str) -> str:
+    """The move that would take ``move``'s cards straight back (``t3>t5`` → ``t5>t3``)."""
+    source, _, target = move.partition(">")
+    return f"{target}>{source}"

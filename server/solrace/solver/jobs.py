@@ -38,11 +38,13 @@ import solrules
 
 from solrace.runtime.supervisor import Supervisor
 from solrace.settings import (
+    DEADLINE_MARGIN,
     HINT_NODES,
     HINT_SECONDS,
     MAX_PARS,
     MAX_PARS_WAITING,
     MAX_WAITING_CLIENTS,
+    MIN_DEADLINE_SECONDS,
     MIN_HINT_SECONDS,
     PAR_NODES,
     PAR_SECONDS,
@@ -111,18 +113,33 @@ class Solver:
 
     # ------------------------------------------------------------------ jobs
     async def hint(self, game: str, seed: int, actions: list[str], key: str, rng: int,
-                   client: str = "") -> dict[str, Any]:
+                   client: str = "", deadline: float | None = None,
+                   line: bool = False) -> dict[str, Any]:
         """A move for a racer (see :func:`solrace.solver.worker.hint`): ``{"move", "source",
         "lost"}``. ``client`` (an address) is the line it waits in, ``key`` (the racer: race
         and player) its line within the address's (see
         :class:`~solrace.solver.fair_queue.FairQueue`). Raises :class:`SolverBusy` when too
-        many clients wait."""
+        many clients wait.
+
+        ``deadline`` (the event loop's time): when the answer is needed (a house bot's next
+        move). The search then gets at most the time left when its turn comes, less
+        :data:`~solrace.settings.DEADLINE_MARGIN`; a job whose turn comes with less than
+        :data:`~solrace.settings.MIN_DEADLINE_SECONDS` left is not run, and one still waiting
+        then raises :class:`SolverBusy` then and there: an answer after the deadline is worth
+        nothing to a bot, and running it would only make the next bot late too. ``line``:
+        the answer holds the winning line from here too (``"line"``, its move first) when one
+        was found: a house bot's question, never a racer's hint."""
         if not self._queue.hints.waiting(client) \
                 and self._queue.clients() >= MAX_WAITING_CLIENTS:
             raise SolverBusy("the solver is busy")
         job = {"k": "hint", "g": game, "s": str(seed), "a": actions, "p": key,
                "n": self.hint_nodes, "t": self.hint_seconds, "r": rng}
+        if line:
+            job["l"] = True
         future = self._future()
+        if deadline is not None:
+            job["d"] = deadline
+            self._expire(job, future, deadline)
         self._queue.add_hint(client, (job, future), key)
         self._kick()
         answer = await future
@@ -139,6 +156,39 @@ class Solver:
             share = max(MIN_HINT_SECONDS, self.hint_seconds / waiting)
             job["t"] = min(job["t"], share)
             job["n"] = max(1000, int(job["n"] * job["t"] / self.hint_seconds))
+
+    @staticmethod
+    def _expire(job: dict[str, Any], future: asyncio.Future[dict[str, Any]],
+                deadline: float) -> None:
+        """Answer a job still waiting when too little is left before its deadline to run it
+        (``"d"`` goes when it starts), then and there: its asker can do without at once."""
+        def expire() -> None:
+            if "d" in job and not future.done():
+                future.set_result({"error": "too late for its deadline"})
+
+        loop = asyncio.get_running_loop()
+        timer = loop.call_at(deadline - DEADLINE_MARGIN - MIN_DEADLINE_SECONDS, expire)
+        future.add_done_callback(lambda _: timer.cancel())
+
+    def within_deadline(self, job: dict[str, Any], now: float) -> bool:
+        """Cut a job with a deadline (``"d"``) to the time left before it; False if too
+        little is left to run it at all (see :meth:`hint`)."""
+        deadline = job.pop("d", None)
+        if deadline is None:
+            return True
+        left = float(deadline) - now - DEADLINE_MARGIN
+        if left < MIN_DEADLINE_SECONDS:
+            return False
+        if left < job["t"]:
+            job["n"] = max(1000, int(job["n"] * left / job["t"]))
+            job["t"] = left
+        return True
+
+    @property
+    def worker_pid(self) -> int | None:
+        """The worker process's id while it runs (None before the first job)."""
+        proc = self._proc
+        return proc.pid if proc is not None and proc.returncode is None else None
 
     def par(self, game: str, seed: int, then: Callable[[Par], None]) -> Par | None:
         """The par of a deal if known; else None, and ``then(par)`` is called once it is (not
@@ -265,6 +315,11 @@ class Solver:
                 continue
             if job["k"] == "hint":
                 self.hint_budget(job)
+                if not self.within_deadline(job, loop.time()):
+                    self._queue.charge(0.0)
+                    future.set_result({"error": "too late for its deadline"})
+                    await asyncio.sleep(0)
+                    continue
             _, client, player = self._queue.last or ("", "", "")
             started: float | None = None
             try:

@@ -7,9 +7,10 @@ stdout:
 
 - ``{"q": id, "k": "par", "g": game, "s": seed, "n": nodes, "t": seconds}`` → ``{"q", "verdict",
   "moves"}``: the solver on the deal itself (every card known);
-- ``{"q": id, "k": "hint", "g", "s", "a": actions, "p": plan key, "n", "t", "r": rng seed}`` →
-  ``{"q", "move", "source", "lost"}``: a move for the racer whose actions (move texts and
-  ``"undo"``) are ``a``, from what he has seen only (see :func:`hint`);
+- ``{"q": id, "k": "hint", "g", "s", "a": actions, "p": plan key, "n", "t", "r": rng seed,
+  "l"?: true}`` → ``{"q", "move", "source", "lost", "line"?}``: a move for the racer whose
+  actions (move texts and ``"undo"``) are ``a``, from what he has seen only (see
+  :func:`hint`); with ``l`` (a house bot's), the winning line from there, ``move`` first;
 - ``{"q": id, "k": "solve", "g", "s", "a": actions, "n", "t"}`` → ``{"q", "verdict", "line",
   "nodes", "seconds"}``: the solver on the racer's position after ``a``, every card known
   (a post-race analysis, after the reveal: see :mod:`solrace.solver.analysis`).
@@ -82,8 +83,14 @@ def hint(job: dict[str, Any]) -> dict[str, Any]:
     :func:`hint_for`."""
     actions = list(job["a"])
     real = replay(job["g"], int(job["s"]), actions)
-    return hint_for(real, actions, job["p"], solrules.Budget(job["n"], job["t"]),
-                    random.Random(job["r"]))
+    answer = hint_for(real, actions, job["p"], solrules.Budget(job["n"], job["t"]),
+                      random.Random(job["r"]))
+    plan = plans.get(job["p"])
+    if job.get("l") and answer["source"] == "solver" and plan is not None:
+        # (A house bot's question: the line from here, its move first, which the bot plays
+        # on from when a later answer comes too late. Never a racer's: one hint, one move.)
+        answer["line"] = plan.line[plan.done:]
+    return answer
 
 
 def hint_for(real: solrules.Game, actions: list[str], key: str, budget: solrules.Budget,

@@ -6,7 +6,9 @@ random one) and ``solver`` (:class:`Planner`: a winning line found by the solver
 bot has seen). The bot never plays a move that is not in the server's ``legal`` list, gives up
 (resigns) when no legal move is left, when ``give_up`` moves in a row made no progress (no
 card home, no new card seen: a greedy bot can shuffle cards back and forth for minutes), and
-after ``max_moves`` moves. Its pace is ``delay`` seconds between moves.
+after ``max_moves`` moves. Its pace is ``delay`` seconds between moves, thinking included:
+the planner searches while the bot waits, for as long as it waits (at least ``MIN_THINK``;
+with no ``delay``, its whole budget).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from solrace.tools.race_client import RaceClient, ServerError
 Message = dict[str, Any]
 log = logging.getLogger(__name__)
 
+#: The least time the planner searches for a move (s), even when the move is due at once.
+MIN_THINK = 0.05
 
 
 class Planner:
@@ -60,8 +64,9 @@ class Planner:
                     break
         return self.base
 
-    def choose(self, state: Message) -> str | None:
-        """The next move (blocking: the search may take up to the budget's seconds)."""
+    def choose(self, state: Message, seconds: float | None = None) -> str | None:
+        """The next move (blocking: the search may take up to the budget's seconds, or
+        ``seconds`` if fewer: the time until the move is due)."""
         legal: list[str] = state["legal"]
         if not legal:
             return None
@@ -79,7 +84,12 @@ class Planner:
             return self._fallback(state)
         guess = solrules.guess_game(board, self.rng, self._base(board))
         self.solves += 1
-        result = solrules.solve(guess, self.budget, clock=time.perf_counter)
+        budget = self.budget
+        if seconds is not None and budget.seconds is not None and seconds < budget.seconds:
+            scale = max(seconds, MIN_THINK) / budget.seconds
+            budget = solrules.Budget(int((budget.nodes or 0) * scale) or None,
+                                     max(seconds, MIN_THINK))
+        result = solrules.solve(guess, budget, clock=time.perf_counter)
         if result.verdict == "won" and result.line and result.line[0] in legal:
             self.game, self.line = guess, list(result.line)
             move = self.line.pop(0)
@@ -146,10 +156,17 @@ async def play(
                 while True:
                     if state["progress"]["foundation"] == state["progress"]["total"]:
                         return state
-                    if delay:  # the pace: ``delay`` from one move to the next, thinking included
-                        await asyncio.sleep(max(0.0, last + delay - loop.time()))
-                    if planner is not None:
-                        move = await asyncio.to_thread(planner.choose, state)
+                    # The pace: ``delay`` from one move to the next, thinking included: the
+                    # planner thinks while the bot waits, for as long as it waits.
+                    due = last + delay
+                    time_left = max(0.0, due - loop.time()) if delay else None
+                    thinking = (asyncio.create_task(asyncio.to_thread(
+                                    planner.choose, state, time_left))
+                                if planner is not None else None)
+                    if delay:
+                        await asyncio.sleep(max(0.0, due - loop.time()))
+                    if thinking is not None:
+                        move = await thinking
                     else:
                         move = choose(state, policy, rng)
                     now = headway(state)
