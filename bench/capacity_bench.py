@@ -347,23 +347,34 @@ async def main(args: argparse.Namespace) -> None:
                   f"CPU/s each, redis-server {redis_racer_us:.2f} µs/s each, {racer_kib:.1f} KiB "
                   "each", flush=True)
 
-            # 3. moves, at the check's rate per process, with fewer racers
-            pid, addr = fresh(cal_url)
-            movers = Clients()
-            await movers.add({"kind": "racers", "addr": addr, "n": args.cal_racers,
-                              "seed": 1000, "every": args.cal_racers / rate, "seconds": s})
-            cpu, rc, ops, secs, res = await phase([pid], cr, movers)
-            await movers.close()
-            await stop(pid)
-            moves_s = res[0]["moves"] / secs
-            move_us = (cpu[0] - base - args.cal_racers * racer_us / 1e6) / moves_s * 1e6
-            redis_move_us = ((rc - crc_base - args.cal_racers * redis_racer_us / 1e6) / moves_s
-                             * 1e6)
-            ops_move = ops / max(1, res[0]["moves"])
-            print(f"moves: {args.cal_racers} racers, {moves_s:,.0f} moves/s: {move_us:.0f} µs CPU "
-                  f"per move (process {cpu[0] * 1000:.0f} ms/s), redis-server {redis_move_us:.0f} "
-                  f"µs and {ops_move:.2f} Redis commands per move, round trip p50 "
-                  f"{res[0]['p50']:.2f} ms p99 {res[0]['p99']:.2f} ms", flush=True)
+            async def moves_at(per_s: float) -> tuple[float, float, float]:
+                """A fresh process, ``--cal-racers`` racers at ``per_s`` moves a second: CPU
+                per move beyond base and racers, Redis CPU per move, Redis commands per move."""
+                pid, addr = fresh(cal_url)
+                movers = Clients()
+                await movers.add({"kind": "racers", "addr": addr, "n": args.cal_racers,
+                                  "seed": 1000, "every": args.cal_racers / per_s, "seconds": s})
+                cpu, rc, ops, secs, res = await phase([pid], cr, movers)
+                await movers.close()
+                await stop(pid)
+                moves_s = res[0]["moves"] / secs
+                move_us = (cpu[0] - base - args.cal_racers * racer_us / 1e6) / moves_s * 1e6
+                redis_us = ((rc - crc_base - args.cal_racers * redis_racer_us / 1e6) / moves_s
+                            * 1e6)
+                ops_move = ops / max(1, res[0]["moves"])
+                print(f"moves: {args.cal_racers} racers, {moves_s:,.0f} moves/s: {move_us:.0f} µs "
+                      f"CPU per move (process {cpu[0] * 1000:.0f} ms/s), redis-server "
+                      f"{redis_us:.0f} µs and {ops_move:.2f} Redis commands per move, round trip "
+                      f"p50 {res[0]['p50']:.2f} ms p99 {res[0]['p99']:.2f} ms", flush=True)
+                return move_us, redis_us, ops_move
+
+            # 3. moves, at the check's rate per process, with fewer racers; and at other rates
+            # (more moves in one loop turn share its commit: the cost per move falls)
+            move_us, redis_move_us, ops_move = await moves_at(rate)
+            for other in [float(x) for x in args.rates.split(",") if x]:
+                await moves_at(other)
+            if args.skip_check:
+                return
 
             # 4. spectators on another process than the race's
             (owner, owner_addr), (pid, addr) = fresh(cal_url), fresh(cal_url)
@@ -445,6 +456,10 @@ if __name__ == "__main__":
     p.add_argument("--spectators", type=int, default=500, help="spectators (calibration)")
     p.add_argument("--spec-moves", type=float, default=10.0,
                    help="moves per second of the watched race (calibration)")
+    p.add_argument("--rates", default="",
+                   help="also measure a move's cost at these moves per second (a comma list)")
+    p.add_argument("--skip-check", action="store_true",
+                   help="calibrate only (with --rates: a move's cost against the rate)")
     p.add_argument("--client", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.client:
