@@ -17,6 +17,10 @@ not know ``set_name`` (skipped), so both trees get the same bots, minus what one
 server with the views rule turned off (what masking the opponents' boards costs; use it with
 ``--boards --game yukon``), ``tree:PATH`` against the race server of another source tree (an
 A/B run of two versions). The ratios are then race/baseline for the same race size.
+``--before PATH`` keeps the echo as the baseline and also races the same bots against the
+server of the tree at PATH, each of its phases right after an echo phase of its own: both trees'
+ratios to the echo, and after/before, from the same rounds. The echo server always runs in its
+own process on uvloop, as the race server does by default.
 
 Both servers run as subprocesses (one core each at most); the load comes from this process.
 Each racer does move round-trips: it sends a move (or an undo of its last move, so it never runs
