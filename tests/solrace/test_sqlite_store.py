@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 from solrace.core.race import Race
@@ -163,3 +164,35 @@ async def test_journal_is_archived_into_log_race_by_race(tmp_path: Path) -> None
         assert loaded.racers["p1"].actions == race.racers["p1"].actions
         assert loaded.racers["p1"].resigned
     again.close()
+
+
+async def test_the_moves_of_one_loop_turn_share_one_commit_and_wait_for_it(tmp_path: Path) -> None:
+    """Group commits (issue 31): what is queued in one loop turn — several racers' moves —
+    is written in one transaction, and no acknowledgement runs before it is on disk."""
+    db = tmp_path / "g.db"
+    storage = Storage(db)
+    race = Race("r6", "scotch", 7, "salt", Options(2, 60, True), T0, "host", 0)
+    storage.add_race(race)
+    storage.append(race.join("ann", "t1", T0).log)
+    storage.append(race.join("bob", "t2", T0).log)
+    storage.append(race.start("host", T0).log)
+    race.tick(T0)
+    await storage.flushed()
+    other = sqlite3.connect(db)
+    rows = other.execute(ROWS).fetchone()[0]
+    commits = storage._commits
+    acked: list[tuple[int, int]] = []
+
+    def ack(n: int) -> Callable[[], None]:
+        # An acknowledgement looks, from another connection, at what is on disk by then.
+        return lambda: acked.append((n, other.execute(ROWS).fetchone()[0]))
+
+    for i, player in enumerate(["p1", "p2"] * 3):
+        move = race.racers[player].game.legal_moves()[0].text()
+        storage.append(race.move(player, move, i // 2 + 1, T0 + i).log)
+        storage.after_commit(ack(i))
+    assert acked == [] and other.execute(ROWS).fetchone()[0] == rows
+    await storage.flushed()
+    assert storage._commits == commits + 1, "one transaction for the turn's six moves"
+    assert acked == [(n, rows + 6) for n in range(6)], "in order, each after all six are durable"
+    storage.close()

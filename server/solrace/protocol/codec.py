@@ -170,6 +170,12 @@ def parse_command(obj: dict[Any, Any]) -> Command:
     kind = obj.get("type")
     if not isinstance(kind, str):
         raise ProtocolError(Code.BAD_MESSAGE, "missing 'type'", rid)
+    if kind == "move" or kind == "undo":  # every action of every racer: asked first
+        race = _str(obj, "race", MAX_ID, rid)
+        if kind == "undo":
+            return Undo(race, _int(obj, "seq", 1, 2**31, rid), rid)
+        move = _str(obj, "move", MAX_MOVE, rid)
+        return MoveCmd(race, move, _int(obj, "seq", 1, 2**31, rid), rid)
     if kind == "ping":
         return Ping(rid)
     if kind.startswith("tournament_"):
@@ -238,11 +244,6 @@ def parse_command(obj: dict[Any, Any]) -> Command:
         return Start(race, _str(obj, "token", MAX_ID, rid), rid)
     if kind == "ready":
         return Ready(race, rid)
-    if kind == "move":
-        move = _str(obj, "move", MAX_MOVE, rid)
-        return MoveCmd(race, move, _int(obj, "seq", 1, 2**31, rid), rid)
-    if kind == "undo":
-        return Undo(race, _int(obj, "seq", 1, 2**31, rid), rid)
     if kind == "resign":
         return Resign(race, rid)
     if kind == "rematch":
