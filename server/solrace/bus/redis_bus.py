@@ -224,6 +224,14 @@ class RedisBus:
         self.supervisor.spawn(coro, name, timeout=JOB_TIMEOUT)
 
     # --------------------------------------------------------------- Bus API
+    @property
+    def before_crowd(self) -> Callable[[], None] | None:
+        return self.local.before_crowd
+
+    @before_crowd.setter
+    def before_crowd(self, hook: Callable[[], None] | None) -> None:
+        self.local.before_crowd = hook
+
     def followed_units(self) -> set[str]:
         """The units some connection of this process follows (the janitor looks after them)."""
         return set(self._followers)

@@ -334,13 +334,6 @@ class Hub(Loading):
             # Someone saw a new card or stopped racing: what others may be shown of every
             # board of the deal may have grown, so every board goes out again.
             race.deal.changed()
-            for other in race.deal.races:
-                if other.status == "running" or other is race:
-                    for throttle in self.throttles.values():
-                        throttle.mark(other.race, list(other.racers))
-        elif out.moved:
-            for throttle in self.throttles.values():
-                throttle.mark(race.race, out.moved)
         bus, race_id = self.bus, race.race
         if out.wire is not None:  # published to the other processes with the commit already
             for event in out.wire:
@@ -348,6 +341,16 @@ class Hub(Loading):
         else:
             for event in self.wire(race, out):
                 bus.publish(race_id, event)
+        # Marked after the events: a board that is due goes out at once, right behind its
+        # move's progress, so a spectator gets both in the same write (one batch frame).
+        if out.views:
+            for other in race.deal.races:
+                if other.status == "running" or other is race:
+                    for throttle in self.throttles.values():
+                        throttle.mark(other.race, list(other.racers))
+        elif out.moved:
+            for throttle in self.throttles.values():
+                throttle.mark(race.race, out.moved)
         if out.finished:
             # The final boards go after race_over: once the deal is revealed they show every
             # card, and nobody may see one before he is told the race is over.
