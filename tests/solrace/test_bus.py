@@ -82,3 +82,24 @@ def test_events_encode_once_per_encoding_into_whole_frames() -> None:
     assert big[:4] == bytes((0x82, 126, 1, 44)) and len(big) == 304
     huge = frame(b"x" * 70_000, False)
     assert huge[:2] == bytes((0x81, 127)) and int.from_bytes(huge[2:10], "big") == 70_000
+
+
+def test_a_fan_out_to_a_crowd_first_lets_the_replies_waiting_go() -> None:
+    """Above CROWD subscribers, before_crowd runs before the first delivery (the connections
+    then write the mover's reply before thousands of copies of his move); not for a race of
+    a few followers, nor for an event that reaches one racer."""
+    from solrace.settings import CROWD
+
+    bus = MemoryBus()
+    delivered: list[int] = []
+    hooked: list[int] = []
+    bus.before_crowd = lambda: hooked.append(len(delivered))
+    for _ in range(CROWD):  # spectators: they speak for nobody, as their connections say
+        bus.subscribe("r", lambda e: delivered.append(1)).address(None)
+    bus.publish("r", Event({"v": 1}))
+    assert hooked == [] and len(delivered) == CROWD
+    bus.subscribe("r", lambda e: delivered.append(1)).address("p1")
+    bus.publish("r", Event({"v": 2}))
+    assert hooked == [CROWD] and len(delivered) == 2 * CROWD + 1
+    bus.publish("r", Event({"type": "state"}, to="p1"))  # for him alone
+    assert hooked == [CROWD] and len(delivered) == 2 * CROWD + 2
