@@ -37,7 +37,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -68,8 +68,8 @@ class Spectator(asyncio.Protocol):
         self.opened: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
-        transport.write(self.crowd.request)
+        self.transport = cast(asyncio.Transport, transport)
+        self.transport.write(self.crowd.request)
 
     def data_received(self, data: bytes) -> None:
         buf = self.buf + data
@@ -204,8 +204,12 @@ class Clients:
         self.lines: asyncio.Queue[tuple[int, str]] = asyncio.Queue()
         self.readers: list[asyncio.Task[None]] = []
 
-    async def open(self, addr: str, path: str, first: bytes, total: int, n: int) -> None:
+    async def open(self, addrs: list[str], path: str, first: bytes, total: int, n: int
+                   ) -> None:
+        """``n`` client processes, ``total`` spectators in all, each process on one of
+        ``addrs`` in turn."""
         for i in range(n):
+            addr = addrs[i % len(addrs)]
             count = total // n + (1 if i < total % n else 0)
             proc = await asyncio.create_subprocess_exec(
                 sys.executable, __file__, "--client-addr", addr, "--client-path", path,
@@ -308,12 +312,12 @@ class Result:
         self.rtt_crowd: list[float] = []
 
 
-async def rounds(clients: Clients, pid: int, moves: int, gap: float, spectators: int,
+async def rounds(clients: Clients, pids: list[int], moves: int, gap: float, spectators: int,
                  move: Any, result: Result) -> None:
     """``moves`` moves ``gap`` apart: ``move(k)`` sends move k and returns the round trip."""
     clients.tell("count")
     await asyncio.sleep(0.2)
-    cpu0 = cpu_seconds(pid)
+    cpu0 = sum(map(cpu_seconds, pids))
     for k in range(1, moves + 1):
         sent = time.monotonic()
         rtt, marker = await move(k)
@@ -323,7 +327,7 @@ async def rounds(clients: Clients, pid: int, moves: int, gap: float, spectators:
             result.last.append(last - sent)
         await asyncio.sleep(max(0.0, sent + gap - time.monotonic()))
     await asyncio.sleep(gap)  # the last board
-    cpu = cpu_seconds(pid) - cpu0
+    cpu = sum(map(cpu_seconds, pids)) - cpu0
     frames, closed, missing = await clients.done()
     result.cpu_per = cpu / moves / spectators
     result.frames_per = frames / moves / spectators
@@ -338,7 +342,7 @@ async def measure_bare(args: argparse.Namespace) -> Result:
     proc, addr = start([sys.executable, __file__, "--bare-server"])
     try:
         clients = Clients()
-        await clients.open(addr, "/spectate", b"", args.spectators, args.clients)
+        await clients.open([addr], "/spectate", b"", args.spectators, args.clients)
         async with connect(f"ws://{addr}/control", compression=None) as control:
             async def move(k: int) -> tuple[float, int]:
                 t = time.perf_counter()
@@ -346,7 +350,7 @@ async def measure_bare(args: argparse.Namespace) -> Result:
                 await control.recv()
                 return time.perf_counter() - t, k
 
-            await rounds(clients, proc.pid, args.moves, args.gap, args.spectators, move, result)
+            await rounds(clients, [proc.pid], args.moves, args.gap, args.spectators, move, result)
         await clients.close()
     finally:
         proc.terminate()
@@ -354,18 +358,33 @@ async def measure_bare(args: argparse.Namespace) -> Result:
     return result
 
 
-async def measure_solrace(args: argparse.Namespace, name: str, tree: Path | None) -> Result:
+async def measure_solrace(args: argparse.Namespace, name: str, tree: Path | None,
+                          processes: int = 1) -> Result:
+    """One solrace process, or ``processes`` on one Redis: the racers on the first, the
+    spectators spread over all of them (CPU is the sum of the processes')."""
+    from cluster_bench import redis_server
     from solrace.tools.race_client import RaceClient
 
     result = Result(name)
     env = None if tree is None else {**os.environ,
                                     "PYTHONPATH": f"{tree}/shared:{tree}/server"}
     tmp = tempfile.mkdtemp(prefix="crowd-bench-")
-    proc, addr = start([sys.executable, "-m", "solrace", "serve", "--port", "0",
-                        "--db", f"{tmp}/crowd.db", "--rate-limit", "0", "--countdown", "0",
-                        "--par-seconds", "0", "--hint-seconds", "0", "--pool", "0",
-                        "--connections-per-address", "1000000",
-                        "--max-connections", "1000000"], env)
+    procs: list[subprocess.Popen[Any]] = []
+    on_redis: list[str] = []
+    if processes > 1:
+        rproc, rport = redis_server(tmp)
+        procs.append(rproc)
+        on_redis = ["--redis", f"redis://127.0.0.1:{rport}/0"]
+    addrs = []
+    for n in range(processes):
+        proc, addr = start([sys.executable, "-m", "solrace", "serve", "--port", "0",
+                            "--db", f"{tmp}/crowd{n}.db", "--rate-limit", "0", "--countdown",
+                            "0", "--par-seconds", "0", "--hint-seconds", "0", "--pool", "0",
+                            "--connections-per-address", "1000000",
+                            "--max-connections", "1000000", *on_redis], env)
+        procs.insert(n, proc)
+        addrs.append(addr)
+    addr = addrs[0]
     try:
         host = await RaceClient.connect(f"ws://{addr}/ws")
         created = await host.create("scotch", players=2, seed=4242, time_limit=86400)
@@ -408,16 +427,18 @@ async def measure_solrace(args: argparse.Namespace, name: str, tree: Path | None
         clients = Clients()
         path = "/ws" if args.no_batch else "/ws?batch=1"
         watch = orjson.dumps({"type": "watch", "race": race})
-        await clients.open(addr, path, watch, args.spectators, args.clients)
-        await rounds(clients, proc.pid, args.moves, args.gap, args.spectators, move, result)
+        await clients.open(addrs, path, watch, args.spectators, args.clients)
+        await rounds(clients, [p.pid for p in procs[:processes]], args.moves, args.gap,
+                     args.spectators, move, result)
         await clients.close()
         await ws.close()
         for c, _ in racers[1:]:
             await c.close()
         await host.close()
     finally:
-        proc.terminate()
-        proc.wait()
+        for proc in procs:  # Redis last: the others would log its absence
+            proc.terminate()
+            proc.wait()
     return result
 
 
@@ -440,6 +461,13 @@ async def main(args: argparse.Namespace) -> None:
         for against in args.against:
             tree = Path(against.removeprefix("tree:")).resolve()
             results.append(await measure_solrace(args, f"solrace ({tree})", tree))
+        if args.processes > 1:
+            results.append(await measure_solrace(
+                args, f"solrace, {args.processes} processes on Redis", None, args.processes))
+            for against in args.against:
+                tree = Path(against.removeprefix("tree:")).resolve()
+                results.append(await measure_solrace(
+                    args, f"{args.processes} processes ({tree})", tree, args.processes))
     bare = [r for r in results if r.name.startswith("bare")]
     base_cpu = statistics.median(r.cpu_per for r in bare)
     base_last = statistics.median(pct(r.last, 0.5) for r in bare)
@@ -466,6 +494,8 @@ if __name__ == "__main__":
     p.add_argument("--clients", type=int, default=5, help="client processes")
     p.add_argument("--moves", type=int, default=40)
     p.add_argument("--gap", type=float, default=0.15, help="seconds between two moves")
+    p.add_argument("--processes", type=int, default=3,
+                   help="also the same crowd over this many processes on Redis (1: not)")
     p.add_argument("--rounds", type=int, default=1, help="times the whole set is measured")
     p.add_argument("--no-batch", action="store_true", help="spectators without /ws?batch=1")
     p.add_argument("--against", action="append", default=[], metavar="tree:PATH",

@@ -295,7 +295,13 @@ class RedisBus:
             index: dict[int, int] = {}
             keys: dict[str, int] = {}
             default = None
+            outsiders = False
             for viewer in followers:
+                if not viewer.players:
+                    # Racing nowhere: every such spectator gets the same view, the default.
+                    if outsiders:
+                        continue
+                    outsiders = True
                 picked = event.pick(viewer, race)
                 if picked is None:
                     continue
