@@ -103,3 +103,46 @@ def test_a_fan_out_to_a_crowd_first_lets_the_replies_waiting_go() -> None:
     assert hooked == [CROWD] and len(delivered) == 2 * CROWD + 1
     bus.publish("r", Event({"type": "state"}, to="p1"))  # for him alone
     assert hooked == [CROWD] and len(delivered) == 2 * CROWD + 2
+
+
+class Follower:
+    """A connection of another process as the owner's bus sees it (a plain Viewer)."""
+
+    def __init__(self, players: dict[str, str] | None = None) -> None:
+        self.players = players or {}
+        self.follows = {"r": True}
+
+
+def test_remote_board_views_give_a_crowd_one_view_and_each_racer_his() -> None:
+    """The owner publishes a board once per distinct view its remote followers may have: the
+    outsiders' (thousands of spectators share it, picked once) as the default, a racer's
+    under his seat."""
+    from redis.asyncio import Redis
+    from solrace.bus.redis_bus import RedisBus
+    from solrace.core.race import Race
+    from solrace.core.race_parts import Options
+    from solrace.core.views import RACERS, SPECTATORS
+    from solrace.protocol import internal
+    from solrace.protocol.board_views import BoardViews
+
+    race = Race("r", "yukon", 3, "salt", Options(2, 600, True), 0, "host", 0)
+    for i in range(2):
+        race.join(f"racer{i}", f"token{i}", 0)
+    race.start("host", 0)
+    race.tick(0)
+    bus = RedisBus(Redis(), "owner")  # nothing is sent: payload() only encodes
+    bus.remote_followers = lambda r: [*(Follower() for _ in range(500)), Follower({"r": "p2"})]
+    bus.races = lambda r: race
+    sent = [BoardViews(race, "p1", SPECTATORS), BoardViews(race, "p1", RACERS)]
+    wires = msgpack.unpackb(bus.payload("r", sent), raw=False)
+    spectators, racers = (internal.read_envelope(w) for w in wires)
+    assert isinstance(spectators, internal.BoardEnvelope)
+    assert isinstance(racers, internal.BoardEnvelope)
+    outsiders = sent[0].pick(Follower(), "r")
+    assert outsiders is not None
+    assert spectators.payloads == [outsiders.encoded(False)] and spectators.default == 0
+    assert spectators.keys == {}  # the racer p2 gets the racers' view, not this one
+    to_p2 = sent[1].pick(Follower({"r": "p2"}), "r")
+    assert to_p2 is not None
+    assert racers.payloads == [to_p2.encoded(False)] and racers.keys == {"r/p2": 0}
+    assert racers.default is None
