@@ -273,7 +273,7 @@ class RedisBus:
             if envelope is not None:
                 self._queue(key(unit_of(race), "ev"), envelope, self._out)
 
-    def payload(self, race: str, events: list[Event]) -> bytes:
+    def payload(self, race: str, events: Sequence[Publishable]) -> bytes:
         """The message that carries ``events`` of ``race`` to the other processes (the store
         publishes it in the script that writes them)."""
         envelopes = [self._envelope(race, event) for event in events]
