@@ -80,6 +80,18 @@ class Throttle:
             else:
                 self.timers[race_id] = loop.call_later(wait, self.flush, race_id)
 
+    def take(self, race_id: str, players: list[str]) -> list[str]:
+        """If ``race_id`` is due now: the racers whose boards to send with ``players`` (those
+        marked since the last send too), counted as sent now by the caller; else none, and
+        nothing changes (:meth:`mark` them as usual)."""
+        if race_id in self.timers:
+            return []
+        now = asyncio.get_running_loop().time()
+        if self.sent.get(race_id, 0.0) + self.interval > now:
+            return []
+        self.sent[race_id] = now
+        return sorted(self.moved.pop(race_id, set()) | set(players))
+
     def flush(self, race_id: str) -> None:
         timer = self.timers.pop(race_id, None)
         if timer is not None:
