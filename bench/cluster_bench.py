@@ -394,6 +394,9 @@ async def main(args: argparse.Namespace) -> None:
 
             if args.against:
                 await against_tree(args, tmp, url, r, rproc, procs, (a, a_addr, b, b_addr))
+            if args.across_only:
+                await r.aclose()
+                return
             # 2. one process on Redis against the embedded default
             a.terminate()
             b.terminate()
@@ -467,6 +470,8 @@ if __name__ == "__main__":
                         "publishes per second")
     p.add_argument("--against", default="", metavar="tree:PATH",
                    help="also race this tree against another source tree across processes")
+    p.add_argument("--across-only", action="store_true",
+                   help="measure only across processes (1.), not the embedded comparison (2.)")
     p.add_argument("--relay", default="", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.relay:

@@ -30,6 +30,9 @@ OUT_QUEUE = 256
 WRITE_LIMIT = 2**15
 #: How long a race event may wait to share a frame with a reply, for batch clients (s).
 EVENT_DELAY = 0.05
+#: Followers of a race above which a fan-out first writes the direct replies waiting (the
+#: mover's answer): a write costs 5-10 µs, so 64 copies delay a reply by under a millisecond.
+CROWD = 64
 #: Seconds between two board views of one race sent to spectators (the latest board wins).
 BOARD_INTERVAL = 0.1
 #: The same for the racers' view of their opponents: small boards beside the racer's own,

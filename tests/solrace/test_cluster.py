@@ -147,6 +147,41 @@ async def test_a_race_across_processes_with_a_spectator_on_a_third(
         await client.close()
 
 
+async def test_a_spectator_on_another_process_gets_a_move_and_its_board_in_one_frame(
+    redis: RedisServer, procs: Any
+) -> None:
+    """A board the spectators are due travels with the move's progress in the commit's
+    message, so a batch spectator on another process gets both in one frame."""
+    from solrace.settings import BOARD_INTERVAL
+    from websockets.asyncio.client import connect
+
+    p1, p2 = [await procs(redis.url) for _ in range(2)]
+    host = await RaceClient.connect(p1.url)
+    created = await host.create("scotch", players=2, seed=99)
+    race = created["race"]
+    spectator = await connect(p2.url + "?batch=1", compression=None)
+    await spectator.send(json.dumps({"type": "watch", "race": race, "rid": 1}))
+    async with asyncio.timeout(T):
+        while b'"snapshot"' not in await spectator.recv(decode=False):
+            pass
+    ann, _bob = await racing(race, created["host_token"], host, p1.url, p1.url)
+    for _ in range(3):
+        await asyncio.sleep(BOARD_INTERVAL)  # the boards of the start and the move before
+        state = await ann.move(race, ann.states[race]["legal"][0])
+        async with asyncio.timeout(T):
+            while True:
+                data = json.loads(await spectator.recv(decode=False))
+                msgs = data if isinstance(data, list) else [data]
+                if any(m["type"] == "progress" and m["progress"]["moves"] == state["seq"]
+                       for m in msgs):
+                    break
+        assert [(m["type"], m.get("player")) for m in msgs][-2:] == [("progress", "p1"),
+                                                                     ("board", "p1")]
+    await spectator.close()
+    for client in (host, ann, _bob):
+        await client.close()
+
+
 async def test_kill_9_of_a_process_loses_no_acknowledged_move(
     redis: RedisServer, procs: Any
 ) -> None:

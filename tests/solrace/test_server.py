@@ -711,3 +711,38 @@ async def test_a_shutdown_does_not_wait_on_a_silent_or_stuck_connection(
     assert "a connection handler still running after 0.5 s, cancelled" in caplog.text
     silent[1].close()
     await ws.close()
+
+
+async def test_a_crowd_gets_one_frame_a_move_and_the_mover_his_answer(server: Server) -> None:
+    """More spectators than CROWD, in batch mode as the browser: a move whose board is due
+    reaches each of them as one frame (its progress, then the board, the same bytes for all);
+    the mover gets his state, then the progress of his move."""
+    from solrace.settings import BOARD_INTERVAL, CROWD
+
+    race, ann, _, _ = await running_race(server)
+    crowd = [await connect(server.url + "?batch=1", compression=None) for _ in range(CROWD + 3)]
+    try:
+        for ws in crowd:
+            await ws.send(json.dumps({"type": "watch", "race": race, "rid": 1}))
+            async with asyncio.timeout(T):
+                while b'"snapshot"' not in await ws.recv(decode=False):
+                    pass
+        await asyncio.sleep(BOARD_INTERVAL)  # the start's boards are past their interval
+        while not ann.events.empty():
+            ann.events.get_nowait()
+        state = await ann.move(race, ann.states[race]["legal"][0])
+        async with asyncio.timeout(T):
+            progress = await ann.next_event("progress")
+        assert progress["player"] == "p1" and progress["progress"]["moves"] == state["seq"]
+        frames = set()
+        for ws in crowd:
+            async with asyncio.timeout(T):
+                frame = await ws.recv(decode=False)
+            msgs = json.loads(frame)
+            assert [(m["type"], m["player"]) for m in msgs] == [("progress", "p1"),
+                                                                 ("board", "p1")]
+            frames.add(frame)
+        assert len(frames) == 1
+    finally:
+        for ws in crowd:
+            await ws.close()

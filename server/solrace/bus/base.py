@@ -30,6 +30,10 @@ class Subscription(Protocol):
 
 
 class Bus(Protocol):
+    #: Called before a fan-out to a crowd of this process's subscribers (the connections'
+    #: replies waiting go first: solrace.bus.memory_bus).
+    before_crowd: Callable[[], None] | None
+
     def publish(self, race: str, event: Publishable, remote: bool = True) -> None:
         """Hand ``event`` to every subscriber of ``race``. Never blocks. ``remote`` false:
         only to this process's subscribers (the other processes have it already)."""

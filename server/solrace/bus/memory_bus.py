@@ -7,14 +7,20 @@ An event addressed to one racer or player (``to``: a racer's ``state``, an arena
 or row) goes only to the subscribers that said they speak for him (:meth:`_Subscription.address`,
 as a connection does when it is bound), and to those that never said whom they speak for (they
 pick for themselves): an arena's thousand followers are not each offered every entrant's seat.
+
+Before an event goes to more than ``CROWD`` subscribers, :attr:`MemoryBus.before_crowd` (the
+connections' :meth:`~solrace.net.connection.Output.express`) writes the direct replies waiting:
+the racer whose move it is gets his answer before thousands of spectators get their copies.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from solrace.bus.base import Deliver
 from solrace.protocol.event import Publishable
+from solrace.settings import CROWD
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +64,8 @@ class MemoryBus:
         self._to: dict[str, dict[str, dict[_Subscription, None]]] = {}
         self._unsaid: dict[str, dict[_Subscription, None]] = {}
         self._closed = False
+        #: Called before a fan-out to more than ``CROWD`` subscribers (see the module).
+        self.before_crowd: Callable[[], None] | None = None
 
     def publish(self, race: str, event: Publishable, remote: bool = True) -> None:
         if self._closed:
@@ -70,6 +78,8 @@ class MemoryBus:
             targets = list(subs)  # a callback may cancel subscriptions
         else:
             targets = [*self._to.get(race, {}).get(to, ()), *self._unsaid.get(race, ())]
+        if len(targets) > CROWD and self.before_crowd is not None:
+            self.before_crowd()
         for sub in targets:
             try:
                 sub.deliver(event)

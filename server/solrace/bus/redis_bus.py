@@ -224,6 +224,14 @@ class RedisBus:
         self.supervisor.spawn(coro, name, timeout=JOB_TIMEOUT)
 
     # --------------------------------------------------------------- Bus API
+    @property
+    def before_crowd(self) -> Callable[[], None] | None:
+        return self.local.before_crowd
+
+    @before_crowd.setter
+    def before_crowd(self, hook: Callable[[], None] | None) -> None:
+        self.local.before_crowd = hook
+
     def followed_units(self) -> set[str]:
         """The units some connection of this process follows (the janitor looks after them)."""
         return set(self._followers)
@@ -265,7 +273,7 @@ class RedisBus:
             if envelope is not None:
                 self._queue(key(unit_of(race), "ev"), envelope, self._out)
 
-    def payload(self, race: str, events: list[Event]) -> bytes:
+    def payload(self, race: str, events: Sequence[Publishable]) -> bytes:
         """The message that carries ``events`` of ``race`` to the other processes (the store
         publishes it in the script that writes them)."""
         envelopes = [self._envelope(race, event) for event in events]
@@ -287,7 +295,13 @@ class RedisBus:
             index: dict[int, int] = {}
             keys: dict[str, int] = {}
             default = None
+            outsiders = False
             for viewer in followers:
+                if not viewer.players:
+                    # Racing nowhere: every such spectator gets the same view, the default.
+                    if outsiders:
+                        continue
+                    outsiders = True
                 picked = event.pick(viewer, race)
                 if picked is None:
                     continue

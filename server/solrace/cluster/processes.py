@@ -31,6 +31,7 @@ import itertools
 import logging
 import os
 import secrets
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from redis.exceptions import RedisError
@@ -40,7 +41,7 @@ from solrace.cluster.remote import Followers, RemoteSession
 from solrace.cluster.routing import LOCAL, Client
 from solrace.core.errors import Code
 from solrace.protocol import codec, commands, internal, messages
-from solrace.protocol.event import Event
+from solrace.protocol.event import Event, Publishable
 from solrace.runtime.redis_connect import UNITS, proc_key, unit_of
 from solrace.runtime.supervisor import Supervisor
 from solrace.settings import (
@@ -112,7 +113,7 @@ class Cluster:
         """Does this process run the room of this race (own its unit) now?"""
         return self.store.owns(unit_of(race_id))
 
-    def publish_with_commit(self, race: str, events: list[Event]) -> None:
+    def publish_with_commit(self, race: str, events: Sequence[Publishable]) -> None:
         """Hand an outcome's messages to the store: they go to the other processes in the
         script that writes the outcome, exactly when it is durable."""
         self.store.publish(race, self.bus.payload(race, events))

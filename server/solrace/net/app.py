@@ -137,6 +137,7 @@ class App:
             self.hub.abandon_ms = int(abandon_after * 1000)
         self.output = Output()
         store.on_commit = self.output.uncork
+        self.bus.before_crowd = self.output.express
         self.rate_limit = rate_limit
         self.connections = 0
         #: Open connections per client address (solrace.core.quotas: each address's share).

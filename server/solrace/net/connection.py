@@ -122,21 +122,46 @@ def _names_itself(cmd: commands.Command, anonymous: bool, seats: dict[str, str]
 
 class Output:
     """The connections with frames to write at the end of this loop turn (corked), or within
-    ``EVENT_DELAY`` (held race events of batch clients). Shared by every connection."""
+    ``EVENT_DELAY`` (held race events of batch clients). Shared by every connection.
+
+    Connections with a direct reply waiting (``urgent``) are written first, and
+    :meth:`express` writes them at once: the bus calls it before a fan-out to a crowd, so a
+    racer's answer never waits behind thousands of spectators' copies of his move.
+    """
 
     def __init__(self) -> None:
+        self.urgent: list[Connection] = []
         self.corked: list[Connection] = []
         self.held: list[Connection] = []
+        #: While one pass writes: the batch frame of each run of events (by their ids, alive
+        #: until the pass ends), so a race's spectators share one frame for a move's progress
+        #: and board.
+        self.frames: dict[tuple[int, ...], bytes] = {}
 
-    def cork(self, conn: Connection) -> None:
-        if not self.corked:
+    def cork(self, conn: Connection, urgent: bool = False) -> None:
+        if not self.corked and not self.urgent:
             asyncio.get_running_loop().call_soon(self.uncork)
-        self.corked.append(conn)
+        (self.urgent if urgent else self.corked).append(conn)
+
+    def express(self) -> None:
+        """Write now what waits for a direct reply (before a crowd's fan-out)."""
+        urgent, self.urgent = self.urgent, []
+        try:
+            for conn in urgent:
+                conn.uncork()
+        finally:
+            self.frames.clear()
 
     def uncork(self) -> None:
+        urgent, self.urgent = self.urgent, []
         corked, self.corked = self.corked, []
-        for conn in corked:
-            conn.uncork()
+        try:
+            for conn in urgent:
+                conn.uncork()
+            for conn in corked:
+                conn.uncork()
+        finally:
+            self.frames.clear()
 
     def hold(self, conn: Connection) -> None:
         if not self.held:
@@ -145,9 +170,12 @@ class Output:
 
     def release(self) -> None:
         held, self.held = self.held, []
-        for conn in held:
-            conn.holding = False
-            conn.uncork()
+        try:
+            for conn in held:
+                conn.holding = False
+                conn.uncork()
+        finally:
+            self.frames.clear()
 
 
 class Connection:
@@ -236,7 +264,7 @@ class Connection:
         if urgent or not self.batch or not self.players:
             if not self.scheduled:
                 self.scheduled = True
-                self.output.cork(self)
+                self.output.cork(self, urgent)
         elif not self.scheduled and not self.holding:
             self.holding = True
             self.output.hold(self)
@@ -257,10 +285,17 @@ class Connection:
         if not events:
             return
         binary = self.binary
-        if len(events) == 1 or not self.batch:
+        if len(events) == 1:
+            data = events[0].frame(binary)
+        elif not self.batch:
             data = b"".join([e.frame(binary) for e in events])
         else:
-            data = batch_frame([e.encoded(binary) for e in events], binary)
+            # Every spectator of a race has the same run of events: its frame is built once.
+            run = (binary, *map(id, events))
+            frames = self.output.frames
+            data = frames.get(run)  # type: ignore[assignment]
+            if data is None:
+                data = frames[run] = batch_frame([e.encoded(binary) for e in events], binary)
         raw_frames.write(self.ws, data)
 
     def attach(self, race: str, player: str) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from solrace.core.views import Viewer, for_audience, mask, seat_of
+from solrace.core.views import SPECTATORS, Viewer, for_audience, mask, seat_of
 from solrace.protocol import messages
 from solrace.protocol.event import Event
 
@@ -26,7 +26,8 @@ class BoardViews:
     share one message and its encodings.
     """
 
-    __slots__ = ("_full", "_masked", "audience", "masking", "player", "race", "racer", "up")
+    __slots__ = ("_full", "_masked", "_outsiders", "audience", "masking", "player", "race",
+                 "racer", "up")
 
     to: str | None = None
 
@@ -39,12 +40,23 @@ class BoardViews:
         self.up = self.racer.game.face_up()
         self._full: Event | None = None
         self._masked: dict[int, Event] = {}
+        self._outsiders: Event | None = None  # the view of whoever races nowhere
 
     def _message(self, board: Message) -> Event:
         return Event(messages.board(self.race.race, self.player, board))
 
     def pick(self, viewer: Viewer, race: str) -> Event | None:
         """The view for ``viewer``, or None when this audience is not his."""
+        if not viewer.players:
+            # A spectator who races nowhere: one answer for a whole crowd of them.
+            if self.audience != SPECTATORS:
+                return None
+            if self._outsiders is None:
+                self._outsiders = self._pick(viewer, race)
+            return self._outsiders
+        return self._pick(viewer, race)
+
+    def _pick(self, viewer: Viewer, race: str) -> Event | None:
         if not for_audience(viewer, race, self.audience, self.player):
             return None
         m = mask(self.race.deal, seat_of(viewer, self.race), self.masking)

@@ -26,7 +26,7 @@ import asyncio
 import logging
 import secrets
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, Protocol
 
 from solrace.bus.base import Bus
@@ -131,7 +131,7 @@ class Hub(Loading):
         self.owns: Callable[[str], bool] = lambda race_id: True
         #: With Redis: hands an outcome's messages to the store, which publishes them to the
         #: other processes in the same script that writes the outcome.
-        self.publish_with_commit: Callable[[str, list[Event]], None] | None = None
+        self.publish_with_commit: Callable[[str, Sequence[Publishable]], None] | None = None
         self._loading: dict[str, asyncio.Task[Race | None]] = {}
         #: Tournaments and arenas being loaded (and adopted), one load per unit at a time.
         self._loading_units: dict[str, asyncio.Task[Unit | None]] = {}
@@ -334,13 +334,6 @@ class Hub(Loading):
             # Someone saw a new card or stopped racing: what others may be shown of every
             # board of the deal may have grown, so every board goes out again.
             race.deal.changed()
-            for other in race.deal.races:
-                if other.status == "running" or other is race:
-                    for throttle in self.throttles.values():
-                        throttle.mark(other.race, list(other.racers))
-        elif out.moved:
-            for throttle in self.throttles.values():
-                throttle.mark(race.race, out.moved)
         bus, race_id = self.bus, race.race
         if out.wire is not None:  # published to the other processes with the commit already
             for event in out.wire:
@@ -348,6 +341,18 @@ class Hub(Loading):
         else:
             for event in self.wire(race, out):
                 bus.publish(race_id, event)
+        # Marked after the events: a board that is due goes out at once, right behind its
+        # move's progress, so a spectator gets both in the same write (one batch frame).
+        if out.views:
+            for other in race.deal.races:
+                if other.status == "running" or other is race:
+                    for throttle in self.throttles.values():
+                        throttle.mark(other.race, list(other.racers))
+        elif out.moved:
+            sent = out.wire is not None and any(type(e) is BoardViews for e in out.wire)
+            for audience, throttle in self.throttles.items():
+                if not (sent and audience == SPECTATORS):  # then taken for the commit
+                    throttle.mark(race.race, out.moved)
         if out.finished:
             # The final boards go after race_over: once the deal is revealed they show every
             # card, and nobody may see one before he is told the race is over.
@@ -385,8 +390,14 @@ class Hub(Loading):
         if out.finished and race.finished_at is not None:
             store.mark_finished(race.race, race.finished_at)
         if self.publish_with_commit is not None and (out.events or out.started):
-            out.wire = self.wire(race, out)
-            self.publish_with_commit(race.race, out.wire)
+            wire: list[Publishable] = [*self.wire(race, out)]
+            if out.moved and not out.views and not out.finished:
+                # A board the spectators are due goes in the same message: on every process
+                # they get it in the frame of the move's progress (see emit).
+                due = self.throttles[SPECTATORS].take(race.race, out.moved)
+                wire += [BoardViews(race, p, SPECTATORS, self.masking) for p in due]
+            out.wire = wire
+            self.publish_with_commit(race.race, wire)
 
     def _boards_for(self, audience: str) -> Callable[[str, set[str]], None]:
         def send(race_id: str, players: set[str]) -> None:

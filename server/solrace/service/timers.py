@@ -54,8 +54,10 @@ class Deadlines:
 class Throttle:
     """Calls ``send(race_id, players)`` at most once per race per ``interval`` seconds, with
     every racer marked since the last call: a burst of moves costs one board per racer who
-    moved, the latest, instead of one per move. :meth:`flush` sends what is pending at once
-    (the final boards before ``race_over``)."""
+    moved, the latest, instead of one per move. A race not sent to for ``interval`` is sent
+    to at once, from :meth:`mark` (so a board goes out with the move's other events, in the
+    same write). :meth:`flush` sends what is pending at once (the final boards after
+    ``race_over``)."""
 
     def __init__(self, interval: float, send: Callable[[str, set[str]], None]) -> None:
         self.interval = interval
@@ -73,7 +75,22 @@ class Throttle:
         if race_id not in self.timers:
             loop = asyncio.get_running_loop()
             wait = self.sent.get(race_id, 0.0) + self.interval - loop.time()
-            self.timers[race_id] = loop.call_later(max(0.0, wait), self.flush, race_id)
+            if wait <= 0:
+                self.flush(race_id)
+            else:
+                self.timers[race_id] = loop.call_later(wait, self.flush, race_id)
+
+    def take(self, race_id: str, players: list[str]) -> list[str]:
+        """If ``race_id`` is due now: the racers whose boards to send with ``players`` (those
+        marked since the last send too), counted as sent now by the caller; else none, and
+        nothing changes (:meth:`mark` them as usual)."""
+        if race_id in self.timers:
+            return []
+        now = asyncio.get_running_loop().time()
+        if self.sent.get(race_id, 0.0) + self.interval > now:
+            return []
+        self.sent[race_id] = now
+        return sorted(self.moved.pop(race_id, set()) | set(players))
 
     def flush(self, race_id: str) -> None:
         timer = self.timers.pop(race_id, None)
