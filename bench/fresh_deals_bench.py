@@ -39,7 +39,7 @@ SEED = 20261204
 #: Goals of issue 32: the share of deals decided (won with a line that replays, or proved lost).
 GOALS = {"scotch": 0.99, "yukon": 0.99, "quadruple-canfield": 0.995}
 #: Node budgets worth 10 s on one quiet core (``--calibrate``; docs/winnability.md).
-BUDGET_NODES = {"scotch": 120_000, "yukon": 100_000, "quadruple-canfield": 75_000}
+BUDGET_NODES = {"scotch": 92_000, "yukon": 124_000, "quadruple-canfield": 166_000}
 
 
 class DealResult(TypedDict):
@@ -64,12 +64,14 @@ def _rss_kb() -> int:
         return int(f.read().split()[1]) * resource.getpagesize() // 1024
 
 
-def solve_one(task: tuple[str, int, int]) -> DealResult:
-    game, seed, nodes = task
+def solve_one(task: tuple[str, int, int, float | None]) -> DealResult:
+    game, seed, nodes, seconds = task
     start = solrules.new_game(game, seed)
     before = _rss_kb()
     cpu0, wall0 = time.process_time(), time.perf_counter()
-    result = solrules.solve(start, solrules.Budget(nodes=nodes, seconds=None))
+    budget = (solrules.Budget(nodes=nodes, seconds=None) if seconds is None
+              else solrules.Budget(nodes=None, seconds=seconds))
+    result = solrules.solve(start, budget, clock=time.perf_counter)
     cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if result.verdict == "won":
@@ -83,7 +85,7 @@ def solve_one(task: tuple[str, int, int]) -> DealResult:
                       memory_mb=max(0, peak - before) / 1024)
 
 
-def run(tasks: list[tuple[str, int, int]], jobs: int) -> list[DealResult]:
+def run(tasks: list[tuple[str, int, int, float | None]], jobs: int) -> list[DealResult]:
     # One process per deal (maxtasksperchild=1): ru_maxrss is then this deal's peak.
     with multiprocessing.get_context("fork").Pool(jobs, maxtasksperchild=1) as pool:
         return pool.map(solve_one, tasks, chunksize=1)
@@ -93,7 +95,7 @@ def calibrate(games: list[str], seeds: list[int], nodes: int, seconds: float) ->
     print(f"calibration: nodes per CPU second, {len(seeds)} deals at {nodes:,} nodes each, "
           f"one process")
     for game in games:
-        results = run([(game, s, nodes) for s in seeds], 1)
+        results = run([(game, s, nodes, None) for s in seeds], 1)
         # The budget matters for the deals that spend it: their nodes cost what counts.
         spent = [r for r in results if r["nodes"] >= nodes] or results
         total_nodes = sum(r["nodes"] for r in spent)
@@ -160,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample-seed", type=int, default=SEED)
     parser.add_argument("--budget-nodes", default=None,
                         help="game=nodes,... (default: the calibrated budgets)")
+    parser.add_argument("--budget-seconds", type=float, default=None,
+                        help="a wall-clock budget per deal instead of the node budgets")
     parser.add_argument("--jobs", type=int, default=1, help="deals solved at once")
     parser.add_argument("--calibrate", action="store_true")
     parser.add_argument("--calibrate-deals", type=int, default=40)
@@ -179,12 +183,14 @@ def main(argv: list[str] | None = None) -> int:
         calibrate(games, seeds[:args.calibrate_deals], args.calibrate_nodes, args.seconds)
         return 0
     budgets = parse_budgets(args.budget_nodes)
-    print(f"{args.deals} deals per game, jobs {args.jobs}")
+    print(f"{args.deals} deals per game, jobs {args.jobs}, budget "
+          + (f"{args.budget_seconds:g} s of wall clock per deal (the nodes column: ignored)"
+             if args.budget_seconds is not None else "in nodes"))
     print(f"{'game':<20}{'nodes':>9}{'won':>6}{'lost':>6}{'unknown':>8}{'decided':>8}{'goal':>7}")
     ok = True
     all_results: list[DealResult] = []
     for game in games:
-        results = run([(game, s, budgets[game]) for s in seeds], args.jobs)
+        results = run([(game, s, budgets[game], args.budget_seconds) for s in seeds], args.jobs)
         all_results += results
         also = [int(n) for g, _, n in (i.partition("=") for i in (args.report_at or "").split(","))
                 if g.strip() == game and int(n) < budgets[game]]
