@@ -8,10 +8,12 @@ another sample), a sequence no catalogue, pool or other benchmark uses.
 The budget is **nodes**, not seconds, so that the verdicts do not depend on the other work the
 shared machine runs: ``--calibrate`` measures each game's nodes per CPU second
 (``time.process_time``, one process, the first ``--calibrate-deals`` deals of the sample at
-``--calibrate-nodes`` each) and prints the node budget worth ``--seconds`` (default 10) on one
-core; pass those as ``--budget-nodes game=N,...`` (the defaults are the figures published in
-docs/winnability.md, "Fresh deals (issue 32)"). The wall clock and CPU seconds of every deal
-are reported too.
+``--calibrate-nodes`` each, counting the deals that spend them all) and prints the node budget
+worth ``--seconds`` (default 10) of one core; pass those as ``--budget-nodes game=N,...`` (the
+defaults are the figures published in docs/winnability.md, "Fresh deals (issue 32)"). The wall
+clock and CPU seconds of every deal are reported too; ``--budget-seconds S`` stops each deal
+on the wall clock instead. A search is deterministic: ``--report-at game=N,...`` reports, from
+the same run, the verdicts at smaller node budgets.
 
 Every deal is solved in a process of its own (``--jobs`` at once), so its peak resident memory
 (``ru_maxrss``, less the process's size before the search) is the search's. A won verdict is
@@ -38,7 +40,8 @@ import solrules
 SEED = 20261204
 #: Goals of issue 32: the share of deals decided (won with a line that replays, or proved lost).
 GOALS = {"scotch": 0.99, "yukon": 0.99, "quadruple-canfield": 0.995}
-#: Node budgets worth 10 s on one quiet core (``--calibrate``; docs/winnability.md).
+#: Node budgets worth 10 s of one core's CPU time (``--calibrate`` at load average 3–5, the
+#: quietest this shared machine was; docs/winnability.md).
 BUDGET_NODES = {"scotch": 92_000, "yukon": 124_000, "quadruple-canfield": 166_000}
 
 
