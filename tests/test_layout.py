@@ -42,8 +42,8 @@ SOLRULES_TIERS = [
     ["core"],  # Game: the engine every game is
     ["games.scotch", "games.yukon", "games.quadruple_canfield"],  # one module a game
     ["games", "text"],  # the games by name; a position as text
-    ["sample", "scotch_losses", "searchers"],  # positions guessed; Scotch's lost patterns;
-    # what a search runs on and its searchers
+    # positions guessed; Scotch's and Yukon's lost patterns; what a search runs on and its searchers
+    ["sample", "scotch_losses", "yukon_losses", "searchers"],
     ["solver_scotch", "solver_canfield", "solver_yukon"],  # each game's engine
     ["solver"],  # solve(): the searchers over a game's engine
     ["solrules"],  # the package's API
@@ -70,9 +70,7 @@ EXEMPT = {
 }
 #: Files still over MAX_LINES, to be split by concept. Only shrinks: a file that gets under
 #: MAX_LINES must leave this set, and no other file may grow past MAX_LINES.
-TOO_BIG_TODAY = {
-    "shared/solrules/solver_yukon.py",
-}
+TOO_BIG_TODAY: set[str] = set()
 
 
 # ------------------------------------------------------------------------ the import graph

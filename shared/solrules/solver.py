@@ -25,7 +25,8 @@ the reserve included: for Yukon and Quadruple Canfield it solves the *thoughtful
 even knowing every card. (Scotch Patience deals every card face up: there it is the game itself.)
 
 **Search.** Each game has an engine with its own compact representation (see
-``solver_scotch.py`` with its loss proofs in ``scotch_losses.py``, ``solver_yukon.py``,
+``solver_scotch.py`` with its loss proofs in ``scotch_losses.py``, ``solver_yukon.py`` with
+its loss proofs in ``yukon_losses.py``,
 ``solver_canfield.py``); any other :class:`Game`
 subclass is searched through the public ``Game`` API with its position text as the key. The key
 of a position treats interchangeable piles as a multiset (tableau piles, foundations of a suit
@@ -51,8 +52,8 @@ own. Other games get the prover alone. The searchers sharing a set together, or 
 with a set of its own, expand
 every reachable position before saying "lost". A position proved lost by a game's own deadlock
 rule (Scotch Kings waiting for each other or cards that can never leave their fan, Yukon cards
-that can never go home whatever the order of play: ``solver_yukon.yukon_blocked``; at the
-root, also ``solver_yukon.yukon_twins_blocked``) has no moves. In Yukon the depth-first
+that can never go home whatever the order of play: ``yukon_losses.yukon_blocked``; at the
+root, also ``yukon_losses.yukon_twins_blocked``) has no moves. In Yukon the depth-first
 searchers also record every position they have proved lost (every position reachable from
 it expanded, no win: Tarjan's components, see ``searchers._DepthFirst.run_marking``) in a
 set that every searcher skips: a region one has exhausted, the others do not search again.

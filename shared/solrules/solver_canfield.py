@@ -21,7 +21,7 @@ Pruning, each proven (see :func:`solrules.solve`):
   play from the waste. The search only tries such lines: after a deal or a turn (a flag in the
   position's key) it allows only another one or a play from the waste.
 
-No deadlock rule like Yukon's (:func:`solrules.solver_yukon.yukon_deadlocked`): it rests on
+No deadlock rule like Yukon's (:func:`solrules.yukon_losses.yukon_deadlocked`): it rests on
 cards that can never move again but home, because the cards they could go onto are home for
 good. Here a foundation gives its top card back and ranks wrap past the base, so no card is
 ever stuck that way; and no deal of the catalogue has been proved lost to test one on.

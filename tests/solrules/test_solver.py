@@ -16,7 +16,8 @@ import solrules
 from solrules import Budget, solve
 from solrules.scotch_losses import kings_deadlocked
 from solrules.solver import GenericEngine, _search
-from solrules.solver_yukon import YukonEngine, yukon_deadlocked
+from solrules.solver_yukon import YukonEngine
+from solrules.yukon_losses import yukon_deadlocked
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = ROOT / "seeds" / "catalogue"

@@ -1,4 +1,4 @@
-"""Yukon loss proofs (issue 20, second part): :func:`solrules.solver_yukon.yukon_blocked`.
+"""Yukon loss proofs (issue 20, second part): :func:`solrules.yukon_losses.yukon_blocked`.
 
 Each pattern has a hand-made lost position the rule proves at the root, and a near miss (one
 card moved) that is winnable, so the rule must not fire there; both verdicts are checked with
@@ -18,12 +18,8 @@ from pathlib import Path
 import pytest
 import solrules
 from solrules import Budget, solve
-from solrules.solver_yukon import (
-    YukonEngine,
-    yukon_blocked,
-    yukon_deadlocked,
-    yukon_twins_blocked,
-)
+from solrules.solver_yukon import YukonEngine
+from solrules.yukon_losses import yukon_blocked, yukon_deadlocked, yukon_twins_blocked
 
 from .oracle import model_of, move_of, plain_search, replays
 from .test_solver import card, yukon_endgame
