@@ -96,24 +96,28 @@ class ArenaDirector:
             self._due.pop(key).cancel()
 
     def adopt(self, a: Arena, races: list[Race]) -> None:
-        """Hold an arena rebuilt from the store, with its races; a race that ended without
-        its result reaching the arena (its process died between the two writes) is taken
-        now, and the seats of a race not yet sat down in are told again: the ``paired`` of a
-        process that died right after its commit may never have left it (its entrant would
-        lose the race for not coming, and be paused)."""
+        """Hold an arena rebuilt from the store, with those of its races already loaded (each
+        other one joins it as it is loaded: :meth:`adopt_race`); its pairing goes on at once."""
         self.arenas[a.tid] = a
-        by_id = {r.race: r for r in races}
-        for race_id, players in list(a.running.items()):
-            race = by_id.get(race_id)
-            if race is None:
-                continue
-            self.seats[race_id] = (a.tid, {f"p{i + 1}": p for i, p in enumerate(players)})
-            self._label(a, race)
-            if race.status == "finished":
-                self.race_over(race)
-            elif race.status == "lobby":
-                self._seat(a, race)
+        for race in races:
+            self.adopt_race(a, race)
         self.deadlines.set(a.tid, a.next_deadline(self.clock()))
+
+    def adopt_race(self, a: Arena, race: Race) -> None:
+        """A race of an adopted arena, rebuilt from the store: a race that ended without its
+        result reaching the arena (its process died, or the arena's write failed, between the
+        two writes) gives it now, and the seats of a race not yet sat down in are told again:
+        the ``paired`` of a process that died right after its commit may never have left it
+        (its entrant would lose the race for not coming, and be paused)."""
+        players = a.running.get(race.race)
+        if players is None or self.arenas.get(a.tid) is not a:
+            return
+        self.seats[race.race] = (a.tid, {f"p{i + 1}": p for i, p in enumerate(players)})
+        self._label(a, race)
+        if race.status == "finished":
+            self.race_over(race)
+        elif race.status == "lobby":
+            self._seat(a, race)
 
     def race_ids(self, a: Arena) -> list[str]:
         """The arena's races that may still be under way (to load with it)."""

@@ -132,7 +132,7 @@ class Hub(Loading):
         #: With Redis: hands an outcome's messages to the store, which publishes them to the
         #: other processes in the same script that writes the outcome.
         self.publish_with_commit: Callable[[str, list[Event]], None] | None = None
-        self._loading: dict[str, asyncio.Task[Race | None]] = {}
+        self._loading: dict[str, asyncio.Task[tuple[Race | None, bool]]] = {}
         #: Tournaments and arenas being loaded (and adopted), one load per unit at a time.
         self._loading_units: dict[str, asyncio.Task[Unit | None]] = {}
         #: The house's bots (solrace.service.house_bots) and the scorer of finished races
@@ -156,10 +156,12 @@ class Hub(Loading):
         self.arena_director = ArenaDirector(store, bus.publish, clock, self.assist.deals,
                                             self.countdown_ms, ports)
         self.presence.on_unit = self.arena_director.presence
-        self.watch = StoreWatch(store, self.supervisor, forget=self.forget, adopt=self.adopt,
+        self.watch = StoreWatch(store, self.supervisor, forget=self.forget,
+                                adopt=self.adopt_loaded,
                                 owns=lambda race_id: self.owns(race_id),
                                 health=lambda ok: self.on_health and self.on_health(ok),
-                                reloading=self.reloading)
+                                reloading=self.reloading, forget_unit=self.forget_unit,
+                                load_unit=lambda tid: self.load_tournament(tid, True))
         store.on_failure = self.watch.failed
 
     # --------------------------------------------------- what the dispatcher sees (World)
@@ -492,6 +494,14 @@ class Hub(Loading):
         for throttle in self.throttles.values():
             throttle.forget(race_id)
         return race
+
+    def forget_unit(self, tid: str) -> bool:
+        """Stop holding a tournament or an arena here (its write failed: it is rebuilt from
+        the store); True if it was held."""
+        held = self.held_unit(tid) is not None
+        self.organizer.forget(tid)
+        self.arena_director.forget(tid)
+        return held
 
     def _retire(self, race: Race) -> None:
         """A race that ended: no more timers, kept in the cache of finished races."""
