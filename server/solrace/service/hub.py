@@ -132,7 +132,7 @@ class Hub(Loading):
         #: With Redis: hands an outcome's messages to the store, which publishes them to the
         #: other processes in the same script that writes the outcome.
         self.publish_with_commit: Callable[[str, list[Event]], None] | None = None
-        self._loading: dict[str, asyncio.Task[tuple[Race | None, bool]]] = {}
+        self._loading: dict[str, asyncio.Task[Race | None]] = {}
         #: Tournaments and arenas being loaded (and adopted), one load per unit at a time.
         self._loading_units: dict[str, asyncio.Task[Unit | None]] = {}
         #: The house's bots (solrace.service.house_bots) and the scorer of finished races

@@ -58,7 +58,7 @@ class Loading:
     scorer: Scores | None
     owns: Callable[[str], bool]
     reloading: dict[str, asyncio.Future[None]]
-    _loading: dict[str, asyncio.Task[tuple[Race | None, bool]]]
+    _loading: dict[str, asyncio.Task[Race | None]]
     _loading_units: dict[str, asyncio.Task[Unit | None]]
 
     if TYPE_CHECKING:  # the hub's own, used here
@@ -81,19 +81,24 @@ class Loading:
         if reloading is not None:
             await reloading
             return self.get(race_id)
+        loading = self._loading.get(race_id)
+        if loading is None:
+            loading = self.supervisor.spawn(self._load(race_id), f"load race {race_id}")
+            self._loading[race_id] = loading
+            loading.add_done_callback(lambda _: self._loading.pop(race_id, None))
+        return await asyncio.shield(loading)
+
+    async def _load(self, race_id: str) -> Race | None:
+        """Read and adopt in one task: a load that began once the read was over, but before
+        its callers had adopted the race, would read it again and come back with a copy
+        older than what this process wrote of it meanwhile."""
         while True:
-            loading = self._loading.get(race_id)
-            if loading is None:
-                loading = self.supervisor.spawn(self._read(race_id), f"load race {race_id}")
-                self._loading[race_id] = loading
-                loading.add_done_callback(
-                    lambda done: self._loading.pop(race_id, None)
-                    if self._loading.get(race_id) is done else None)
-            race, owned = await asyncio.shield(loading)
+            owned = self.owns(race_id)
+            race = await self.store.load(race_id)
             if race is None:
                 return None
             held = self.get(race_id)
-            if held is not None:  # someone else loaded or created it meanwhile
+            if held is not None:  # created or rebuilt meanwhile
                 return held
             if owned or race.status == "finished" or not self.owns(race_id):
                 break
@@ -104,6 +109,9 @@ class Loading:
                 race.ratings = await self.scorer.known(race_id)
             except Exception:
                 log.exception("cannot read the ratings of race %s", race_id)
+            held = self.get(race_id)
+            if held is not None:
+                return held
         if race.status != "finished" and not self.owns(race_id):
             return race  # another process runs it: a copy as it was just now, not held here
         self.catch_up(race)
@@ -117,12 +125,6 @@ class Loading:
         a = self.arenas.get(unit_of(race.race))
         if a is not None:
             self.arena_director.adopt_race(a, race)
-
-    async def _read(self, race_id: str) -> tuple[Race | None, bool]:
-        """A race from the store, and whether this process ran it before the read began
-        (only such a copy is whole: see :meth:`load`)."""
-        owned = self.owns(race_id)
-        return await self.store.load(race_id), owned
 
     def catch_up(self, race: Race) -> None:
         """A race rebuilt from its log: what its clock says happened while nobody ran it

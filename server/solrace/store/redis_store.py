@@ -520,11 +520,14 @@ class RedisStore:
 
     def _read_length(self, unit: str, log_key: str, length: int, owned: bool) -> None:
         """A log read whole: its length is what this process's next write of it checks —
-        only when the unit was this process's before the read began. A copy read while
-        another process ran it may be shorter than the log is by now (and may come back after
-        a fresh read made since the unit was taken): its length would fail that write
-        (CONFLICT)."""
-        if owned and self.owns(unit):
+        only when the unit was this process's before the read began, and never lowered. A
+        copy read while another process ran it may be shorter than the log is by now (and may
+        come back after a fresh read made since the unit was taken): its length would fail
+        that write (CONFLICT), and with it the whole batch of the unit (an arena: its table
+        and every race of it written in that turn, all rebuilt)."""
+        if owned and self.owns(unit) and length >= self.lengths.get(log_key, 0):
+            # A log only grows: a read shorter than what this process has queued of it began
+            # before its last writes (a second load while the first was being adopted).
             self.lengths[log_key] = length
 
     async def startup_races(self) -> list[Race]:
