@@ -18,7 +18,9 @@ commit-then-emit path (nothing goes out before it is durable):
 - **messages**: the view (``arena``) at most every :data:`VIEW_EVERY` seconds per arena while
   entrants come, go and race; ``arena_standings`` after a race's result (at most every
   :data:`STANDINGS_EVERY` seconds: a burst of results is one message); ``arena_over``; each
-  entrant's own row (``arena_you``) when his result changes it.
+  entrant's own row (``arena_you``) when his result changes it. The table goes to the
+  watchers on a channel of their own (:func:`~solrace.protocol.arena_messages.watchers`), to
+  the entrants at most every :data:`ENTRANTS_TABLE_EVERY` seconds.
 
 The director does not know the hub: like the organizer it is given the store, the bus's
 publish, the clock, the deals and the hub's :class:`~solrace.service.organizer.RacePorts`.
@@ -49,8 +51,13 @@ log = logging.getLogger(__name__)
 
 #: Seconds between two ``arena`` views of one arena sent to its followers, at most.
 VIEW_EVERY = 1.0
-#: Seconds between two ``arena_standings`` of one arena, at most (a burst of results: one).
+#: Seconds between two ``arena_standings`` of one arena to its watchers, at most (a burst of
+#: results: one).
 STANDINGS_EVERY = 0.05
+#: Seconds between two ``arena_standings`` of one arena to its entrants, at most: each is
+#: told his own row (``arena_you``) when his race ends; the table is for the page of the arena,
+#: and a thousand entrants sent it twenty times a second was most of what the processes wrote.
+ENTRANTS_TABLE_EVERY = 1.0
 #: Milliseconds an entrant may be without a connection on the arena before he is paused: a
 #: page reloaded, a network that comes back, a server restarted (every connection closes with
 #: it, and nothing of this wait is durable) do not pause anyone.
@@ -172,6 +179,7 @@ class ArenaDirector:
                 self._soon(a, "view", VIEW_EVERY)
             elif ev.kind == "arena_standings":
                 self._soon(a, "standings", STANDINGS_EVERY)
+                self._soon(a, "table", ENTRANTS_TABLE_EVERY)
             elif ev.kind == "arena_over":
                 self._send(a, "over")
         for race in out.created:
@@ -222,13 +230,16 @@ class ArenaDirector:
         if self.arenas.get(a.tid) is not a:
             return  # let go meanwhile
         now = self.clock()
+        channel = a.tid
         if what == "view":
             msg = arena_messages.view(a, now)
         elif what == "standings":
+            msg, channel = arena_messages.standings(a), arena_messages.watchers(a.tid)
+        elif what == "table":
             msg = arena_messages.standings(a)
         else:
             msg = arena_messages.over(a)
-        self.publish(a.tid, Event(msg, urgent=True))
+        self.publish(channel, Event(msg, urgent=True))
 
     # ------------------------------------------------------------------ races
     def race_over(self, race: Race) -> None:
