@@ -154,6 +154,10 @@ class Browser:
         self.headers: dict[str, str] = {}
         self.client: Client | None = None
         self.connected = asyncio.Event()
+        #: Set while a socket is open and what it must send again on it (rejoin) was answered:
+        #: a resign sent on a new socket before its join would be refused (not bound to his
+        #: seat yet), and his race would go on to its time limit.
+        self.rejoined = asyncio.Event()
         self.reconnects: list[tuple[float, float]] = []  # (lost, back), monotonic
         self.errors: list[str] = []
         self.done = False
@@ -169,10 +173,13 @@ class Browser:
         self.client = await Client.open(self.addrs[self.at], self.headers, self.on_message,
                                         self.wanted, self._closed)
         self.connected.set()
+        if not self.reconnects and not self._tasks:
+            self.rejoined.set()  # the first socket: nothing to send again
 
     def _closed(self, client: Client) -> None:
         if client is self.client and not self.done:
             self.connected.clear()
+            self.rejoined.clear()
             task = asyncio.create_task(self._reconnect())
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
@@ -194,6 +201,7 @@ class Browser:
         except Exception as exc:
             self.errors.append(f"rejoin: {type(exc).__name__}: {exc}")
         self.reconnects.append((lost, time.monotonic()))
+        self.rejoined.set()
 
     async def call(self, msg: Message, timeout: float = 20.0) -> Message:
         """``msg``'s reply; sent again on a closed socket (once reconnected), on
@@ -383,14 +391,16 @@ class Entrant(Browser):
                 if time.monotonic() >= move_at:
                     await self._move(seat)
                     move_at = time.monotonic() + self.rng.uniform(*self.think_s)
+        refused = ""
         if race not in self.over:
+            await self.rejoined.wait()
             try:
                 reply = await self.call({"type": "resign", "race": race})
                 seat.resigned_at = reply["_at"]
-            except ServerError:
-                pass  # over already: the opponent resigned first
+            except ServerError as exc:  # over already: the opponent resigned first
+                refused = f" (his resign: {exc.code})"
         if not await self._until(lambda: race in self.over, 60):
-            self.errors.append(f"{race}: no race_over")
+            self.errors.append(f"{race}: no race_over{refused}")
             return
         rows, at, via = self.over[race]
         if seat.resigned_at is not None and seat.resigned_at < at:
@@ -400,6 +410,7 @@ class Entrant(Browser):
         self.states.pop(race, None)
 
     async def _move(self, seat: Seat) -> None:
+        await self.rejoined.wait()
         state = self.states.get(seat.race)
         legal = state.get("legal") if state is not None else None
         if not legal:
