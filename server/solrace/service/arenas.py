@@ -108,7 +108,12 @@ class ArenaDirector:
         self.arenas[a.tid] = a
         for race in races:
             self.adopt_race(a, race)
-        self.deadlines.set(a.tid, a.next_deadline(self.clock()))
+        now = self.clock()
+        due = a.next_deadline(now)
+        if due is not None and due <= now:
+            self._on_deadline(a.tid)  # those who wait are paired in this very commit
+        else:
+            self.deadlines.set(a.tid, due)
 
     def adopt_race(self, a: Arena, race: Race) -> None:
         """A race of an adopted arena, rebuilt from the store: a race that ended without its

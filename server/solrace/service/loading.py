@@ -15,6 +15,7 @@ what it uses of the hub below, typed, and holds nothing of its own but the loads
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
@@ -35,6 +36,9 @@ from solrace.solver.assist import Assist
 from solrace.store.base import Store
 
 log = logging.getLogger(__name__)
+
+#: Races of an arena taken over loaded at once in the background (see _load_races).
+BACKGROUND_LOADS = 4
 
 
 class Scores(Protocol):
@@ -230,12 +234,18 @@ class Loading:
     async def _load_races(self, a: Arena) -> None:
         """The races under way of an arena adopted without them, loaded in the background
         (each joins the arena as it comes: :meth:`load`); stops if the arena is let go."""
+        # After the pairing the adoption made is written, and a few at a time: each race is
+        # rebuilt in a thread, and with many such threads at once the loop (the pairing, the
+        # commands of the dead owner's entrants coming back) got a small share of the GIL. A
+        # race its racers ask for is loaded at once by their command, not in this queue.
+        with contextlib.suppress(Exception):  # a failed commit: its own watch rebuilds
+            await self.store.flushed()
         ids = [r for r in self.arena_director.race_ids(a) if self.get(r) is None]
         began = asyncio.get_running_loop().time()
-        for i in range(0, len(ids), ADOPT_LOADS):
+        for i in range(0, len(ids), BACKGROUND_LOADS):
             if self.arenas.get(a.tid) is not a:
                 return
-            await self._load_all(ids[i:i + ADOPT_LOADS])
+            await self._load_all(ids[i:i + BACKGROUND_LOADS])
         if ids:
             log.warning("arena %s: its %d races loaded in %.2f s", a.tid, len(ids),
                         asyncio.get_running_loop().time() - began)
