@@ -131,13 +131,11 @@ async def test_an_entrant_who_leaves_is_paused_and_comes_back(
     assert {r["player"]: r for r in json.loads(body)["standings"]}[bob_id]["paused"] is True
 
 
-async def test_an_arena_loaded_twice_at_once_is_held_once(arenas: Server) -> None:
-    """Two loads of an arena at once (on Redis: the takeover of a dead owner's arena, and a
-    command or a page that came for it meanwhile) hold one arena, and a race that ended while
-    nobody ran it counts once — also for the next process that rebuilds it from its log."""
-    hub = arenas.app.hub
-    ann, _, ann_id = await player(arenas, "Ann", "10.2.0.1")
-    bob, _, bob_id = await player(arenas, "Bob", "10.2.0.2")
+async def racing(srv: Server) -> tuple[RaceClient, RaceClient, str, str]:
+    """Ann and Bob in an arena that has started, in their first race, three moves each: the
+    two clients, the arena and the race."""
+    ann, _, _ = await player(srv, "Ann", "10.2.0.1")
+    bob, _, _ = await player(srv, "Bob", "10.2.0.2")
     aid = (await ann.request({"type": "arena_create", "game": "scotch", "minutes": 5,
                               "starts_in": 1}))["arena"]
     for client in (ann, bob):
@@ -145,6 +143,20 @@ async def test_an_arena_loaded_twice_at_once_is_held_once(arenas: Server) -> Non
     race = await sit({c: await event(c, "paired", aid) for c in (ann, bob)})
     await three_moves(ann, race)
     await three_moves(bob, race)
+    return ann, bob, aid, race
+
+
+def scores(a: Arena) -> dict[str, tuple[int, int]]:
+    """Each entrant's points and races, by name."""
+    return {e.name: (e.points, e.races) for e in a.entrants.values()}
+
+
+async def test_an_arena_loaded_twice_at_once_is_held_once(arenas: Server) -> None:
+    """Two loads of an arena at once (on Redis: the takeover of a dead owner's arena, and a
+    command or a page that came for it meanwhile) hold one arena, and a race that ended while
+    nobody ran it counts once — also for the next process that rebuilds it from its log."""
+    hub = arenas.app.hub
+    ann, bob, aid, race = await racing(arenas)
     hub.arena_director.forget(aid)  # the process lets the arena go (its lease lapsed)...
     await bob.resign(race)  # ...and the race ends meanwhile: its result is not taken
     hub.forget(race)
@@ -156,8 +168,7 @@ async def test_an_arena_loaded_twice_at_once_is_held_once(arenas: Server) -> Non
     rebuilt = await hub.store.load_tournament(aid)
     assert isinstance(rebuilt, Arena) and rebuilt.v == hub.arenas[aid].v
     for arena in (hub.arenas[aid], rebuilt):
-        assert arena.entrants[ann_id].points == 2 and arena.entrants[ann_id].races == 1
-        assert arena.entrants[bob_id].points == 0 and arena.entrants[bob_id].races == 1
+        assert scores(arena) == {"Ann": (2, 1), "Bob": (0, 1)}
 
 
 async def test_a_result_whose_write_failed_is_taken_again(tmp_path: Path) -> None:
@@ -173,15 +184,7 @@ async def test_a_result_whose_write_failed_is_taken_again(tmp_path: Path) -> Non
     async for srv in server_with(tmp_path, Solver(hint_seconds=0, par_seconds=2.0, nice=0),
                                  store):
         hub = srv.app.hub
-        ann, _, ann_id = await player(srv, "Ann", "10.2.0.1")
-        bob, _, bob_id = await player(srv, "Bob", "10.2.0.2")
-        aid = (await ann.request({"type": "arena_create", "game": "scotch", "minutes": 5,
-                                  "starts_in": 1}))["arena"]
-        for client in (ann, bob):
-            await client.request({"type": "arena_join", "arena": aid})
-        race = await sit({c: await event(c, "paired", aid) for c in (ann, bob)})
-        await three_moves(ann, race)
-        await three_moves(bob, race)
+        ann, bob, aid, race = await racing(srv)
         await bob.resign(race)
         # Taken again once the store writes again; both are paired again after it.
         you = await event(ann, "arena_you", aid)
@@ -194,8 +197,7 @@ async def test_a_result_whose_write_failed_is_taken_again(tmp_path: Path) -> Non
         held = hub.arenas[aid]
         assert isinstance(rebuilt, Arena) and rebuilt.v == held.v
         for arena in (held, rebuilt):
-            assert arena.entrants[ann_id].points == 2 and arena.entrants[ann_id].races == 1
-            assert arena.entrants[bob_id].points == 0 and arena.entrants[bob_id].races == 1
+            assert scores(arena) == {"Ann": (2, 1), "Bob": (0, 1)}
             assert list(arena.running) == [again["race"]]
 
 
