@@ -23,7 +23,8 @@ commit-then-emit path (nothing goes out before it is durable):
   the entrants at most every :data:`ENTRANTS_TABLE_EVERY` seconds.
 
 The director does not know the hub: like the organizer it is given the store, the bus's
-publish, the clock, the deals and the hub's :class:`~solrace.service.organizer.RacePorts`.
+publish, the clock, the deals and the hub's :class:`~solrace.service.unit_director.RacePorts`
+(what the two share: :class:`~solrace.service.unit_director.UnitDirector`).
 """
 
 from __future__ import annotations
@@ -40,9 +41,8 @@ from solrace.core.scoring import walked_out
 from solrace.core.tournament import TOutcome
 from solrace.protocol import arena_messages, messages
 from solrace.protocol.event import Event
-from solrace.service.entropy import SecretEntropy
-from solrace.service.organizer import RacePorts
 from solrace.service.timers import Deadlines
+from solrace.service.unit_director import RacePorts, UnitDirector
 from solrace.settings import SEAT_GRACE_S
 from solrace.solver.deal_source import DealSource
 from solrace.store.base import Store
@@ -64,19 +64,13 @@ ENTRANTS_TABLE_EVERY = 1.0
 AWAY_MS = 10_000
 
 
-class ArenaDirector:
+class ArenaDirector(UnitDirector[Arena]):
     """See the module docstring."""
 
     def __init__(self, store: Store, publish: Callable[[str, Event], None],
                  clock: Callable[[], int], deals: DealSource, countdown_ms: int,
                  races: RacePorts) -> None:
-        self.store = store
-        self.publish = publish
-        self.clock = clock
-        self.deals = deals
-        self.countdown_ms = countdown_ms
-        self.races = races
-        self.entropy = SecretEntropy()
+        super().__init__(store, publish, clock, deals, countdown_ms, races)
         self.arenas: dict[str, Arena] = {}
         #: Each arena race: (arena, racer -> entrant's player id).
         self.seats: dict[str, tuple[str, dict[str, str]]] = {}
@@ -84,7 +78,6 @@ class ArenaDirector:
         #: paused when their race ends. Only a connection seen to close counts: a process that
         #: just took an arena over knows nobody's connections yet, and pauses nobody for it.
         self.gone: dict[str, set[str]] = {}
-        self.deadlines = Deadlines(clock, self._on_deadline)
         self.away = Deadlines(clock, self._away)  # "arena/player" -> when he is paused
         self._due: dict[str, asyncio.TimerHandle] = {}  # (arena/kind) -> a message's timer
         self._sent: dict[str, float] = {}
@@ -138,10 +131,7 @@ class ArenaDirector:
     # ---------------------------------------------------------------- writing
     def queue(self, a: Arena, out: TOutcome, now: int) -> None:
         """Queue ``out``'s writes: the arena's log and the races it pairs, in one commit."""
-        if out.log:
-            self.store.append_tournament(out.log)
-        if out.finished and a.finished_at is not None:
-            self.store.mark_tournament_finished(a.tid, a.finished_at)
+        self._write_log(a, out)
         out.created += [self._race(a, plan.race, plan.entrants, now) for plan in out.plans]
 
     def _race(self, a: Arena, race_id: str, players: list[str], now: int) -> Race:
@@ -169,11 +159,6 @@ class ArenaDirector:
     def _label(a: Arena, race: Race) -> None:
         """What a race of an arena shows its pages of the arena (not durable)."""
         race.arena = {"arena": a.tid, "name": a.settings.name}
-
-    def record(self, a: Arena, out: TOutcome) -> None:
-        """Make an outcome nobody asked for (a pairing, a result) durable, then emit it."""
-        self.queue(a, out, self.clock())
-        self.store.after_commit(lambda: self.emit(a, out))
 
     # --------------------------------------------------------------- emitting
     def emit(self, a: Arena, out: TOutcome) -> None:
@@ -327,7 +312,7 @@ class ArenaDirector:
             self.deadlines.set(aid, a.next_deadline(self.clock()))
 
     def close(self) -> None:
-        self.deadlines.close()
+        super().close()
         self.away.close()
         for handle in self._due.values():
             handle.cancel()

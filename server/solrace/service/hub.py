@@ -48,11 +48,12 @@ from solrace.runtime.supervisor import Supervisor
 from solrace.service.arenas import ArenaDirector
 from solrace.service.entropy import SecretEntropy
 from solrace.service.loading import Loading, Scores
-from solrace.service.organizer import Organizer, RacePorts
+from solrace.service.organizer import Organizer
 from solrace.service.presence import Presence
 from solrace.service.recovery import StoreWatch
 from solrace.service.steps import Follower, take_steps
 from solrace.service.timers import Deadlines, Throttle
+from solrace.service.unit_director import RacePorts
 from solrace.settings import (
     BOARD_INTERVAL,
     CLAIM_AFTER_MS,
