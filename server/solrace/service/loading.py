@@ -25,8 +25,7 @@ from solrace.core.effects import NeedsDeals, NeedsHint, NotLoaded, Pending
 from solrace.core.errors import Code
 from solrace.core.race import Race
 from solrace.core.race_parts import Outcome, RaceError
-from solrace.core.units import Unit
-from solrace.runtime.redis_connect import unit_of
+from solrace.core.units import Unit, unit_of
 from solrace.runtime.supervisor import Supervisor
 from solrace.service.arenas import ArenaDirector
 from solrace.service.organizer import Organizer
