@@ -173,8 +173,6 @@ class Browser:
         self.client = await Client.open(self.addrs[self.at], self.headers, self.on_message,
                                         self.wanted, self._closed)
         self.connected.set()
-        if not self.reconnects and not self._tasks:
-            self.rejoined.set()  # the first socket: nothing to send again
 
     def _closed(self, client: Client) -> None:
         if client is self.client and not self.done:
@@ -203,11 +201,14 @@ class Browser:
         self.reconnects.append((lost, time.monotonic()))
         self.rejoined.set()
 
-    async def call(self, msg: Message, timeout: float = 20.0) -> Message:
-        """``msg``'s reply; sent again on a closed socket (once reconnected), on
-        ``unavailable`` (after 50 ms) and after ``timeout`` without an answer."""
+    async def call(self, msg: Message, timeout: float = 20.0, rejoining: bool = False
+                   ) -> Message:
+        """``msg``'s reply; sent again on a closed socket (once reconnected and, unless it
+        is one of the messages that rejoin, once they are answered: a move or a resign sent
+        in between is refused, the racer not seated again yet), on ``unavailable`` (after 50
+        ms) and after ``timeout`` without an answer."""
         for _ in range(ATTEMPTS):
-            await self.connected.wait()
+            await (self.connected if rejoining else self.rejoined).wait()
             client = self.client
             assert client is not None
             try:
@@ -243,10 +244,11 @@ class Watcher(Browser):
 
     async def start(self) -> None:
         await self._open()
+        self.rejoined.set()  # the first socket: nothing to send again
         await self.rejoin()
 
     async def rejoin(self) -> None:
-        await self.call({"type": "arena_watch", "arena": self.aid})
+        await self.call({"type": "arena_watch", "arena": self.aid}, rejoining=True)
 
     def on_message(self, msg: Message) -> None:
         if msg.get("arena") == self.aid and msg.get("type") in (
@@ -281,15 +283,16 @@ class Entrant(Browser):
         key = await page_cookie(self.addrs[self.at], self.forwarded)
         self.headers = {"Cookie": f"sr_player={key}", "X-Forwarded-For": self.forwarded}
         await self._open()
+        self.rejoined.set()  # the first socket: nothing to send again
         me = await self.call({"type": "set_name", "name": self.name})
         self.report.player = me["player"]["id"]
 
     async def rejoin(self) -> None:
         if self.aid:
-            await self.call({"type": "arena_join", "arena": self.aid})
+            await self.call({"type": "arena_join", "arena": self.aid}, rejoining=True)
         seat = self.current
         if seat is not None and seat.race not in self.over:
-            await self._sit(seat)
+            await self._sit(seat, rejoining=True)
         self.wake.set()
 
     # ------------------------------------------------------------------ messages
@@ -366,9 +369,10 @@ class Entrant(Browser):
         except Exception as exc:  # a bench client never takes the worker down
             self.errors.append(f"{type(exc).__name__}: {exc}")
 
-    async def _sit(self, seat: Seat) -> None:
+    async def _sit(self, seat: Seat, rejoining: bool = False) -> None:
         try:
-            await self.call({"type": "join", "race": seat.race, "token": seat.token})
+            await self.call({"type": "join", "race": seat.race, "token": seat.token},
+                            rejoining=rejoining)
         except ServerError as exc:
             self.errors.append(f"join {seat.race}: {exc.code}")
 
@@ -393,7 +397,6 @@ class Entrant(Browser):
                     move_at = time.monotonic() + self.rng.uniform(*self.think_s)
         refused = ""
         if race not in self.over:
-            await self.rejoined.wait()
             try:
                 reply = await self.call({"type": "resign", "race": race})
                 seat.resigned_at = reply["_at"]
@@ -410,7 +413,6 @@ class Entrant(Browser):
         self.states.pop(race, None)
 
     async def _move(self, seat: Seat) -> None:
-        await self.rejoined.wait()
         state = self.states.get(seat.race)
         legal = state.get("legal") if state is not None else None
         if not legal:
