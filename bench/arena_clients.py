@@ -154,6 +154,10 @@ class Browser:
         self.headers: dict[str, str] = {}
         self.client: Client | None = None
         self.connected = asyncio.Event()
+        #: Set while a socket is open and what it must send again on it (rejoin) was answered:
+        #: a resign sent on a new socket before its join would be refused (not bound to his
+        #: seat yet), and his race would go on to its time limit.
+        self.rejoined = asyncio.Event()
         self.reconnects: list[tuple[float, float]] = []  # (lost, back), monotonic
         self.errors: list[str] = []
         self.done = False
@@ -173,6 +177,7 @@ class Browser:
     def _closed(self, client: Client) -> None:
         if client is self.client and not self.done:
             self.connected.clear()
+            self.rejoined.clear()
             task = asyncio.create_task(self._reconnect())
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
@@ -194,12 +199,16 @@ class Browser:
         except Exception as exc:
             self.errors.append(f"rejoin: {type(exc).__name__}: {exc}")
         self.reconnects.append((lost, time.monotonic()))
+        self.rejoined.set()
 
-    async def call(self, msg: Message, timeout: float = 20.0) -> Message:
-        """``msg``'s reply; sent again on a closed socket (once reconnected), on
-        ``unavailable`` (after 50 ms) and after ``timeout`` without an answer."""
+    async def call(self, msg: Message, timeout: float = 20.0, rejoining: bool = False
+                   ) -> Message:
+        """``msg``'s reply; sent again on a closed socket (once reconnected and, unless it
+        is one of the messages that rejoin, once they are answered: a move or a resign sent
+        in between is refused, the racer not seated again yet), on ``unavailable`` (after 50
+        ms) and after ``timeout`` without an answer."""
         for _ in range(ATTEMPTS):
-            await self.connected.wait()
+            await (self.connected if rejoining else self.rejoined).wait()
             client = self.client
             assert client is not None
             try:
@@ -235,10 +244,11 @@ class Watcher(Browser):
 
     async def start(self) -> None:
         await self._open()
+        self.rejoined.set()  # the first socket: nothing to send again
         await self.rejoin()
 
     async def rejoin(self) -> None:
-        await self.call({"type": "arena_watch", "arena": self.aid})
+        await self.call({"type": "arena_watch", "arena": self.aid}, rejoining=True)
 
     def on_message(self, msg: Message) -> None:
         if msg.get("arena") == self.aid and msg.get("type") in (
@@ -273,15 +283,16 @@ class Entrant(Browser):
         key = await page_cookie(self.addrs[self.at], self.forwarded)
         self.headers = {"Cookie": f"sr_player={key}", "X-Forwarded-For": self.forwarded}
         await self._open()
+        self.rejoined.set()  # the first socket: nothing to send again
         me = await self.call({"type": "set_name", "name": self.name})
         self.report.player = me["player"]["id"]
 
     async def rejoin(self) -> None:
         if self.aid:
-            await self.call({"type": "arena_join", "arena": self.aid})
+            await self.call({"type": "arena_join", "arena": self.aid}, rejoining=True)
         seat = self.current
         if seat is not None and seat.race not in self.over:
-            await self._sit(seat)
+            await self._sit(seat, rejoining=True)
         self.wake.set()
 
     # ------------------------------------------------------------------ messages
@@ -358,9 +369,10 @@ class Entrant(Browser):
         except Exception as exc:  # a bench client never takes the worker down
             self.errors.append(f"{type(exc).__name__}: {exc}")
 
-    async def _sit(self, seat: Seat) -> None:
+    async def _sit(self, seat: Seat, rejoining: bool = False) -> None:
         try:
-            await self.call({"type": "join", "race": seat.race, "token": seat.token})
+            await self.call({"type": "join", "race": seat.race, "token": seat.token},
+                            rejoining=rejoining)
         except ServerError as exc:
             self.errors.append(f"join {seat.race}: {exc.code}")
 
@@ -383,14 +395,15 @@ class Entrant(Browser):
                 if time.monotonic() >= move_at:
                     await self._move(seat)
                     move_at = time.monotonic() + self.rng.uniform(*self.think_s)
+        refused = ""
         if race not in self.over:
             try:
                 reply = await self.call({"type": "resign", "race": race})
                 seat.resigned_at = reply["_at"]
-            except ServerError:
-                pass  # over already: the opponent resigned first
+            except ServerError as exc:  # over already: the opponent resigned first
+                refused = f" (his resign: {exc.code})"
         if not await self._until(lambda: race in self.over, 60):
-            self.errors.append(f"{race}: no race_over")
+            self.errors.append(f"{race}: no race_over{refused}")
             return
         rows, at, via = self.over[race]
         if seat.resigned_at is not None and seat.resigned_at < at:

@@ -17,9 +17,10 @@
 // racer's (storage.js) so that the race page takes the seat.
 
 import { me } from "./me.js";
-import { Connection, withTimeout } from "./net.js";
+import { withTimeout } from "./net.js";
 import { store } from "./storage.js";
 import { fetchJSON } from "./ui.js";
+import { UnitSession } from "./unit-session.js";
 
 /** How long a session nobody holds stays open for the next page (ms). */
 const LINGER_MS = 5000;
@@ -29,11 +30,13 @@ const LINGER_MS = 5000;
  * race; `fresh` when this browser has not opened that race yet), "over" (the arena ended),
  * "status" (connection status).
  */
-export class ArenaSession extends EventTarget {
+export class ArenaSession extends UnitSession {
   constructor(aid) {
-    super();
+    super({
+      aid, entrants: 0, youV: -1, seatV: -1,
+      bound: false, // this connection speaks for the entrant: the server counts it (he is not paused)
+    });
     this.aid = aid;
-    this.conn = new Connection();
     this.holders = 0;
     this.closed = false;
     this.lingerTimer = 0;
@@ -41,31 +44,15 @@ export class ArenaSession extends EventTarget {
     // again at once (the server paused him when it closed). A page opened anew only follows, and
     // joins for him if the table shows him in: an entrant the server paused meanwhile sees Resume.
     this.wasIn = false;
-    this.model = {
-      aid, loaded: false, notFound: false, connection: "connecting", service: "ok", v: -1, view: null,
-      standings: [], entrants: 0, you: null, youV: -1, seat: null, seatV: -1, replaced: false, clockOffset: 0,
-      bound: false, // this connection speaks for the entrant: the server counts it (he is not paused)
-    };
-    this.conn.addEventListener("message", (e) => this.onMessage(e.detail));
-    this.conn.addEventListener("clock", (e) => {
-      this.model.clockOffset = e.detail.offset;
-    });
-    this.conn.addEventListener("status", (e) => {
-      if (this.model.connection === "open" && e.detail !== "open") this.wasIn = this.entered;
-      this.model.connection = e.detail;
-      if (e.detail !== "open") this.model.bound = false;
-      if (e.detail === "open") {
-        this.resync();
-        this.syncClock();
-      }
-      this.dispatchEvent(new CustomEvent("status", { detail: e.detail }));
-      this.changed();
-    });
   }
 
-  start() {
-    this.conn.connect();
-    return this;
+  statusChanging(status) {
+    if (this.model.connection === "open" && status !== "open") this.wasIn = this.entered;
+    if (status !== "open") this.model.bound = false;
+  }
+
+  replacedHere() {
+    this.model.bound = false;
   }
 
   /** A page (or the bar) uses this session from now on. */
@@ -96,11 +83,6 @@ export class ArenaSession extends EventTarget {
     clearTimeout(this.lingerTimer);
     this.conn.close();
     if (followed.get(this.aid) === this) followed.delete(this.aid);
-  }
-
-  /** Milliseconds on the server's clock now. */
-  now() {
-    return Date.now() + this.model.clockOffset;
   }
 
   /** The arena's status now: "upcoming", "running" (pairing), "closing" (its time is up, the
@@ -140,19 +122,7 @@ export class ArenaSession extends EventTarget {
 
   changed() {
     if (this.holders === 0) this.settle();
-    this.dispatchEvent(new Event("change"));
-  }
-
-  async syncClock() {
-    const sent = Date.now();
-    try {
-      const pong = await this.conn.request({ type: "ping" });
-      const rtt = Date.now() - sent;
-      if (typeof pong.now === "number") this.model.clockOffset = pong.now - (sent + rtt / 2);
-      this.changed();
-    } catch {
-      // the heartbeat's pongs set it later
-    }
+    super.changed();
   }
 
   /** Follow the arena again (after every (re)connect): as the entrant if he was in when the
@@ -242,19 +212,8 @@ export class ArenaSession extends EventTarget {
   }
 
   onMessage(msg) {
-    if (!msg) return;
+    if (!msg || this.common(msg, this.aid)) return;
     const m = this.model;
-    if (msg.type === "service") {
-      m.service = msg.status;
-      this.changed();
-      return;
-    }
-    if (msg.type === "replaced" && msg.race === this.aid) {
-      m.replaced = true;
-      m.bound = false;
-      this.changed();
-      return;
-    }
     if (msg.arena !== this.aid) return;
     switch (msg.type) {
       case "arena":

@@ -8,6 +8,7 @@
 import { Connection, ProtocolError, withTimeout } from "./net.js";
 import { store } from "./storage.js";
 import { fetchJSON } from "./ui.js";
+import { UnitSession } from "./unit-session.js";
 
 // After a race's end only `standings` arrive; the rounds' results (which race is over, in which
 // order) come with the next full view, fetched over HTTP this long after the last standings.
@@ -18,34 +19,11 @@ const REFRESH_MS = 400;
  * race; `fresh` when this browser has not opened that race yet), "standings" (detail: the
  * event, after a race's end), "over" (the tournament ended), "status" (connection status).
  */
-export class TournamentSession extends EventTarget {
+export class TournamentSession extends UnitSession {
   constructor(tid) {
-    super();
+    super({ tid });
     this.tid = tid;
-    this.conn = new Connection();
-    this.model = {
-      tid, loaded: false, notFound: false, connection: "connecting", service: "ok", v: -1,
-      view: null, standings: [], you: null, replaced: false, seat: null, clockOffset: 0,
-    };
     this.refreshTimer = 0;
-    this.conn.addEventListener("message", (e) => this.onMessage(e.detail));
-    this.conn.addEventListener("clock", (e) => {
-      this.model.clockOffset = e.detail.offset;
-    });
-    this.conn.addEventListener("status", (e) => {
-      this.model.connection = e.detail;
-      if (e.detail === "open") {
-        this.resync();
-        this.syncClock();
-      }
-      this.dispatchEvent(new CustomEvent("status", { detail: e.detail }));
-      this.changed();
-    });
-  }
-
-  start() {
-    this.conn.connect();
-    return this;
   }
 
   close() {
@@ -63,26 +41,6 @@ export class TournamentSession extends EventTarget {
 
   get entrant() {
     return store.entrant(this.tid);
-  }
-
-  /** Milliseconds on the server's clock now. */
-  now() {
-    return Date.now() + this.model.clockOffset;
-  }
-
-  changed() {
-    this.dispatchEvent(new Event("change"));
-  }
-
-  async syncClock() {
-    const sent = Date.now();
-    try {
-      const pong = await this.conn.request({ type: "ping" });
-      const rtt = Date.now() - sent;
-      if (typeof pong.now === "number") this.model.clockOffset = pong.now - (sent + rtt / 2);
-    } catch {
-      // the heartbeat's pongs set it later
-    }
   }
 
   /** The whole view again: resume the entrant with his token, or watch. */
@@ -137,18 +95,8 @@ export class TournamentSession extends EventTarget {
   }
 
   onMessage(msg) {
-    if (!msg) return;
+    if (!msg || this.common(msg, this.tid)) return;
     const m = this.model;
-    if (msg.type === "service") {
-      m.service = msg.status;
-      this.changed();
-      return;
-    }
-    if (msg.type === "replaced" && msg.race === this.tid) {
-      m.replaced = true;
-      this.changed();
-      return;
-    }
     if (msg.tournament !== this.tid) return;
     switch (msg.type) {
       case "tournament":

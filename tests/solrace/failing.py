@@ -1,14 +1,16 @@
 """A real SQLite store that fails on demand: while ``failing`` is set, every commit and every
 probe write fails as a full disk would (``sqlite3.OperationalError``), and nothing of them is
-written; clear it and the next probe goes through. For the tests of what the server does when
-its store cannot write (the tmpfs of tests/disk.py is the real full disk, where root may mount
-one)."""
+written; clear it and the next probe goes through. ``fail_if`` fails one chosen commit. For the
+tests of what the server does when its store cannot write (the tmpfs of tests/disk.py is the
+real full disk, where root may mount one)."""
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from typing import Any
 
+from solrace.store.sqlite_journal import Batch
 from solrace.store.sqlite_store import SQLiteStore
 
 
@@ -16,10 +18,15 @@ class FailingStore(SQLiteStore):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.failing = False
+        #: Fails the commit of the first batch it says yes to, once (then it is cleared).
+        self.fail_if: Callable[[Batch], bool] | None = None
 
-    def _write(self, batch: Any) -> None:
+    def _write(self, batch: Batch) -> None:
         if self.failing:
             raise sqlite3.OperationalError("database or disk is full (on demand)")
+        if self.fail_if is not None and self.fail_if(batch):
+            self.fail_if = None
+            raise sqlite3.OperationalError("disk I/O error (on demand, once)")
         super()._write(batch)
 
     async def probe(self) -> bool:

@@ -185,3 +185,19 @@ def test_the_table_is_built_once_per_change_and_follows_every_change() -> None:
     a.pause("p4", T0 + 11_000)
     assert a.row("p4")["paused"] is True  # type: ignore[index]
     assert [e.player for e in a.waiting()] == ["p3"]  # p1, p2 race; p4 paused
+
+
+def test_the_first_rows_alone_are_the_whole_tables_first_rows() -> None:
+    """A message carries the table's first rows: only those are built, and they are the
+    whole table's, before and after a change (and the whole table after them)."""
+    a, log = arena()
+    enter(a, log, "p1", "p2", "p3", "p4", "p5")
+    top = a.standings(2)
+    assert len(top) == 2 and a.standings(2) is top  # no change: built once
+    assert a.standings(10) == a.standings() and len(a.standings()) == 5
+    assert a.standings(2) == a.standings()[:2]
+    pairs_at(a, log, T0)
+    win(a, log, "ab12cd34ef-2", "p4", T0 + 10_000)
+    top = a.standings(2)
+    assert top[0]["player"] == "p4" and top == a.standings()[:2]
+    assert a.standings(0) == []

@@ -131,13 +131,11 @@ async def test_an_entrant_who_leaves_is_paused_and_comes_back(
     assert {r["player"]: r for r in json.loads(body)["standings"]}[bob_id]["paused"] is True
 
 
-async def test_an_arena_loaded_twice_at_once_is_held_once(arenas: Server) -> None:
-    """Two loads of an arena at once (on Redis: the takeover of a dead owner's arena, and a
-    command or a page that came for it meanwhile) hold one arena, and a race that ended while
-    nobody ran it counts once — also for the next process that rebuilds it from its log."""
-    hub = arenas.app.hub
-    ann, _, ann_id = await player(arenas, "Ann", "10.2.0.1")
-    bob, _, bob_id = await player(arenas, "Bob", "10.2.0.2")
+async def racing(srv: Server) -> tuple[RaceClient, RaceClient, str, str]:
+    """Ann and Bob in an arena that has started, in their first race, three moves each: the
+    two clients, the arena and the race."""
+    ann, _, _ = await player(srv, "Ann", "10.2.0.1")
+    bob, _, _ = await player(srv, "Bob", "10.2.0.2")
     aid = (await ann.request({"type": "arena_create", "game": "scotch", "minutes": 5,
                               "starts_in": 1}))["arena"]
     for client in (ann, bob):
@@ -145,17 +143,62 @@ async def test_an_arena_loaded_twice_at_once_is_held_once(arenas: Server) -> Non
     race = await sit({c: await event(c, "paired", aid) for c in (ann, bob)})
     await three_moves(ann, race)
     await three_moves(bob, race)
+    return ann, bob, aid, race
+
+
+def scores(a: Arena) -> dict[str, tuple[int, int]]:
+    """Each entrant's points and races, by name."""
+    return {e.name: (e.points, e.races) for e in a.entrants.values()}
+
+
+async def test_an_arena_loaded_twice_at_once_is_held_once(arenas: Server) -> None:
+    """Two loads of an arena at once (on Redis: the takeover of a dead owner's arena, and a
+    command or a page that came for it meanwhile) hold one arena, and a race that ended while
+    nobody ran it counts once — also for the next process that rebuilds it from its log."""
+    hub = arenas.app.hub
+    ann, bob, aid, race = await racing(arenas)
     hub.arena_director.forget(aid)  # the process lets the arena go (its lease lapsed)...
     await bob.resign(race)  # ...and the race ends meanwhile: its result is not taken
     hub.forget(race)
     first, second = await asyncio.gather(hub.load_tournament(aid), hub.load_tournament(aid))
     assert first is second is hub.arenas[aid]
+    # Held at once; its race is loaded after it, and gives its result then.
+    assert (await event(ann, "arena_you", aid))["you"]["points"] == 2
     await hub.store.flushed()
     rebuilt = await hub.store.load_tournament(aid)
     assert isinstance(rebuilt, Arena) and rebuilt.v == hub.arenas[aid].v
     for arena in (hub.arenas[aid], rebuilt):
-        assert arena.entrants[ann_id].points == 2 and arena.entrants[ann_id].races == 1
-        assert arena.entrants[bob_id].points == 0 and arena.entrants[bob_id].races == 1
+        assert scores(arena) == {"Ann": (2, 1), "Bob": (0, 1)}
+
+
+async def test_a_result_whose_write_failed_is_taken_again(tmp_path: Path) -> None:
+    """The arena's ``result`` goes in the commit after its race's end: when that one fails,
+    the arena (which took the result in memory) is rebuilt from the store and takes the
+    result again from the race — not lost, not counted twice, and the log has no hole."""
+    from solrace.solver.jobs import Solver
+
+    from tests.solrace.failing import FailingStore
+
+    store = FailingStore(tmp_path / "race.db")
+    store.fail_if = lambda batch: any(row[3] == "result" for row in batch.tlog)
+    async for srv in server_with(tmp_path, Solver(hint_seconds=0, par_seconds=2.0, nice=0),
+                                 store):
+        hub = srv.app.hub
+        ann, bob, aid, race = await racing(srv)
+        await bob.resign(race)
+        # Taken again once the store writes again; both are paired again after it.
+        you = await event(ann, "arena_you", aid)
+        assert you["you"]["points"] == 2 and you["you"]["races"] == 1, you
+        assert store.fail_if is None  # the write did fail once
+        again = await event(ann, "paired", aid)
+        assert again["race"] != race
+        await store.flushed()
+        rebuilt = await store.load_tournament(aid)
+        held = hub.arenas[aid]
+        assert isinstance(rebuilt, Arena) and rebuilt.v == held.v
+        for arena in (held, rebuilt):
+            assert scores(arena) == {"Ann": (2, 1), "Bob": (0, 1)}
+            assert list(arena.running) == [again["race"]]
 
 
 async def test_an_arena_taken_up_again_tells_the_seats_not_taken_yet(arenas: Server) -> None:

@@ -25,10 +25,11 @@ from tests.solrace.test_accounts import aget, key_of
 PASSWORD = "correct horse 42"
 
 
-async def server_with(tmp_path: Path, solver: Solver) -> AsyncIterator[Server]:
+async def server_with(tmp_path: Path, solver: Solver, store: SQLiteStore | None = None
+                      ) -> AsyncIterator[Server]:
     """A server trusting ``X-Forwarded-For`` (each test client picks its network), with
-    ``solver``."""
-    store = SQLiteStore(tmp_path / "race.db")
+    ``solver`` (and ``store``, else a new SQLite file)."""
+    store = store or SQLiteStore(tmp_path / "race.db")
     client_dir = tmp_path / "client"
     client_dir.mkdir()
     (client_dir / "index.html").write_text("<!doctype html><title>solrace</title>")

@@ -152,7 +152,7 @@ class Arena:
         #: table is a millisecond or more).
         self._changes = 0
         self._ordered: tuple[int, list[ArenaEntrant], dict[str, int]] | None = None
-        self._table: tuple[int, list[Message]] | None = None
+        self._table: tuple[int, list[Message]] | None = None  # the first rows built
 
     @property
     def aid(self) -> str:
@@ -360,14 +360,21 @@ class Arena:
     def _order(self) -> list[ArenaEntrant]:
         return self._sorted()[0]
 
-    def standings(self) -> list[Message]:
-        """The table: points (desc), then wins (desc), then who reached his points first; a
-        flagged entrant listed last, with no place. Built once per change and shared by every
-        message until the next: neither the list nor its rows may be changed."""
-        if self._table is None or self._table[0] != self._changes:
-            self._table = (self._changes, [{"place": None if e.flagged else i + 1, **e.row()}
-                                           for i, e in enumerate(self._order())])
-        return self._table[1]
+    def standings(self, rows: int | None = None) -> list[Message]:
+        """The table (its first ``rows`` rows; None: all): points (desc), then wins (desc),
+        then who reached his points first; a flagged entrant listed last, with no place.
+        Built once per change and shared by every message until the next — only as far as
+        asked (the messages carry the first rows: building a thousand rows for them cost
+        more than the rest of the table's message): neither the list nor its rows may be
+        changed."""
+        want = len(self.entrants) if rows is None else min(rows, len(self.entrants))
+        built = self._table
+        if built is None or built[0] != self._changes or len(built[1]) < want:
+            order = self._order()
+            self._table = built = (self._changes, [
+                {"place": None if e.flagged else i + 1, **e.row()}
+                for i, e in enumerate(order[:want])])
+        return built[1] if len(built[1]) == want else built[1][:want]
 
     def row(self, player: str) -> Message | None:
         """``player``'s row of :meth:`standings` (None if he is not in), without building the

@@ -10,3 +10,8 @@ from solrace.core.arena import Arena
 from solrace.core.tournament import Tournament
 
 Unit = Tournament | Arena
+
+
+def unit_of(race: str) -> str:
+    """The unit a race belongs to (itself, or the tournament or arena before the dash)."""
+    return race.split("-", 1)[0]

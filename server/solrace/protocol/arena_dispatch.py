@@ -48,10 +48,11 @@ def arena(world: World, session: Session, cmd: commands.ArenaCmd, now: int) -> E
     fx = Effects(arena=a, rid=cmd.rid)
     if cmd.action == "watch":
         rooms.may_follow(session, aid)
-        fx.steps += [Follow(aid), AView(aid, cmd.rid)]
+        fx.steps += [Follow(aid), Follow(arena_messages.watchers(aid)), AView(aid, cmd.rid)]
         return fx
     if cmd.action == "leave":
-        fx.steps += [Unfollow(aid), Unbind(aid), Reply(messages.ok(aid, cmd.rid))]
+        fx.steps += [Unfollow(aid), Unfollow(arena_messages.watchers(aid)), Unbind(aid),
+                     Reply(messages.ok(aid, cmd.rid))]
         fx.barrier = True
         return fx
     who = rooms.arena_player(world, session)
@@ -63,7 +64,9 @@ def arena(world: World, session: Session, cmd: commands.ArenaCmd, now: int) -> E
     fx.aouts.append(a.join(who.id, who.name, now, account=who.account,
                            net=world.net(session.address), rating=who.rating(game),
                            provisional=who.provisional(game)))
-    fx.steps += [EMIT, Bind(aid, who.id), Follow(aid),
+    # An entrant gets the table less often than a watcher (solrace.service.arenas), also on
+    # a page that watched before he joined.
+    fx.steps += [EMIT, Bind(aid, who.id), Follow(aid), Unfollow(arena_messages.watchers(aid)),
                  Reply(arena_messages.joined(a, cmd.rid)), AView(aid), ASeat(aid, who.id)]
     fx.barrier = True
     return fx

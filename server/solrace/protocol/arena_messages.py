@@ -18,6 +18,14 @@ Message = dict[str, Any]
 TABLE_ROWS = 50
 
 
+def watchers(aid: str) -> str:
+    """The channel of the table sent to the arena's watchers (``arena_watch``) after every
+    burst of results; its entrants get it on the arena's own channel, less often (with a
+    thousand entrants, 20 tables a second to each was most of what the processes wrote).
+    Of the arena's unit: its owner publishes there too."""
+    return f"{aid}-table"
+
+
 def listing(a: Arena, now: int) -> Message:
     """An arena in ``GET /api/arenas``."""
     s = a.settings
@@ -29,10 +37,8 @@ def listing(a: Arena, now: int) -> Message:
 def view(a: Arena, now: int, you: str | None = None, rid: Any = None,
          rows: int | None = TABLE_ROWS) -> Message:
     """The ``arena`` message: the whole view (the table's first ``rows`` rows; None: all)."""
-    table = a.standings()
     msg: Message = {"type": "arena", **listing(a, now), "v": a.v,
-                    "standings": table if rows is None else table[:rows],
-                    "entrants": len(table)}
+                    "standings": a.standings(rows), "entrants": len(a.entrants)}
     if you is not None:
         msg["you"] = _you(a, you)
     if rid is not None:
@@ -50,16 +56,14 @@ def _you(a: Arena, player: str) -> Message | None:
 
 def standings(a: Arena) -> Message:
     """``arena_standings``: after a race of the arena ended (the table as it stands)."""
-    table = a.standings()
     return {"type": "arena_standings", "arena": a.tid, "v": a.v,
-            "standings": table[:TABLE_ROWS], "entrants": len(table)}
+            "standings": a.standings(TABLE_ROWS), "entrants": len(a.entrants)}
 
 
 def over(a: Arena) -> Message:
     """``arena_over``: the final table (its first rows; the API has it whole)."""
-    table = a.standings()
-    return {"type": "arena_over", "arena": a.tid, "v": a.v, "standings": table[:TABLE_ROWS],
-            "entrants": len(table)}
+    return {"type": "arena_over", "arena": a.tid, "v": a.v,
+            "standings": a.standings(TABLE_ROWS), "entrants": len(a.entrants)}
 
 
 def you(a: Arena, e: ArenaEntrant) -> Message:

@@ -36,14 +36,10 @@ from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
+from solrace.core.units import unit_of as unit_of  # its home is the core; here for the Redis layers
 from solrace.settings import MAX_REDIS_CONNECTIONS, REDIS_CONNECT_TIMEOUT, REDIS_TIMEOUT
 
 RedisClient = Redis | RedisCluster
-
-
-def unit_of(race: str) -> str:
-    """The unit a race belongs to (itself, or the tournament before the dash)."""
-    return race.split("-", 1)[0]
 
 
 def key(unit: str, name: str) -> str:

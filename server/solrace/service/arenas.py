@@ -18,10 +18,13 @@ commit-then-emit path (nothing goes out before it is durable):
 - **messages**: the view (``arena``) at most every :data:`VIEW_EVERY` seconds per arena while
   entrants come, go and race; ``arena_standings`` after a race's result (at most every
   :data:`STANDINGS_EVERY` seconds: a burst of results is one message); ``arena_over``; each
-  entrant's own row (``arena_you``) when his result changes it.
+  entrant's own row (``arena_you``) when his result changes it. The table goes to the
+  watchers on a channel of their own (:func:`~solrace.protocol.arena_messages.watchers`), to
+  the entrants at most every :data:`ENTRANTS_TABLE_EVERY` seconds.
 
 The director does not know the hub: like the organizer it is given the store, the bus's
-publish, the clock, the deals and the hub's :class:`~solrace.service.organizer.RacePorts`.
+publish, the clock, the deals and the hub's :class:`~solrace.service.unit_director.RacePorts`
+(what the two share: :class:`~solrace.service.unit_director.UnitDirector`).
 """
 
 from __future__ import annotations
@@ -38,9 +41,8 @@ from solrace.core.scoring import walked_out
 from solrace.core.tournament import TOutcome
 from solrace.protocol import arena_messages, messages
 from solrace.protocol.event import Event
-from solrace.service.entropy import SecretEntropy
-from solrace.service.organizer import RacePorts
 from solrace.service.timers import Deadlines
+from solrace.service.unit_director import RacePorts, UnitDirector
 from solrace.settings import SEAT_GRACE_S
 from solrace.solver.deal_source import DealSource
 from solrace.store.base import Store
@@ -49,27 +51,26 @@ log = logging.getLogger(__name__)
 
 #: Seconds between two ``arena`` views of one arena sent to its followers, at most.
 VIEW_EVERY = 1.0
-#: Seconds between two ``arena_standings`` of one arena, at most (a burst of results: one).
+#: Seconds between two ``arena_standings`` of one arena to its watchers, at most (a burst of
+#: results: one).
 STANDINGS_EVERY = 0.05
+#: Seconds between two ``arena_standings`` of one arena to its entrants, at most: each is
+#: told his own row (``arena_you``) when his race ends; the table is for the page of the arena,
+#: and a thousand entrants sent it twenty times a second was most of what the processes wrote.
+ENTRANTS_TABLE_EVERY = 1.0
 #: Milliseconds an entrant may be without a connection on the arena before he is paused: a
 #: page reloaded, a network that comes back, a server restarted (every connection closes with
 #: it, and nothing of this wait is durable) do not pause anyone.
 AWAY_MS = 10_000
 
 
-class ArenaDirector:
+class ArenaDirector(UnitDirector[Arena]):
     """See the module docstring."""
 
     def __init__(self, store: Store, publish: Callable[[str, Event], None],
                  clock: Callable[[], int], deals: DealSource, countdown_ms: int,
                  races: RacePorts) -> None:
-        self.store = store
-        self.publish = publish
-        self.clock = clock
-        self.deals = deals
-        self.countdown_ms = countdown_ms
-        self.races = races
-        self.entropy = SecretEntropy()
+        super().__init__(store, publish, clock, deals, countdown_ms, races)
         self.arenas: dict[str, Arena] = {}
         #: Each arena race: (arena, racer -> entrant's player id).
         self.seats: dict[str, tuple[str, dict[str, str]]] = {}
@@ -77,7 +78,6 @@ class ArenaDirector:
         #: paused when their race ends. Only a connection seen to close counts: a process that
         #: just took an arena over knows nobody's connections yet, and pauses nobody for it.
         self.gone: dict[str, set[str]] = {}
-        self.deadlines = Deadlines(clock, self._on_deadline)
         self.away = Deadlines(clock, self._away)  # "arena/player" -> when he is paused
         self._due: dict[str, asyncio.TimerHandle] = {}  # (arena/kind) -> a message's timer
         self._sent: dict[str, float] = {}
@@ -96,24 +96,33 @@ class ArenaDirector:
             self._due.pop(key).cancel()
 
     def adopt(self, a: Arena, races: list[Race]) -> None:
-        """Hold an arena rebuilt from the store, with its races; a race that ended without
-        its result reaching the arena (its process died between the two writes) is taken
-        now, and the seats of a race not yet sat down in are told again: the ``paired`` of a
-        process that died right after its commit may never have left it (its entrant would
-        lose the race for not coming, and be paused)."""
+        """Hold an arena rebuilt from the store, with those of its races already loaded (each
+        other one joins it as it is loaded: :meth:`adopt_race`); its pairing goes on at once."""
         self.arenas[a.tid] = a
-        by_id = {r.race: r for r in races}
-        for race_id, players in list(a.running.items()):
-            race = by_id.get(race_id)
-            if race is None:
-                continue
-            self.seats[race_id] = (a.tid, {f"p{i + 1}": p for i, p in enumerate(players)})
-            self._label(a, race)
-            if race.status == "finished":
-                self.race_over(race)
-            elif race.status == "lobby":
-                self._seat(a, race)
-        self.deadlines.set(a.tid, a.next_deadline(self.clock()))
+        for race in races:
+            self.adopt_race(a, race)
+        now = self.clock()
+        due = a.next_deadline(now)
+        if due is not None and due <= now:
+            self._on_deadline(a.tid)  # those who wait are paired in this very commit
+        else:
+            self.deadlines.set(a.tid, due)
+
+    def adopt_race(self, a: Arena, race: Race) -> None:
+        """A race of an adopted arena, rebuilt from the store: a race that ended without its
+        result reaching the arena (its process died, or the arena's write failed, between the
+        two writes) gives it now, and the seats of a race not yet sat down in are told again:
+        the ``paired`` of a process that died right after its commit may never have left it
+        (its entrant would lose the race for not coming, and be paused)."""
+        players = a.running.get(race.race)
+        if players is None or self.arenas.get(a.tid) is not a:
+            return
+        self.seats[race.race] = (a.tid, {f"p{i + 1}": p for i, p in enumerate(players)})
+        self._label(a, race)
+        if race.status == "finished":
+            self.race_over(race)
+        elif race.status == "lobby":
+            self._seat(a, race)
 
     def race_ids(self, a: Arena) -> list[str]:
         """The arena's races that may still be under way (to load with it)."""
@@ -122,10 +131,7 @@ class ArenaDirector:
     # ---------------------------------------------------------------- writing
     def queue(self, a: Arena, out: TOutcome, now: int) -> None:
         """Queue ``out``'s writes: the arena's log and the races it pairs, in one commit."""
-        if out.log:
-            self.store.append_tournament(out.log)
-        if out.finished and a.finished_at is not None:
-            self.store.mark_tournament_finished(a.tid, a.finished_at)
+        self._write_log(a, out)
         out.created += [self._race(a, plan.race, plan.entrants, now) for plan in out.plans]
 
     def _race(self, a: Arena, race_id: str, players: list[str], now: int) -> Race:
@@ -154,11 +160,6 @@ class ArenaDirector:
         """What a race of an arena shows its pages of the arena (not durable)."""
         race.arena = {"arena": a.tid, "name": a.settings.name}
 
-    def record(self, a: Arena, out: TOutcome) -> None:
-        """Make an outcome nobody asked for (a pairing, a result) durable, then emit it."""
-        self.queue(a, out, self.clock())
-        self.store.after_commit(lambda: self.emit(a, out))
-
     # --------------------------------------------------------------- emitting
     def emit(self, a: Arena, out: TOutcome) -> None:
         """Send a committed outcome: the views and tables (see the module docstring), and
@@ -168,6 +169,7 @@ class ArenaDirector:
                 self._soon(a, "view", VIEW_EVERY)
             elif ev.kind == "arena_standings":
                 self._soon(a, "standings", STANDINGS_EVERY)
+                self._soon(a, "table", ENTRANTS_TABLE_EVERY)
             elif ev.kind == "arena_over":
                 self._send(a, "over")
         for race in out.created:
@@ -218,13 +220,16 @@ class ArenaDirector:
         if self.arenas.get(a.tid) is not a:
             return  # let go meanwhile
         now = self.clock()
+        channel = a.tid
         if what == "view":
             msg = arena_messages.view(a, now)
         elif what == "standings":
+            msg, channel = arena_messages.standings(a), arena_messages.watchers(a.tid)
+        elif what == "table":
             msg = arena_messages.standings(a)
         else:
             msg = arena_messages.over(a)
-        self.publish(a.tid, Event(msg, urgent=True))
+        self.publish(channel, Event(msg, urgent=True))
 
     # ------------------------------------------------------------------ races
     def race_over(self, race: Race) -> None:
@@ -307,7 +312,7 @@ class ArenaDirector:
             self.deadlines.set(aid, a.next_deadline(self.clock()))
 
     def close(self) -> None:
-        self.deadlines.close()
+        super().close()
         self.away.close()
         for handle in self._due.values():
             handle.cancel()

@@ -48,11 +48,12 @@ from solrace.runtime.supervisor import Supervisor
 from solrace.service.arenas import ArenaDirector
 from solrace.service.entropy import SecretEntropy
 from solrace.service.loading import Loading, Scores
-from solrace.service.organizer import Organizer, RacePorts
+from solrace.service.organizer import Organizer
 from solrace.service.presence import Presence
 from solrace.service.recovery import StoreWatch
 from solrace.service.steps import Follower, take_steps
 from solrace.service.timers import Deadlines, Throttle
+from solrace.service.unit_director import RacePorts
 from solrace.settings import (
     BOARD_INTERVAL,
     CLAIM_AFTER_MS,
@@ -156,10 +157,12 @@ class Hub(Loading):
         self.arena_director = ArenaDirector(store, bus.publish, clock, self.assist.deals,
                                             self.countdown_ms, ports)
         self.presence.on_unit = self.arena_director.presence
-        self.watch = StoreWatch(store, self.supervisor, forget=self.forget, adopt=self.adopt,
+        self.watch = StoreWatch(store, self.supervisor, forget=self.forget,
+                                adopt=self.adopt_loaded,
                                 owns=lambda race_id: self.owns(race_id),
                                 health=lambda ok: self.on_health and self.on_health(ok),
-                                reloading=self.reloading)
+                                reloading=self.reloading, forget_unit=self.forget_unit,
+                                load_unit=lambda tid: self.load_tournament(tid, True))
         store.on_failure = self.watch.failed
 
     # --------------------------------------------------- what the dispatcher sees (World)
@@ -503,6 +506,14 @@ class Hub(Loading):
         for throttle in self.throttles.values():
             throttle.forget(race_id)
         return race
+
+    def forget_unit(self, tid: str) -> bool:
+        """Stop holding a tournament or an arena here (its write failed: it is rebuilt from
+        the store); True if it was held."""
+        held = self.held_unit(tid) is not None
+        self.organizer.forget(tid)
+        self.arena_director.forget(tid)
+        return held
 
     def _retire(self, race: Race) -> None:
         """A race that ended: no more timers, kept in the cache of finished races."""

@@ -10,24 +10,24 @@ when the host says so. Everything goes through the hub's commit-then-emit path: 
 before it is durable.
 
 The organizer does not know the hub: it is given the store it writes to, the bus it publishes
-on, the clock, the deals, and :class:`RacePorts`, the few things it asks of whoever holds the
-races (hold a new race, record an outcome, set a race's timer, is there room for more)."""
+on, the clock, the deals, and :class:`~solrace.service.unit_director.RacePorts`, the few things
+it asks of whoever holds the races (hold a new race, record an outcome, set a race's timer, is
+there room for more): what it shares with the arenas' director is
+:class:`~solrace.service.unit_director.UnitDirector`."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from solrace.core import fairplay
 from solrace.core.race import Race
-from solrace.core.race_parts import Options, Outcome
+from solrace.core.race_parts import Options
 from solrace.core.shared_deal import SharedDeal
 from solrace.core.tournament import Draw, RacePlan, Result, Tournament, TOutcome
 from solrace.protocol import messages
 from solrace.protocol.event import Event
-from solrace.service.entropy import SecretEntropy
-from solrace.service.timers import Deadlines
+from solrace.service.unit_director import RacePorts, UnitDirector
 from solrace.settings import DEALS_RETRY_MS, ROOM_RETRY_MS
 from solrace.solver.deal_source import DealSource
 from solrace.store.base import Store
@@ -35,44 +35,19 @@ from solrace.store.base import Store
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class RacePorts:
-    """What the organizer asks of whoever holds the races (the hub)."""
-
-    #: A race held here, or None.
-    get: Callable[[str], Race | None]
-    #: Hold a new race from now on, and store it with the next commit.
-    hold: Callable[[Race], None]
-    #: Make an outcome of a race durable, then send it.
-    record: Callable[[Race, Outcome], None]
-    #: Set a race's timer for its next deadline.
-    arm: Callable[[Race], None]
-    #: Do this many more races fit (outside the part of the cap kept for single players)?
-    room: Callable[[int], bool]
-    #: Play the house bots seated in a new race (a host added them to the tournament).
-    play_bots: Callable[[Race], None] = lambda race: None
-
-
-class Organizer:
+class Organizer(UnitDirector[Tournament]):
     """See the module docstring."""
 
     def __init__(self, store: Store, publish: Callable[[str, Event], None],
                  clock: Callable[[], int], deals: DealSource, countdown_ms: int,
                  races: RacePorts) -> None:
-        self.store = store
-        self.publish = publish
-        self.clock = clock
-        self.deals = deals
-        self.countdown_ms = countdown_ms
-        self.races = races
-        self.entropy = SecretEntropy()
+        super().__init__(store, publish, clock, deals, countdown_ms, races)
         self.tournaments: dict[str, Tournament] = {}
         #: Each tournament race: (tournament, round, player -> entrant).
         self.seats: dict[str, tuple[str, int, dict[str, str]]] = {}
         #: Entrants of each tournament by the client address they joined from (not durable:
         #: after a restart the share counts from zero again).
         self.joined_from: dict[str, dict[str, int]] = {}
-        self.deadlines = Deadlines(clock, self._on_deadline)
 
     def hold(self, t: Tournament) -> None:
         """A new tournament, created here: held from now on, stored with the next commit."""
@@ -101,11 +76,7 @@ class Organizer:
     def queue(self, t: Tournament, out: TOutcome, now: int) -> None:
         """Queue ``out``'s writes: the tournament's log, and the races it creates (with
         their seats), all in the same commit."""
-        store = self.store
-        if out.log:
-            store.append_tournament(out.log)
-        if out.finished and t.finished_at is not None:
-            store.mark_tournament_finished(t.tid, t.finished_at)
+        self._write_log(t, out)
         created = [self._race(t, plan, now) for plan in out.plans]
         if created:
             self._group(t, created)
@@ -177,11 +148,6 @@ class Organizer:
         self.deadlines.set(t.tid, t.next_deadline())
         if out.finished:
             self.deadlines.cancel(t.tid)
-
-    def record(self, t: Tournament, out: TOutcome) -> None:
-        """Make an outcome nobody asked for (a result, a timer) durable, then emit it."""
-        self.queue(t, out, self.clock())
-        self.store.after_commit(lambda: self.emit(t, out))
 
     # -------------------------------------------------------------- races
     def race_over(self, race: Race) -> None:
@@ -288,6 +254,3 @@ class Organizer:
 
     def race_ids(self, t: Tournament) -> list[str]:
         return [r for rnd in t.rounds for r in (*rnd.races, *rnd.void)]
-
-    def close(self) -> None:
-        self.deadlines.close()

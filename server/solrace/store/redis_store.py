@@ -315,13 +315,14 @@ class RedisStore:
         self._current().finished.append(tid)
 
     async def load_tournament(self, tid: str) -> Unit | None:
+        owned = self.owns(tid)
         async with self.client.pipeline(transaction=False) as pipe:
             pipe.hgetall(key(tid, "t"))
             pipe.lrange(key(tid, "tlog"), 0, -1)
             fields, entries = await pipe.execute()
         if not fields:
             return None
-        self.lengths[key(tid, "tlog")] = len(entries)
+        self._read_length(tid, key(tid, "tlog"), len(entries), owned)
         return await asyncio.to_thread(build_tournament, fields, entries, tid)
 
     async def index_arena(self, aid: str, ends_at: int) -> None:
@@ -507,14 +508,27 @@ class RedisStore:
     # ------------------------------------------------------------------- reads
     async def load(self, race_id: str) -> Race | None:
         unit = unit_of(race_id)
+        owned = self.owns(unit)
         async with self.client.pipeline(transaction=False) as pipe:
             pipe.hgetall(key(unit, f"r:{race_id}"))
             pipe.lrange(key(unit, f"log:{race_id}"), 0, -1)
             fields, entries = await pipe.execute()
         if not fields:
             return None
-        self.lengths[key(unit, f"log:{race_id}")] = len(entries)
+        self._read_length(unit, key(unit, f"log:{race_id}"), len(entries), owned)
         return await asyncio.to_thread(build, fields, entries, race_id)
+
+    def _read_length(self, unit: str, log_key: str, length: int, owned: bool) -> None:
+        """A log read whole: its length is what this process's next write of it checks —
+        only when the unit was this process's before the read began, and never lowered. A
+        copy read while another process ran it may be shorter than the log is by now (and may
+        come back after a fresh read made since the unit was taken): its length would fail
+        that write (CONFLICT), and with it the whole batch of the unit (an arena: its table
+        and every race of it written in that turn, all rebuilt)."""
+        if owned and self.owns(unit) and length >= self.lengths.get(log_key, 0):
+            # A log only grows: a read shorter than what this process has queued of it began
+            # before its last writes (a second load while the first was being adopted).
+            self.lengths[log_key] = length
 
     async def startup_races(self) -> list[Race]:
         return []  # shared by several processes: taken on demand (solrace.cluster)
