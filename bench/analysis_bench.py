@@ -24,7 +24,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "shared"))
 
-import solrules
 from solrace.settings import (
     ANALYSIS_NODES,
     ANALYSIS_POSITION_SECONDS,
@@ -33,29 +32,11 @@ from solrace.settings import (
 )
 from solrace.solver.analysis import Review
 from solrace.solver.worker import solve_position
+from solrace.tools.lines import racer_line
 
 LINES = (("scotch", 80), ("yukon", 120), ("quadruple-canfield", 200))
 
 
-def racer_line(game: str, seed: int, length: int, rng: random.Random) -> list[str]:
-    g = solrules.new_game(game, seed)
-    line: list[str] = []
-    depth = 0
-    while len(line) < length:
-        legal = [m.text() for m in g.legal_moves()]
-        if not legal:
-            break
-        if depth and rng.random() < 0.08:
-            g.pop()
-            line.append("undo")
-            depth -= 1
-            continue
-        home = [m for m in legal if ">f" in m]
-        move = home[0] if home and rng.random() < 0.8 else rng.choice(legal)
-        g.push_text(move)
-        line.append(move)
-        depth += 1
-    return line
 
 
 def analyse(game: str, seed: int, actions: list[str]) -> tuple[Review, float]:

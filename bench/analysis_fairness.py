@@ -39,7 +39,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "shared"))
 sys.path.insert(0, str(Path(__file__).parent))
 
 import solrules
-from analysis_bench import racer_line
 from solrace.core.race import Race
 from solrace.core.race_parts import Options
 from solrace.net.app import App
@@ -48,6 +47,7 @@ from solrace.solver.analyst import Analyst
 from solrace.solver.fair_queue import FairQueue
 from solrace.solver.jobs import Job, Solver
 from solrace.store.sqlite_store import SQLiteStore
+from solrace.tools.lines import racer_line
 
 CATALOGUE = Path(__file__).resolve().parents[1] / "seeds" / "catalogue" / "scotch.jsonl"
 HEAVY = [f"10.0.0.{n}" for n in range(1, 5)]

@@ -32,6 +32,7 @@ from solrace.solver.analyst import Analyst
 from solrace.solver.jobs import Solver
 from solrace.solver.worker import replay
 from solrace.store.sqlite_store import SQLiteStore
+from solrace.tools.lines import racer_line
 
 from .conftest import Server, T, serving
 from .test_accounts import browser
@@ -201,23 +202,6 @@ QC_ENDGAME = (
 QC_LOSING = "t8>t5"
 
 
-def racer_line(game: str, seed: int, rng_seed: int, length: int = 60) -> list[str]:
-    rng, g, line, depth = random.Random(rng_seed), solrules.new_game(game, seed), [], 0
-    while len(line) < length:
-        legal = [m.text() for m in g.legal_moves()]
-        if not legal:
-            break
-        if depth and rng.random() < 0.08:
-            g.pop()
-            line.append("undo")
-            depth -= 1
-            continue
-        home = [m for m in legal if ">f" in m]
-        move = home[0] if home and rng.random() < 0.8 else rng.choice(legal)
-        g.push_text(move)
-        line.append(move)
-        depth += 1
-    return line
 
 
 def after(start: solrules.Game, actions: Sequence[str]) -> solrules.Game:
@@ -231,7 +215,7 @@ def after(start: solrules.Game, actions: Sequence[str]) -> solrules.Game:
 
 
 def losing_cases() -> list[tuple[str, solrules.Game, list[str]]]:
-    cases = [(game, solrules.new_game(game, seed), racer_line(game, seed, rng))
+    cases = [(game, solrules.new_game(game, seed), racer_line(game, seed, 60, random.Random(rng)))
              for game, seed, rng in LOSING_LINES]
     start = solrules.parse_position(QC_ENDGAME)
     line = [QC_LOSING]
