@@ -119,8 +119,10 @@ async def machine_speed(client: RaceClient, race: str) -> None:
     """The scout's way: every card of a Scotch deal is face up, the solver wins it in a moment,
     and the line goes out as fast as the socket takes it."""
     board = client.states[race]["board"]
+    # The node budget decides; the time is only a bound (beside a burner on both cores this
+    # search got a sliver of one, and 20 s left a winnable deal unknown: the test skipped).
     result = solrules.solve(solrules.guess_game(board, random.Random(1)),
-                            solrules.Budget(nodes=400_000, seconds=20.0))
+                            solrules.Budget(nodes=400_000, seconds=120.0))
     if result.verdict != "won":
         pytest.skip("this secret deal is not won by the solver")
     for move in result.line:
