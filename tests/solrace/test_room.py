@@ -449,3 +449,56 @@ def test_a_racer_claims_the_race_once_the_others_were_offline_for_a_minute() -> 
                   for i in range(3)] + [LogEntry("r1", T0, "start"), *out.log]:
         again.replay(entry)
     assert again.status == "finished" and again.reason == "claimed"
+
+
+def seated_race() -> tuple[Race, list[LogEntry]]:
+    """A race of two seats, 15 s to take them; Ann took hers, Bob has not yet."""
+    race = Race("rs", "scotch", 7, "salt", Options(2, 300), T0, "host", countdown_ms=0,
+                seated_until=T0 + 15_000, forfeit=True)
+    log: list[LogEntry] = []
+    for name in ("Ann", "Bob"):
+        log += race.join(name, f"tok-{name}", T0).log
+    log += race.ready("p1", T0 + 1_000).log
+    return race, log
+
+
+def rebuilt(log: list[LogEntry]) -> Race:
+    from solrace.store.records import race_from_record, race_record, replay
+
+    race, _ = seated_race()
+    return replay(race_from_record("rs", race_record(race)), log, None)
+
+
+def test_seats_closed_by_the_clock_are_logged_and_replay_as_they_were() -> None:
+    race, log = seated_race()
+    out = race.tick(T0 + 15_000)
+    assert [e.kind for e in out.log] == ["seated"] and out.log[0].at == T0 + 15_000
+    # Bob forfeits, and with him gone the race of two is Ann's.
+    assert race.status == "finished" and race.racers["p2"].resigned
+    log += out.log
+    again = rebuilt(log)
+    assert again.status == "finished" and again.racers["p2"].resigned
+    # Its seats were closed where everyone saw it: no second grace for Bob.
+    assert again.reseat(T0 + 40_000, T0 + 25_000).log == []
+
+
+def test_a_race_nobody_ran_past_its_grace_gives_the_absent_seats_a_new_one() -> None:
+    """The process that ran it died before the seats closed; the one that takes it over 20 s
+    later gives Bob 15 s from then instead of resigning him on the spot."""
+    _, log = seated_race()
+    taken = rebuilt(log)  # nothing logged after Ann's seat: nobody was told it closed
+    now = T0 + 20_000
+    out = taken.reseat(now + 15_000, now)
+    out.extend(taken.tick(now))
+    assert taken.status == "lobby" and taken.seated_until == now + 15_000
+    assert [e.kind for e in out.log] == ["reseat"]
+    log += out.log
+    # Durable: a third process rebuilding it later sees the new grace, and it is kept.
+    third = rebuilt(log)
+    assert third.status == "lobby" and third.seated_until == now + 15_000
+    assert third.reseat(now + 14_000, now).log == []  # a shorter grace never shortens it
+    log += third.ready("p2", now + 5_000).log  # Bob takes his seat in time: the race is on
+    assert third.status != "lobby" and not third.racers["p2"].resigned
+    assert rebuilt(log).status == third.status
+    # Once every seat is taken there is nothing to give.
+    assert third.reseat(now + 60_000, now + 6_000).log == []

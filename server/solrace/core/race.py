@@ -249,8 +249,12 @@ class Race:
                     r.ready for r in self.racers.values()):
                 # A seat not taken: the race does not take place (nobody races an empty
                 # seat; the matchmaker puts whoever came back in the queue).
+                out.log.append(self._log(self.seated_until, "seated"))
                 out.extend(self._finish(self.seated_until, "no_show"))
             elif now >= self.seated_until:  # the grace is over: start with whoever is there
+                # Logged, although the clock alone decides it: a race rebuilt without this
+                # entry is one whose seats nobody told closed (see :meth:`reseat`).
+                out.log.append(self._log(self.seated_until, "seated"))
                 out.extend(self._countdown(self.seated_until))
         elif self.status == "lobby" and now >= self.lobby_ends():
             out.extend(self._finish(self.lobby_ends(), "expired"))
@@ -569,9 +573,29 @@ class Race:
         out.log.append(self._log(now, "claim", racer.player))
         return out
 
+    def reseat(self, until: int, now: int) -> Outcome:
+        """A race rebuilt by a process that did not run it until now (a takeover, a restart,
+        a rebuild after a failed write) whose seats are still open: an absent racer gets until
+        ``until`` to take his seat if his grace would end sooner — the time no process ran the
+        race (a failover under load took longer than the 15 s of a seat) is not his to lose.
+        Safe because closing the seats is logged (``seated``) before anyone is told: a log
+        without it is a race whose seats nobody saw closed. Logged (``reseat``)."""
+        out = Outcome()
+        if (self.status != "lobby" or self.seated_until is None or self.seated_until >= until
+                or all(r.ready for r in self.racers.values())):
+            return out
+        self.seated_until = until
+        out.log.append(self._log(now, "reseat", data={"until": until}))
+        return out
+
     # ----------------------------------------------------------------- replay
     def replay(self, entry: LogEntry) -> None:
         """Re-apply one durable log entry (at its recorded time) when loading a race."""
+        if entry.kind == "reseat":
+            # Given before the old grace ran out on the clock of the process that gave it:
+            # no tick first, or the old deadline would fire on replay.
+            self.reseat(int(entry.data["until"]), entry.at)
+            return
         self.tick(entry.at)
         kind, player = entry.kind, entry.player
         if kind == "join":
@@ -596,5 +620,7 @@ class Race:
             self.hint(player, entry.at)
         elif kind == "claim":
             self.claim(player, entry.at, check=False)
+        elif kind == "seated":
+            pass  # the tick above closed the seats at this entry's time
         else:
             raise ValueError(f"unknown log entry {kind!r}")

@@ -30,7 +30,7 @@ from solrace.runtime.supervisor import Supervisor
 from solrace.service.arenas import ArenaDirector
 from solrace.service.organizer import Organizer
 from solrace.service.recovery import StoreWatch
-from solrace.settings import ADOPT_LOADS
+from solrace.settings import ADOPT_LOADS, SEAT_GRACE_S
 from solrace.solver.assist import Assist
 from solrace.store.base import Store
 
@@ -131,10 +131,13 @@ class Loading:
 
     def catch_up(self, race: Race) -> None:
         """A race rebuilt from its log: what its clock says happened while nobody ran it
-        (the countdown's end, the time limit) happens now, and is recorded."""
+        (the countdown's end, the time limit) happens now, and is recorded — but for seats
+        still open, whose grace starts again (:meth:`Race.reseat`)."""
         if race.status == "finished":
             return
-        out = race.tick(self.clock())
+        now = self.clock()
+        out = race.reseat(now + SEAT_GRACE_S * 1000, now)
+        out.extend(race.tick(now))
         if out.log or out.events or out.finished:
             self.record(race, out)
 
