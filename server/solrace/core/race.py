@@ -34,6 +34,7 @@ from solrace.core.race_parts import (
 )
 from solrace.core.racer import Racer
 from solrace.core.shared_deal import SharedDeal
+from solrace.core.standings import places_of, rank_of, table_of, time_of
 from solrace.settings import (
     CLAIM_AFTER_MS,
     COUNTDOWN_S,
@@ -158,9 +159,7 @@ class Race:
         return found
 
     def time_ms(self, racer: Racer) -> int | None:
-        if racer.finished_at is None or self.started_at is None:
-            return None
-        return racer.finished_at - self.started_at
+        return time_of(racer, self.started_at)
 
     @property
     def revealed(self) -> bool:
@@ -168,51 +167,18 @@ class Race:
         return self.deal.revealed
 
     def rank(self, racer: Racer) -> tuple[int, int, int]:
-        """The racer's result as a sort key (smaller is better); equal keys share a place.
-
-        Finishers first, by time plus the hints' penalty; then everyone who did not finish
-        and did not resign, by cards home less one per hint (desc), then by when he reached
-        his count, plus the same penalty; then those who resigned, in the same order: a
-        resign is a loss, whatever the cards (the contract: docs/protocol.md, "Standings").
-        """
-        if racer.finished_at is not None:
-            return (0, (self.time_ms(racer) or 0) + racer.penalty_ms, 0)
-        return (2 if racer.resigned else 1, racer.hints - racer.game.progress()[0],
-                racer.reached_at + racer.penalty_ms)
+        """The racer's result as a sort key (:func:`solrace.core.standings.rank_of`)."""
+        return rank_of(racer, self.started_at)
 
     def places(self) -> dict[str, int]:
-        """Every racer's place as things stand: 1 + the number of racers with a better
-        result (so equal results share a place, and the next place is skipped)."""
-        ranks = {p: self.rank(r) for p, r in self.racers.items()}
-        return {p: 1 + sum(1 for other in ranks.values() if other < mine)
-                for p, mine in ranks.items()}
+        """Every racer's place as things stand (equal results share one)."""
+        return places_of(self.racers, self.started_at)
 
     def standings(self) -> list[Message]:
-        """Every racer by place (see :meth:`rank`); equal places in join order."""
+        """Every racer by place (:mod:`solrace.core.standings`), kept once the race is over."""
         if self._standings is not None:
             return self._standings
-        places = self.places()
-        order = list(self.racers)
-        ranked = sorted(self.racers.values(),
-                        key=lambda r: (places[r.player], order.index(r.player)))
-        table = []
-        for racer in ranked:
-            table.append(
-                {
-                    "player": racer.player,
-                    "name": racer.name,
-                    "place": places[racer.player],
-                    "progress": racer.progress(),
-                    "time_ms": self.time_ms(racer),
-                    "penalty_ms": racer.penalty_ms,
-                    "resigned": racer.resigned,
-                    "bot": racer.bot,
-                    "hints": racer.hints,
-                    **racer.identity(),
-                }
-            )
-            if self.status == "finished" and racer.aborted:
-                table[-1]["aborted"] = True
+        table = table_of(self.racers, self.started_at, self.status == "finished")
         if self.status == "finished":
             self._standings = table
         return table
