@@ -71,7 +71,7 @@ def test_tournament_from_home_page_to_standings(pages: Pages) -> None:
     tid = tournament_id(host)
     path = f"/tournament/{tid}"
     assert host.url.endswith(path)
-    assert "3 rounds" in host.inner_text(".t-facts")
+    host.wait_for_selector(".t-facts >> text=3 rounds")  # drawn once the snapshot is in
     assert host.locator("#t-start").is_disabled()  # nobody has entered yet
 
     # Two entrants, one on a phone; a spectator who only watches.

@@ -24,7 +24,7 @@ from solrace.solver.pool import first_won
 from solrace.store.sqlite_store import SQLiteStore
 from solrace.tools.race_client import ServerError
 
-from .conftest import Server, serving
+from .conftest import Server, T, serving
 from .test_accounts import browser
 from .test_key_file import serve
 
@@ -111,7 +111,7 @@ async def test_without_a_pool_every_daily_deal_is_won(no_pool: Any) -> None:
     async with serving(app) as srv:
         ann, _ = await browser(srv)
         for game in solrules.GAMES:
-            paired = await ann.request({"type": "daily", "game": game})
+            paired = await ann.request({"type": "daily", "game": game}, timeout=T * 12)
             assert paired["kind"] == "daily"
             seed, _ = await app.players.daily(game, calendar.day_of(app.hub.clock()))
             assert won(game, seed), (game, seed)
@@ -145,7 +145,7 @@ async def test_a_server_with_no_solver_deals_no_unchecked_daily_deal(tmp_path: P
         async with serving(app) as srv:
             ann, _ = await browser(srv)
             with pytest.raises(ServerError) as err:
-                await ann.request({"type": "daily", "game": "scotch"})
+                await ann.request({"type": "daily", "game": "scotch"}, timeout=T * 12)
             assert err.value.code == "unavailable" and "solver" in str(err.value)
         assert await app.players.daily("scotch", calendar.day_of(app.hub.clock())) is None
     finally:
@@ -159,7 +159,7 @@ async def daily_of(url: str, game: str) -> dict[str, Any]:
     try:
         ann, _ = await browser(srv)
         try:
-            return dict(await ann.request({"type": "daily", "game": game}))
+            return dict(await ann.request({"type": "daily", "game": game}, timeout=T * 12))
         except ServerError as exc:
             return {"error": exc.code}
     finally:

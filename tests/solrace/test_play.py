@@ -329,7 +329,7 @@ async def test_the_daily_deal_stays_secret_until_the_day_is_over(
     ann, ann_key = await visitor(srv)
     await ann.request({"type": "set_name", "name": "Ann"})
     await ann.request({"type": "set_password", "password": "correct horse 42"})  # an account
-    paired = await ann.request({"type": "daily", "game": "scotch"})
+    paired = await ann.request({"type": "daily", "game": "scotch"}, timeout=T * 12)
     day = calendar.day_of(clock())
     assert paired["kind"] == "daily" and paired["day"] == day and paired["opponents"] == []
     race = await sit(ann, paired)
@@ -373,7 +373,8 @@ async def test_the_daily_deal_stays_secret_until_the_day_is_over(
     # A guest plays it too, unranked: the page says where he would stand.
     cid, cid_key = await visitor(srv)
     await cid.request({"type": "set_name", "name": "Cid"})
-    theirs = await sit(cid, await cid.request({"type": "daily", "game": "scotch"}))
+    theirs = await sit(cid, await cid.request({"type": "daily", "game": "scotch"},
+                                              timeout=T * 12))
     await cid.wait_state(theirs, T)
     for _ in range(3):
         legal = cid.states[theirs]["legal"]
