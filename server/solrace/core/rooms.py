@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import solrules
 
@@ -32,36 +32,33 @@ from solrace.core.tournament import Tournament
 from solrace.core.tournament_parts import Entrant, Settings, TOutcome
 from solrace.settings import ARENAS_PER_PLAYER, MAX_FOLLOWED, SEAT_GRACE_S
 
+T = TypeVar("T")
+
 
 # ------------------------------------------------------------------ the rooms held
+def _held(world: World, held: T | None, key: str, what: str, tournament: bool = False) -> T:
+    """``held`` if the world holds it; else NotLoaded (or ``unavailable`` while ``key`` is
+    being rebuilt after a failed write)."""
+    if held is None:
+        if key in world.reloading:
+            raise RaceError(Code.UNAVAILABLE, f"the {what} is being reloaded: try again")
+        raise NotLoaded(key, tournament=tournament)
+    return held
+
+
 def lookup(world: World, race_id: str) -> Race:
-    """A race held in memory; NotLoaded (or ``unavailable`` while it is being rebuilt)."""
-    race = world.races.get(race_id) or world.finished.get(race_id)
-    if race is None:
-        if race_id in world.reloading:
-            raise RaceError(Code.UNAVAILABLE, "the race is being reloaded: try again")
-        raise NotLoaded(race_id)
-    return race
+    """A race held in memory (live or finished); see :func:`_held`."""
+    return _held(world, world.races.get(race_id) or world.finished.get(race_id), race_id, "race")
 
 
 def lookup_tournament(world: World, tid: str) -> Tournament:
-    """A tournament held in memory; NotLoaded (or ``unavailable`` while it is rebuilt)."""
-    t = world.tournaments.get(tid)
-    if t is None:
-        if tid in world.reloading:
-            raise RaceError(Code.UNAVAILABLE, "the tournament is being reloaded: try again")
-        raise NotLoaded(tid, tournament=True)
-    return t
+    """A tournament held in memory; see :func:`_held`."""
+    return _held(world, world.tournaments.get(tid), tid, "tournament", tournament=True)
 
 
 def lookup_arena(world: World, aid: str) -> Arena:
-    """An arena held in memory; NotLoaded (or ``unavailable`` while it is rebuilt)."""
-    a = world.arenas.get(aid)
-    if a is None:
-        if aid in world.reloading:
-            raise RaceError(Code.UNAVAILABLE, "the arena is being reloaded: try again")
-        raise NotLoaded(aid, tournament=True)
-    return a
+    """An arena held in memory (arenas load as tournaments do); see :func:`_held`."""
+    return _held(world, world.arenas.get(aid), aid, "arena", tournament=True)
 
 
 def writable(world: World) -> None:
