@@ -312,6 +312,10 @@ FINISHED_GRACE = 60.0
 FORWARD_TIMEOUT = 3.0
 #: Seconds between two looks for units whose owner is gone.
 JANITOR_EVERY = 0.2
+#: Seconds a process's inbox must have had nobody listening (at two looks that far apart, none
+#: heard between) for the process to be taken for dead and its leases taken before they lapse
+#: (solrace.cluster.deaths). A live process's lost link is re-made in 50 then 100 ms.
+GONE_AFTER = 0.15
 #: Seconds between two tries to reach Redis at start, at most.
 START_RETRY_MAX = 5.0
 #: Seconds a Redis command may take before it fails (an outage must not stall the loop).

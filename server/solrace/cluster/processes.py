@@ -17,10 +17,12 @@ server does: commands, commit-then-emit, timers, views. Any process accepts any 
   follows the unit over the unit's channel (``solrace.bus.redis_bus``).
 
 Liveness: each process renews its leases and an ``alive`` key; when a process dies its leases
-lapse within ``LEASE_MS`` and the processes that still have clients on its units take them
-over (the janitor looks every second), its clients reconnect elsewhere and resume with their
-tokens. A command forwarded to a process that does not answer within ``FORWARD_TIMEOUT`` gets
-``unavailable`` (the client sends it again, same ``seq``), and the owner is looked up again.
+lapse within ``LEASE_MS``, but Redis drops its inbox's link the moment it dies, so the processes
+that still have clients on its units take them over within a few tenths of a second (the
+janitor looks every ``JANITOR_EVERY`` seconds; :mod:`solrace.cluster.deaths`), its clients
+reconnect elsewhere and resume with their tokens. A command forwarded to a process that does
+not answer within ``FORWARD_TIMEOUT`` gets ``unavailable`` (the client sends it again, same
+``seq``), and the owner is looked up again.
 """
 
 from __future__ import annotations
@@ -31,11 +33,13 @@ import itertools
 import logging
 import os
 import secrets
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from redis.exceptions import RedisError
 
+from solrace.cluster.deaths import Deaths
 from solrace.cluster.keeper import Keeper
 from solrace.cluster.remote import Followers, RemoteSession
 from solrace.cluster.routing import LOCAL, Client
@@ -49,6 +53,7 @@ from solrace.settings import (
     DEAD_LOOK_EVERY,
     FINISHED_GRACE,
     FORWARD_TIMEOUT,
+    GONE_AFTER,
     JANITOR_EVERY,
     LEASE_MS,
     MAX_FOLLOWED,
@@ -108,6 +113,7 @@ class Cluster:
         self._over_since: dict[str, float] = {}  # owned units whose races are all over
         self._loops: list[asyncio.Task[None]] = []
         self._missing: set[str] = set()  # processes whose alive key was missing once
+        self.deaths = Deaths(store.keeper, time.monotonic)
 
     def owns(self, race_id: str) -> bool:
         """Does this process run the room of this race (own its unit) now?"""
@@ -247,29 +253,36 @@ class Cluster:
                     some = await self.store.client.srandmember(UNITS, 20) or []
                     units |= {u.decode() if isinstance(u, bytes) else str(u) for u in some}
                 held = await self.store.holders([u for u in units if not self.store.owns(u)])
+                dead = await self.deaths.gone({h for h in held.values()
+                                               if h is not None and h != self.pid})
                 for unit, holder in held.items():
-                    if holder is None and not self.store.owns(unit):
+                    if self.store.owns(unit):
+                        continue
+                    if holder is None:
                         await self.take(unit)
+                    elif holder in dead:
+                        await self.take(unit, dead=holder)
             except RedisError as exc:
                 log.warning("janitor: %s", exc)
             except Exception:
                 log.exception("janitor failed")
 
     # ------------------------------------------------------------ ownership
-    async def take(self, unit: str) -> str | None:
-        """Own ``unit`` if nobody does (rebuilding its races here): None; else its owner."""
+    async def take(self, unit: str, dead: str | None = None) -> str | None:
+        """Own ``unit`` if nobody does, or if the process ``dead`` does (it is gone, its lease
+        not lapsed yet), rebuilding its races here: None; else its owner."""
         if self.store.owns(unit):
             return None
         taking = self._taking.get(unit)
         if taking is None:
-            taking = self.supervisor.spawn(self._take(unit), f"take {unit}",
+            taking = self.supervisor.spawn(self._take(unit, dead), f"take {unit}",
                                            timeout=TAKE_TIMEOUT)
             self._taking[unit] = taking
             taking.add_done_callback(lambda _: self._taking.pop(unit, None))
         return await asyncio.shield(taking)
 
-    async def _take(self, unit: str) -> str | None:
-        owner = await self.store.acquire(unit)
+    async def _take(self, unit: str, dead: str | None) -> str | None:
+        owner = await self.store.acquire(unit, dead)
         if owner is not None:
             self.owners[unit] = owner
             return owner
@@ -396,8 +409,8 @@ class Cluster:
 
     async def _watch_owners(self) -> None:
         """While commands wait for an owner's answer, look every OWNER_CHECK_EVERY seconds
-        whether that owner is still alive: one that died (its ``alive`` key lapsed, as its
-        lease did) is not waited for until FORWARD_TIMEOUT; its units are taken here at once
+        whether that owner is still alive: one that died (its inbox unheard, or its ``alive``
+        key lapsed) is not waited for until FORWARD_TIMEOUT; its units are taken here at once
         and the waiting commands run (:meth:`_after_silence`)."""
         while True:
             await asyncio.sleep(OWNER_CHECK_EVERY)
@@ -409,8 +422,9 @@ class Cluster:
                     for pid in owners:
                         pipe.exists(proc_key(pid, "alive"))
                     alive = await pipe.execute()
+                dead = await self.deaths.gone(owners)
                 for pid, up in zip(owners, alive, strict=True):
-                    if not up:
+                    if not up or pid in dead:
                         for req, w in list(self.pending.items()):
                             if w.owner == pid:
                                 self._timed_out(req, w.unit, pid, w.cmd)
@@ -421,17 +435,20 @@ class Cluster:
 
     async def _after_silence(self, conn: Client, done: asyncio.Future[None], unit: str,
                              owner: str, cmd: commands.Command) -> None:
-        """The owner did not answer. If it is gone (its ``alive`` key lapsed), wait for its
-        lease to lapse too, take the unit and run the command here (a move already applied
-        is recognised by its ``seq``); if it is alive but slow, answer ``unavailable``."""
+        """The owner did not answer. If it is gone (its inbox unheard, or its ``alive`` key
+        lapsed), take the unit as soon as it is known dead or its lease lapsed, and run the
+        command here (a move already applied is recognised by its ``seq``); if it is alive
+        but slow, answer ``unavailable``."""
         try:
-            if await self.store.client.exists(proc_key(owner, "alive")):
+            if (not await self.deaths.silent([owner])
+                    and await self.store.client.exists(proc_key(owner, "alive"))):
                 conn.send(messages.error(Code.UNAVAILABLE, "the race's server is slow: try again",
                                       cmd.rid))
                 return
             deadline = asyncio.get_running_loop().time() + (LEASE_MS + ALIVE_MS) / 1000
             while asyncio.get_running_loop().time() < deadline:
-                holder = await self.take(unit)
+                dead = owner if owner in await self.deaths.gone([owner]) else None
+                holder = await self.take(unit, dead)
                 if holder is None:
                     barrier = conn.handle_local(cmd)
                     if barrier is not None:
@@ -441,7 +458,7 @@ class Cluster:
                     barrier = self.forward(holder, conn, cmd)
                     await barrier
                     return
-                await asyncio.sleep(0.25)
+                await asyncio.sleep(GONE_AFTER)
             conn.send(messages.error(Code.UNAVAILABLE, "the race's server is gone: try again",
                                   cmd.rid))
         except RedisError:

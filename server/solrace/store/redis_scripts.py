@@ -88,10 +88,13 @@ end
 return claimed
 """
 
-#: Take a unit whose lease has lapsed: the new epoch, or the holder that has it.
+#: Take a unit whose lease has lapsed, or whose holder is the process ARGV[3] (known to be
+#: dead: solrace.cluster.deaths; '' for none): the new epoch, or the holder that has it.
 ACQUIRE = """
 local holder = redis.call('GET', KEYS[1])
-if holder then return holder end
+if holder and (ARGV[3] == '' or string.sub(holder, 1, #ARGV[3] + 1) ~= ARGV[3] .. ':') then
+  return holder
+end
 local epoch = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], ARGV[1] .. ':' .. epoch, 'PX', ARGV[2])
 return epoch

@@ -178,10 +178,12 @@ class RedisStore:
             return await self.client.evalsha(self._sha[name], len(keys), *keys, *args)
 
     # ---------------------------------------------------------------- leases
-    async def acquire(self, unit: str) -> str | None:
-        """Take ``unit`` if nobody holds it: None then (it is ours), else the holder's pid."""
+    async def acquire(self, unit: str, dead: str | None = None) -> str | None:
+        """Take ``unit`` if nobody holds it, or if the process ``dead`` does (it is gone, its
+        lease not lapsed yet; its writes are fenced by the new epoch): None then (it is
+        ours), else the holder's pid."""
         result = await self._script("acquire", [key(unit, "lease"), key(unit, "epoch")],
-                                    [self.pid, LEASE_MS])
+                                    [self.pid, LEASE_MS, dead or ""])
         if isinstance(result, int):
             self.epochs[unit] = result
             return None
