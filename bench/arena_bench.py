@@ -227,7 +227,9 @@ async def run(args: argparse.Namespace) -> int:
                 kill_at = time.monotonic()
                 os.kill(proc.pid, signal.SIGKILL)
                 proc.wait()
-                print(f"{kill_at - start:.1f} s: killed {killed} (it owned the arena)", flush=True)
+                print(f"{kill_at - start:.1f} s: killed {killed} (it owned the arena) at "
+                      f"{time.strftime('%H:%M:%S')}.{int(time.time() * 1000) % 1000:03d}",
+                      flush=True)
             await asyncio.sleep(max(0.0, start + seconds - time.monotonic()))
             end = time.monotonic()
             loads.append(os.getloadavg()[0])

@@ -261,6 +261,7 @@ class Cluster:
                     if holder is None:
                         await self.take(unit)
                     elif holder in dead:
+                        log.warning("%s is gone (its inbox unheard): taking %s", holder, unit)
                         await self.take(unit, dead=holder)
             except RedisError as exc:
                 log.warning("janitor: %s", exc)
