@@ -6,6 +6,7 @@ proxy's ``X-Forwarded-For`` (the server trusts it here)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from collections.abc import AsyncIterator
@@ -14,7 +15,9 @@ from typing import Any
 
 import pytest
 import solrules
+from solrace.core import daily as calendar
 from solrace.net.app import App
+from solrace.settings import ENGINE_GAP_MS, PAR_NODES
 from solrace.solver.jobs import Solver
 from solrace.store.sqlite_store import SQLiteStore
 from solrace.tools.race_client import RaceClient, ServerError
@@ -272,3 +275,94 @@ async def test_the_same_two_again_and_again_race_casually_and_puppets_too(
         await client.resign(race)
     ratings = await ratings_of(main, race)
     assert ratings["rated"] is False and ratings["casual"] == "same_network"
+
+
+#: A person's think before a move (s): above ENGINE_GAP_MS, the fastest house bot's pace.
+THINK = ENGINE_GAP_MS / 1000 + 0.1
+
+
+def solver_line(game: str, seed: int) -> list[str]:
+    """The solver's winning line from the deal, found as the server finds it (its par's node
+    budget decides, not the clock): what a scout who knows every card gets offline."""
+    result = solrules.solve(solrules.new_game(game, seed), solrules.Budget(nodes=PAR_NODES))
+    assert result.verdict == "won"  # a daily deal is always one the solver has won
+    return list(result.line)
+
+
+async def human_pace(client: RaceClient, race: str, game: str, seed: int,
+                     line: list[str]) -> None:
+    """``line`` played at a person's pace: a think of :data:`THINK` before more than half of
+    its manual moves (the median gap is above ENGINE_GAP_MS, and under half are fast: neither
+    ``machine_speed`` nor ``engine_line`` holds him alone), the others and the moves a client
+    may play by itself at once (so that a line takes ~10 s, not a minute)."""
+    board = solrules.new_game(game, seed)
+    k = 0
+    for move in line:
+        if not (move.startswith("s") or move in solrules.safe_moves(board)):
+            if k % 2 == 0 or k == 1:
+                await asyncio.sleep(THINK)
+            k += 1
+        board.push_text(move)
+        await client.move(race, move)
+
+
+async def daily_race(client: RaceClient, game: str) -> str:
+    """The player's attempt at today's deal of ``game``, running (the day's first draws the
+    deal: fresh seeds solved until one is won)."""
+    paired = await client.request({"type": "daily", "game": game}, timeout=T * 12)
+    race = str(paired["race"])
+    await client.join(race, token=paired["token"])
+    await client.wait_state(race, T * 2)
+    return race
+
+
+async def scout(client: RaceClient, game: str) -> None:
+    """The throwaway account's look at today's deal: a few moves, every card he can see (all
+    of them in Scotch), then he resigns."""
+    race = await daily_race(client, game)
+    await three_moves(client, race)
+    await client.resign(race)
+    await ratings_of(client, race)
+
+
+async def followed(clients: list[RaceClient], game: str, seed: int) -> None:
+    """Each of ``clients`` plays today's deal along the solver's line at a person's pace, all
+    at once; back when each is scored."""
+    line = solver_line(game, seed)
+
+    async def play(client: RaceClient) -> None:
+        race = await daily_race(client, game)
+        await human_pace(client, race, game, seed, line)
+        await ratings_of(client, race)
+
+    await asyncio.gather(*(play(c) for c in clients))
+
+
+@pytest.mark.parametrize("game", ["scotch", "yukon"])
+async def test_the_daily_deal_played_along_a_scouts_line_is_flagged(
+        fair: Server, game: str) -> None:
+    """The finding: a throwaway account plays the day's deal and sees its cards (in Yukon all
+    21 hidden ones in 8 s); a second account of the same network plays the solver's line, at
+    a person's pace: ``scouted_line``, off the day's table. The same play from another network
+    is no scout's: not flagged."""
+    players, daily = fair.app.players, fair.app.daily
+    assert players is not None and daily is not None
+    looker, _, _ = await player(fair, "Scout", "10.0.0.5")
+    await scout(looker, game)
+    day = calendar.day_of(fair.app.hub.clock())
+    deal = await daily.deal(game, day, draw=False)
+    assert deal is not None
+    second, _, second_id = await player(fair, "Second", "10.0.0.5")
+    other, _, other_id = await player(fair, "Other", "10.0.0.6")
+    await followed([second, other], game, deal[0])
+    results = {r["player"]: r for r in await players.daily_results(game, day)}
+    mine, theirs = results[second_id], results[other_id]
+    assert mine["finished"] and mine["signals"]["scouted"] is True
+    assert mine["signals"]["median_gap_ms"] > ENGINE_GAP_MS
+    assert mine["signals"]["rules"] == ["scouted_line"] and mine["flagged"] is True
+    assert theirs["finished"] and theirs["signals"]["scouted"] is False
+    assert theirs["signals"]["agreement"] == 1.0 and theirs["signals"]["rules"] == []
+    assert theirs["flagged"] is False
+    page = await daily.page(game, None)
+    assert [(r["name"], r["place"]) for r in page["table"]] == [
+        ("Other", 1), ("Scout", 2), ("Second", None)]
