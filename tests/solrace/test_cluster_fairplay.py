@@ -1,7 +1,9 @@
 """Fair play across ``solrace serve`` processes on one real Redis: a race played at machine speed
 on one process is held, a moderator made with ``solrace mod add --redis`` clears it from the
 other process and the racers hear the ratings wherever they are; the walkouts that pause rated
-play count on every process; the daily deal's second look from one network is flagged."""
+play count on every process; the daily deal's second look from one network is flagged, at
+machine speed or along the solver's line at a person's pace (and the same play from another
+network is not)."""
 
 from __future__ import annotations
 
@@ -9,14 +11,20 @@ import asyncio
 import os
 import subprocess
 import sys
+import time
 
 import pytest
+from solrace.core import daily as calendar
+from solrace.runtime.redis_connect import connect
+from solrace.settings import ENGINE_GAP_MS
+from solrace.store.redis_player_data import day_results_key, unpack_row
+from solrace.store.redis_players import pkey
 from solrace.tools.race_client import RaceClient, ServerError
 
 from .conftest import T
 from .servers import KEY_FILE, RedisServer, Solrace
 from .test_cluster_play import browser, fetch
-from .test_fairplay_server import machine_speed, ratings_of, three_moves
+from .test_fairplay_server import followed, machine_speed, ratings_of, scout, three_moves
 
 
 def mod_add(redis: RedisServer, name: str) -> None:
@@ -112,3 +120,34 @@ async def test_a_second_look_at_the_daily_deal_from_one_network_is_flagged(
     assert [r["name"] for r in page["table"] if r["place"] is not None] == ["Scout"]
     for client in (scout, second):
         await client.close()
+
+
+@pytest.mark.parametrize("game", ["scotch", "yukon"])
+async def test_the_daily_deal_along_a_scouts_line_at_a_persons_pace_is_flagged(
+        redis: RedisServer, pair: tuple[Solrace, Solrace], game: str) -> None:
+    """The scout plays the day's deal on process a; an account of his network plays the
+    solver's line at a person's pace on process b, one of another network the same on a:
+    the first is flagged ``scouted_line`` (nothing else would hold him), the second is not."""
+    a, b = pair
+    looker, _ = await browser(a, "Scout", "10.1.0.7")
+    await scout(looker, game)
+    day = calendar.day_of(int(time.time() * 1000))
+    client = connect(redis.url)
+    seed, _ = (await client.get(pkey(f"daily:{game}:{day}"))).decode().split(" ")
+    second, key = await browser(b, "Second", "10.1.0.7")
+    other, _ = await browser(a, "Other", "10.1.0.8")
+    await followed([second, other], game, int(seed))
+    rows = {r["name"]: r for r in map(unpack_row,
+                                      await client.hvals(day_results_key(game, day)))}
+    await client.aclose()
+    mine, theirs = rows["Second"]["signals"], rows["Other"]["signals"]
+    assert mine["scouted"] is True and mine["median_gap_ms"] > ENGINE_GAP_MS
+    assert mine["rules"] == ["scouted_line"]
+    assert theirs["scouted"] is False and theirs["agreement"] == 1.0 and theirs["rules"] == []
+    page, _ = await asyncio.to_thread(fetch, b.http + f"/api/daily/{game}",
+                                      {"Cookie": f"sr_player={key}",
+                                       "X-Forwarded-For": "10.1.0.7"})
+    assert [(r["name"], r["place"], r.get("flagged", False)) for r in page["table"]] == [
+        ("Other", 1, False), ("Scout", 2, False), ("Second", None, True)]
+    for c in (looker, second, other):
+        await c.close()
