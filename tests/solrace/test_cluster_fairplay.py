@@ -151,3 +151,80 @@ async def test_the_daily_deal_along_a_scouts_line_at_a_persons_pace_is_flagged(
         ("Other", 1, False), ("Scout", 2, False), ("Second", None, True)]
     for c in (looker, second, other):
         await c.close()
+
+
+async def custom_race(host_proc: Solrace, *racers: RaceClient) -> str:
+    """A custom rated Scotch race of ``racers`` (wherever they are), made on ``host_proc``,
+    running."""
+    host = await RaceClient.connect(host_proc.url)
+    created = await host.create("scotch", players=len(racers), rated=True)
+    race = str(created["race"])
+    for client in racers:
+        await client.join(race, name="x")
+    await host.start(race, created["host_token"])
+    for client in racers:
+        await client.wait_state(race, T * 2)
+    await host.close()
+    return race
+
+
+async def shown(proc: Solrace, name: str) -> int | None:
+    """``name``'s Scotch rating as ``/api/players/{name}`` on ``proc`` shows it."""
+    page, _ = await asyncio.to_thread(fetch, proc.http + f"/api/players/{name}")
+    return page["ratings"].get("scotch", {}).get("rating")
+
+
+async def casual_everywhere(pair: tuple[Solrace, Solrace], race: str,
+                            heard: list[dict[str, object]], reason: str) -> None:
+    """The race's ``ratings`` as its racers heard them and as either process shows the race
+    say it is casual, and why."""
+    for ratings in heard:
+        assert (ratings["rated"], ratings["changes"], ratings["casual"]) == (False, [], reason)
+    for proc in pair:
+        summary, _ = await asyncio.to_thread(fetch, proc.http + f"/api/races/{race}")
+        assert summary["ratings"]["rated"] is False
+        assert summary["ratings"]["casual"] == reason
+
+
+async def test_the_same_two_across_processes_trade_wins_casually(
+        pair: tuple[Solrace, Solrace]) -> None:
+    """Win trading: the same two accounts, one on each process, race again and again (the
+    races made on either process in turn); the 4th rated race of the day between them is
+    casual, and their ratings stay where the 3rd left them."""
+    a, b = pair
+    ann, _ = await browser(a, "Ann", "10.1.0.11")
+    bob, _ = await browser(b, "Bob", "10.1.0.12")
+    seen = []
+    for i in range(4):
+        before = (await shown(a, "Ann"), await shown(b, "Bob"))
+        race = await custom_race(pair[i % 2], ann, bob)
+        await three_moves(ann, race)
+        await three_moves(bob, race)
+        await (bob if i % 2 else ann).resign(race)  # they take turns to win
+        heard = [await ratings_of(ann, race), await ratings_of(bob, race)]
+        seen.append(heard[0].get("casual"))
+    assert seen == [None, None, None, "repeat_pair"] and None not in before
+    await casual_everywhere(pair, race, heard, "repeat_pair")
+    assert (await shown(b, "Ann"), await shown(a, "Bob")) == before
+    for client in (ann, bob):
+        await client.close()
+
+
+async def test_puppets_on_another_process_make_a_custom_race_casual(
+        pair: tuple[Solrace, Solrace]) -> None:
+    """Puppets: three fresh accounts of one network, on process b, resign to a player on
+    process a: the race is casual (``same_network``) and nobody's rating moves."""
+    a, b = pair
+    main, _ = await browser(a, "Main", "10.1.0.13")
+    puppets = [(await browser(b, f"Pup{i}", "10.1.0.14"))[0] for i in range(3)]
+    race = await custom_race(a, main, *puppets)
+    for client in (main, *puppets):
+        await three_moves(client, race)
+    for client in puppets:
+        await client.resign(race)
+    heard = [await ratings_of(c, race) for c in (main, *puppets)]
+    await casual_everywhere(pair, race, heard, "same_network")
+    for proc in pair:
+        assert [await shown(proc, n) for n in ("Main", "Pup0", "Pup1", "Pup2")] == [None] * 4
+    for client in (main, *puppets):
+        await client.close()
