@@ -5,6 +5,7 @@
 // this position. Every hint is counted, and everyone sees the count.
 
 import { announce, h } from "../ui.js";
+import { HINT_PENALTY_S } from "./lobby.js";
 import { describeMove } from "./replay.js";
 
 const REFUSALS = {
@@ -15,14 +16,23 @@ const REFUSALS = {
   limit_reached: "No more hints in this race.",
 };
 
-/** What a hint costs, said before the click (docs/protocol.md, "Standings, ties and hints"). */
-export const HINT_LABEL = "Hint (+30 s)";
-const HINT_TITLE = "Hint (H): the solver suggests a move. Each hint costs 30 s if you finish, " +
+/** What a hint costs, said on the button before the click (docs/protocol.md, "Standings, ties
+ * and hints"): time if you finish, a card home if you don't. */
+export const HINT_LABEL = `Hint (+${HINT_PENALTY_S} s or −1 card)`;
+const HINT_TITLE = `Hint (H): the solver suggests a move. Each hint costs ${HINT_PENALTY_S} s if you finish, ` +
   "or a card home if you don't.";
 
-/** The cost of `n` hints, as the standing shows it: "+60 s, or 2 cards". */
-export function hintCost(n) {
-  return `+${30 * n} s, or ${n} card${n === 1 ? "" : "s"} if unfinished`;
+/** The cost of `n` hints: "+60 s" for a racer who finished, "−2 cards" for one who did not (his
+ * race is over), both while he still races ("+60 s or −2 cards"). */
+export function hintCost(n, finished = null) {
+  const time = `+${HINT_PENALTY_S * n} s`;
+  const cards = `−${n} card${n === 1 ? "" : "s"}`;
+  return finished === true ? time : finished === false ? cards : `${time} or ${cards}`;
+}
+
+/** "2 hints (+60 s or −2 cards)": the hints a racer took and what they cost (see hintCost). */
+export function hintsTaken(n, finished = null) {
+  return n ? `${n} hint${n === 1 ? "" : "s"} (${hintCost(n, finished)})` : "";
 }
 
 export class HintControl {
@@ -93,8 +103,7 @@ export class HintControl {
     this.button.setAttribute("aria-busy", String(this.asking));
     this.button.textContent = this.asking ? "Thinking…" : HINT_LABEL;
     const me = model.players.get(model.you);
-    this.button.title = me?.hints ? `${HINT_TITLE} Hints so far: ${me.hints} (${hintCost(me.hints)}).`
-      : HINT_TITLE;
+    this.button.title = me?.hints ? `${HINT_TITLE} Hints so far: ${hintsTaken(me.hints)}.` : HINT_TITLE;
     // The position moved on: the hint is spent.
     if (!this.asking && this.seq !== null && model.own?.seq !== this.seq) {
       this.seq = null;

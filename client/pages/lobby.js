@@ -89,7 +89,7 @@ export function optionTags(options) {
       title: "This demo server deals winnable races from the public catalogue: anyone can look the deal up",
     }, "demo deal: public catalogue") : null,
     options?.hints ? h("span.tag.option-tag.hints-tag", {
-      title: `Racers may ask for hints; each adds ${HINT_PENALTY_S} s to the racer's time in the standings`,
+      title: `Racers may ask for hints; each adds ${HINT_PENALTY_S} s to a finisher's time, or costs a racer who does not finish a card home`,
     }, `hints allowed: +${HINT_PENALTY_S} s each`) : null,
   ];
 }

@@ -10,6 +10,7 @@ import { me as player } from "../me.js";
 import { fetchJSON, formatTime, h, navigate, ordinal, replace, toast } from "../ui.js";
 import { verifyCommitment } from "../verify.js";
 import { nextActions, rematchOffer } from "./finish.js";
+import { hintsTaken } from "./hint.js";
 import { accuracyText, loadAnalysis, lossText } from "./analysis.js";
 import { seedChosenNote } from "./parts.js";
 import { changeText, deltaText, racerName } from "./player-parts.js";
@@ -173,15 +174,19 @@ export function mountResults(el, session) {
         : reason === "claimed" ? "offline" : reason === "resigned" ? "won"
         : reason === "no_show" ? "no race"
         : "time up") + (s.aborted ? " · aborted" : "");
-      // A hint costs time (the penalty is in the standings' order): shown beside the time.
-      const penalty = s.penalty_ms ? h("span.penalty", { title: `${s.hints} hint${s.hints === 1 ? "" : "s"}` },
+      // A hint costs a finisher time, shown beside his time, and anyone else a card home,
+      // shown beside his cards (the standings' order counts both: docs/protocol.md).
+      const finished = s.time_ms !== null && s.time_ms !== undefined;
+      const penalty = finished && s.penalty_ms ? h("span.penalty", { title: hintsTaken(s.hints, true) },
         ` +${Math.round(s.penalty_ms / 1000)} s`) : null;
+      const cardCost = !finished && s.hints ? h("span.penalty.card-cost", { title: hintsTaken(s.hints, false) },
+        ` (−${s.hints} for ${s.hints === 1 ? "a hint" : `${s.hints} hints`})`) : null;
       return h("tr", { class: s.player === me ? "is-you" : "", dataset: { player: s.player } },
         h("td.place", {}, h("span.medal", { dataset: { place: s.place } }, ordinal(s.place))),
         h("td", {}, racerName({ ...model.players.get(s.player), ...s }), s.player === me ? h("span.muted", {}, " (you)") : null,
           h("span.status-inline.muted", { "aria-hidden": "true" }, status)),
         h("td.num", {}, s.time_ms !== null && s.time_ms !== undefined ? formatTime(s.time_ms) : "–", penalty),
-        h("td.num", {}, `${p.foundation ?? 0} / ${p.total ?? "?"}`),
+        h("td.num.cards", {}, `${p.foundation ?? 0} / ${p.total ?? "?"}`, cardCost),
         h("td.num.moves", {}, p.moves ?? 0, par !== null ? h("span.par-note", {}, ` / par ${par}`) : null),
         hints ? h("td.num.hints", {}, s.hints ?? 0) : null,
         rated ? ratingCell(changes.get(s.player), !!ratings) : null,

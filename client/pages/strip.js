@@ -2,7 +2,8 @@
 // opponents' cards show theirs; on a phone the same strip also lists every opponent, compactly,
 // so that the race can be followed without scrolling away from the board.
 
-import { hintCost } from "./hint.js";
+import { hintsTaken } from "./hint.js";
+import { HINT_PENALTY_S } from "./lobby.js";
 import { h, ordinal } from "../ui.js";
 import { livePlaces } from "./parts.js";
 
@@ -50,11 +51,13 @@ export class YourStrip {
       const moves = pr.moves ?? 0;
       setText(c.moves, you ? `${moves} move${moves === 1 ? "" : "s"}` : "");
       const hints = p.hints ?? 0;
-      setText(c.hints, hints ? `${hints} hint${hints === 1 ? "" : "s"} (+${30 * hints} s)` : "");
-      c.hints.title = hints ? `Hints cost ${hintCost(hints)}` : "Hints asked";
+      // What the hints cost him: time and a card while he races, the one that applies after.
+      const done = p.finished || p.place ? true : model.status === "finished" || p.resigned ? false : null;
+      setText(c.hints, hintsTaken(hints, done));
+      c.hints.title = hints ? `Each hint costs ${HINT_PENALTY_S} s if you finish, or a card home if you don't` : "Hints asked";
       c.fill.style.setProperty("width", `${total ? Math.round((home / total) * 100) : 0}%`);
       c.el.setAttribute("aria-label", `${you ? "You" : p.name}: ${p.resigned ? "resigned" : ordinal(place)}, ` +
-        `${home} of ${total} cards home, ${moves} moves${hints ? `, ${hints} hint${hints === 1 ? "" : "s"}` : ""}` +
+        `${home} of ${total} cards home, ${moves} moves${hints ? `, ${hintsTaken(hints, done)}` : ""}` +
         `${p.connected === false ? ", offline" : ""}`);
       want.push(c.el);
     }

@@ -97,16 +97,21 @@ def ask_hint(page: Any, how: str = "click") -> str:
 
 
 def test_hint_marks_a_legal_move_and_is_counted(pages: Pages, new_bot: NewBot) -> None:
+    """A hint's cost is said as text: on the button before the click (time if you finish, a
+    card if you don't), on the racer's standing after it, and on the results of a racer who
+    did not finish, as the cards it cost him (not a time he does not have)."""
     page, race = create_from_home(pages, hints=True, seed=scotch_seed_with_foundation_moves())
     page.wait_for_selector(".lobby .hints-tag >> text=hints allowed")
     bot = new_bot()
     start_with_bot(page, bot, race)
     watcher = pages.open(f"/race/{race}/watch")
     watcher.wait_for_selector('[data-board="p1"] [data-card]')
+    assert page.inner_text("#hint") == "Hint (+30 s or −1 card)"
 
     move = ask_hint(page)
     assert move in own_legal(page)  # the suggestion is a legal move here...
-    page.wait_for_selector(".chip.is-you .chip-hints >> text=1 hint")
+    page.wait_for_selector(".chip.is-you .chip-hints >> text=1 hint (+30 s or −1 card)")
+    assert page.inner_text("#hint") == "Hint (+30 s or −1 card)"  # the next one costs the same
     watcher.wait_for_selector('[data-player="p1"] .player-meta >> text=/1 hint$/')
     both_widths(page, "solver-hint")
     seq = own_seq(page)
@@ -118,13 +123,18 @@ def test_hint_marks_a_legal_move_and_is_counted(pages: Pages, new_bot: NewBot) -
     # The same again from the keyboard (H), at the new position: a second hint is counted.
     second = ask_hint(page, how="key")
     assert second in own_legal(page)
-    page.wait_for_selector(".chip.is-you .chip-hints >> text=2 hints")
+    page.wait_for_selector(".chip.is-you .chip-hints >> text=2 hints (+60 s or −2 cards)")
+    both_widths(page, "solver-hint-cost")
 
-    # Over: the results count the hints and give the deal's par, next to the moves.
+    # Over: the results count the hints and give the deal's par, next to the moves. He won
+    # (the bot resigned) without finishing the deal: his hints cost him cards, not time.
     bot.request({"type": "resign", "race": race})  # a race of two: it ends
     page.wait_for_selector(".standings-table td.hints")
     row = page.locator('.standings-table tr[data-player="p1"]')
     assert row.locator("td.hints").inner_text() == "2"
+    cards = row.locator("td.cards").inner_text()
+    assert re.fullmatch(r"\d+ / 52\s+\(−2 for 2 hints\)", cards), cards
+    assert row.locator("td.num").nth(0).inner_text() == "–"  # no "+60 s" beside no time
     page.wait_for_selector(".par-line >> text=/^Par: (\\d+ moves|unwinnable|not found)/",
                            timeout=WAIT_MS * 4)
     par = page.inner_text(".par-line")
