@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import subprocess
 import sys
 import time
@@ -24,7 +25,14 @@ from solrace.tools.race_client import RaceClient, ServerError
 from .conftest import T
 from .servers import KEY_FILE, RedisServer, Solrace
 from .test_cluster_play import browser, fetch
-from .test_fairplay_server import followed, machine_speed, ratings_of, scout, three_moves
+from .test_fairplay_server import (
+    DEALS,
+    followed,
+    machine_speed,
+    ratings_of,
+    scout,
+    three_moves,
+)
 
 
 def mod_add(redis: RedisServer, name: str) -> None:
@@ -122,21 +130,22 @@ async def test_a_second_look_at_the_daily_deal_from_one_network_is_flagged(
         await client.close()
 
 
-@pytest.mark.parametrize("game", ["scotch", "yukon"])
+@pytest.mark.parametrize(("game", "ends"), [("scotch", True), ("yukon", False)])
 async def test_the_daily_deal_along_a_scouts_line_at_a_persons_pace_is_flagged(
-        redis: RedisServer, pair: tuple[Solrace, Solrace], game: str) -> None:
-    """The scout plays the day's deal on process a; an account of his network plays the
-    solver's line at a person's pace on process b, one of another network the same on a:
-    the first is flagged ``scouted_line`` (nothing else would hold him), the second is not."""
+        redis: RedisServer, pair: tuple[Solrace, Solrace], game: str, ends: bool) -> None:
+    """The scout plays the day's deal on process a (and ends his attempt, or leaves it running
+    in Yukon, its hidden cards seen); an account of his network plays the solver's line at a
+    person's pace on process b, one of another network the same on a: the first is flagged
+    ``scouted_line`` (nothing else would hold him), the second is not."""
     a, b = pair
-    looker, _ = await browser(a, "Scout", "10.1.0.7")
-    await scout(looker, game)
     day = calendar.day_of(int(time.time() * 1000))
     client = connect(redis.url)
-    seed, _ = (await client.get(pkey(f"daily:{game}:{day}"))).decode().split(" ")
+    await client.set(pkey(f"daily:{game}:{day}"), f"{DEALS[game]} {secrets.token_hex(16)}")
+    looker, _ = await browser(a, "Scout", "10.1.0.7")
+    await scout(looker, game, ends)
     second, key = await browser(b, "Second", "10.1.0.7")
     other, _ = await browser(a, "Other", "10.1.0.8")
-    await followed([second, other], game, int(seed))
+    await followed([second, other], game, DEALS[game])
     rows = {r["name"]: r for r in map(unpack_row,
                                       await client.hvals(day_results_key(game, day)))}
     await client.aclose()
@@ -148,7 +157,7 @@ async def test_the_daily_deal_along_a_scouts_line_at_a_persons_pace_is_flagged(
                                       {"Cookie": f"sr_player={key}",
                                        "X-Forwarded-For": "10.1.0.7"})
     assert [(r["name"], r["place"], r.get("flagged", False)) for r in page["table"]] == [
-        ("Other", 1, False), ("Scout", 2, False), ("Second", None, True)]
+        ("Other", 1, False), *([("Scout", 2, False)] if ends else []), ("Second", None, True)]
     for c in (looker, second, other):
         await c.close()
 

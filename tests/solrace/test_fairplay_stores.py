@@ -7,6 +7,7 @@ walkouts, and the fields the daily table and the moderators need."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -252,6 +253,37 @@ async def test_the_daily_table_keeps_what_it_ranks_by(stores: tuple[PlayerStore,
     rows = {r["player"]: r for r in await store.daily_results("scotch", "2026-12-02")}
     assert rows["pa"]["cleared"] is True
     assert (await store.results("pa"))[0]["cleared"] is True
+
+
+async def test_every_attempt_at_the_daily_deal_is_kept_with_its_network(
+        stores: tuple[PlayerStore, Any]) -> None:
+    """Who opened an attempt at the day's deal, from which network and when, ended or not (a
+    scout need not end his): the first attempt of each player, for that game and day only."""
+    store, _ = stores
+    assert await store.daily_attempt("yukon", "2026-12-02", "pa", "r1", "n1", 1_000) == "r1"
+    assert await store.daily_attempt("yukon", "2026-12-02", "pa", "r2", "n9", 2_000) == "r1"
+    assert await store.daily_attempt("yukon", "2026-12-02", "pb", "r3") == "r3"
+    await store.daily_attempt("scotch", "2026-12-02", "pc", "r4", "n1", 3_000)
+    lookers = sorted(await store.daily_lookers("yukon", "2026-12-02"), key=lambda r: r["player"])
+    assert lookers == [{"player": "pa", "net": "n1", "at": 1_000},
+                       {"player": "pb", "net": "", "at": 0}]
+    assert await store.daily_lookers("yukon", "2026-12-03") == []
+
+
+def test_a_database_from_before_keeps_its_attempts(tmp_path: Path) -> None:
+    """A database whose attempts had no network gets the columns, its attempts kept."""
+    path = tmp_path / "race.db"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE daily_attempts (game TEXT NOT NULL, day TEXT NOT NULL, "
+                   "player TEXT NOT NULL, race TEXT NOT NULL, PRIMARY KEY (game, day, player))")
+        db.execute("INSERT INTO daily_attempts VALUES ('yukon', '2026-12-02', 'pa', 'r1')")
+    db.close()
+    races = SQLiteStore(path)
+    try:
+        lookers = asyncio.run(races.players().daily_lookers("yukon", "2026-12-02"))
+    finally:
+        races.close()
+    assert lookers == [{"player": "pa", "net": "", "at": 0}]
 
 
 async def test_a_closed_account_stays_off_the_leaderboard(

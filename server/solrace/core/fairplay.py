@@ -21,8 +21,9 @@ moderators):
   known);
 - ``line_ratio``: his moves over the solver's line's length (a person wanders; a copied line
   does not), his undos and hints;
-- ``scouted`` (the daily deal): another account from his network played the same deal earlier
-  that day — a scout's pattern, but also a school's, so it flags nothing alone.
+- ``scouted`` (the daily deal): another player from his network opened an attempt at the same
+  deal before he finished his, ended or not — a scout's pattern, but also a school's, so it
+  flags nothing alone.
 
 The **rules** that flag a result (:func:`flag_rules`), each of which a person playing the deal
 himself does not meet:

@@ -138,7 +138,8 @@ class DailyDeals:
         assert deal is not None
         seed, salt = deal
         race_id = self.hub.entropy.race_id()
-        kept = await self.store.daily_attempt(game, day, who.id, race_id)
+        kept = await self.store.daily_attempt(game, day, who.id, race_id,
+                                              self.hub.net(conn.address), now)
         race = await self.hub.load(kept) if kept != race_id else None
         if race is None:  # new (or its creation failed before: made now under its id)
             options = Options(players=1, time_limit=DAILY_TIME_LIMIT, kind="daily", day=day)

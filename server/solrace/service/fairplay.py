@@ -5,8 +5,8 @@ What the signals are and which rules flag a result: :mod:`solrace.core.fairplay`
 needs I/O is here: the solver's winning line from the deal (one solve per deal, shared by every
 result on it and kept for a while; the scorer waits for it at most ``FAIRPLAY_LINE_WAIT``
 seconds, behind everyone's hints, then goes on without it), and, for the daily deal, whether
-another account from the racer's network played the same deal before him (the results the
-store keeps carry each one's network tag, never an address).
+another player from the racer's network looked at the same deal before he finished (the store
+keeps each attempt's and each result's network tag, never an address).
 """
 
 from __future__ import annotations
@@ -62,7 +62,9 @@ class Referee:
         if any(r.finished_at is not None for r in racers) and (rated(race) or daily):
             line = await self._line(race.game, race.seed)
         for racer in racers:
-            scouted = daily and await self._scouted(race, racer.pid or "", racer.net)
+            scouted = daily and await self._scouted(
+                race, racer.pid or "", racer.net,
+                racer.finished_at or race.finished_at or self.clock())
             out[racer.player] = fairplay.signals(
                 race.game, race.seed, racer.actions, racer.times, race.started_at,
                 racer.finished_at is not None, racer.hints, line, scouted, daily)
@@ -91,16 +93,20 @@ class Referee:
             log.exception("cannot get the solver's line of a %s deal", game)
             return None
 
-    async def _scouted(self, race: Race, pid: str, net: str) -> bool:
-        """Did another account from this network finish an attempt at this daily deal before
-        this racer started his?"""
+    async def _scouted(self, race: Race, pid: str, net: str, until: int) -> bool:
+        """Did another player from this network open an attempt at this daily deal before
+        ``until`` (this racer's finish), whether or not he ended it? A scout who has seen the
+        cards need not resign: in Yukon he learns all 21 hidden ones in seconds and may leave
+        his attempt running while a second account plays the line. (Results are looked at
+        too: attempts opened before their network was kept with them.)"""
         day = race.options.day
-        if not net or day is None or race.started_at is None:
+        if not net or day is None:
             return False
         with contextlib.suppress(Exception):
-            for other in await self.store.daily_results(race.game, day):
+            for other in [*await self.store.daily_lookers(race.game, day),
+                          *await self.store.daily_results(race.game, day)]:
                 if other.get("player") != pid and other.get("net") == net \
-                        and int(other.get("at") or 0) <= race.started_at:
+                        and int(other.get("at") or 0) <= until:
                     return True
         return False
 

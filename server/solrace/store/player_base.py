@@ -117,9 +117,14 @@ class PlayerStore(Protocol):
     async def put_daily(self, game: str, day: str, seed: int, salt: str) -> tuple[int, str]:
         """Keep (seed, salt) as the day's deal unless one is kept already; the one kept."""
 
-    async def daily_attempt(self, game: str, day: str, pid: str, race: str) -> str:
+    async def daily_attempt(self, game: str, day: str, pid: str, race: str, net: str = "",
+                            at: int = 0) -> str:
         """The player's attempt at the day's deal: ``race`` unless he has one already (that
-        one is returned)."""
+        one is returned). A new one is kept with ``net`` (his network's tag) and ``at`` (unix
+        ms): who opened an attempt from where, and when (:meth:`daily_lookers`)."""
+
+    async def daily_lookers(self, game: str, day: str) -> list[dict[str, Any]]:
+        """Every attempt opened at the day's deal, ended or not: ``{player, net, at}``."""
 
     async def daily_results(self, game: str, day: str) -> list[dict[str, Any]]:
         """Results of the day's attempts that ended."""

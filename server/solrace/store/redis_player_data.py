@@ -29,6 +29,7 @@ script, which a Redis Cluster only runs on keys of one slot. Keys::
     sr:{pl}:refunds         hash: "RACE|ID" -> msgpack [points, at]: ID got his points back
     sr:{pl}:daily:GAME:DAY  "seed salt" of the day's deal (SET NX: the first one drawn)
     sr:{pl}:att:GAME:DAY    hash: player id -> his attempt's race
+    sr:{pl}:look:GAME:DAY   hash: player id -> "NET AT": where and when he opened it
     sr:{pl}:dr:GAME:DAY     hash: "RACE|ID" -> the day's results (as in rh:ID, kept the same)
     sr:{pl}:days:ID:GAME    set: the days he played GAME's daily deal to its end (not aborted)
 

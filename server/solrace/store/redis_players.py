@@ -24,6 +24,7 @@ script, which a Redis Cluster only runs on keys of one slot. Keys::
     sr:{pl}:toscore         set: races a player joined, not scored yet
     sr:{pl}:daily:GAME:DAY  "seed salt" of the day's deal (SET NX: the first one drawn)
     sr:{pl}:att:GAME:DAY    hash: player id -> his attempt's race
+    sr:{pl}:look:GAME:DAY   hash: player id -> "NET AT": where and when he opened it
     sr:{pl}:dr:GAME:DAY     hash: the day's results (player -> msgpack map)
     sr:{pl}:days:ID:GAME    set: the days he played GAME's daily deal to its end
 
@@ -451,10 +452,21 @@ class RedisPlayers:
         assert kept is not None
         return kept
 
-    async def daily_attempt(self, game: str, day: str, pid: str, race: str) -> str:
+    async def daily_attempt(self, game: str, day: str, pid: str, race: str, net: str = "",
+                            at: int = 0) -> str:
         k = pkey(f"att:{game}:{day}")
         await self.client.hsetnx(k, pid, race)
+        # The first look is kept (a second tab does not move it later).
+        await self.client.hsetnx(pkey(f"look:{game}:{day}"), pid, f"{net} {at}")
         return text(await self.client.hget(k, pid))
+
+    async def daily_lookers(self, game: str, day: str) -> list[dict[str, Any]]:
+        looks = await self.client.hgetall(pkey(f"look:{game}:{day}"))
+        out = []
+        for pid, value in looks.items():
+            net, at = text(value).split(" ")
+            out.append({"player": text(pid), "net": net, "at": int(at)})
+        return out
 
     async def daily_results(self, game: str, day: str) -> list[dict[str, Any]]:
         return [unpack_row(raw) for raw in await self.client.hvals(day_results_key(game, day))]

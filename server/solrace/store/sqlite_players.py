@@ -383,15 +383,22 @@ class SQLitePlayers:
 
         return await self._run(work, write=True)
 
-    async def daily_attempt(self, game: str, day: str, pid: str, race: str) -> str:
+    async def daily_attempt(self, game: str, day: str, pid: str, race: str, net: str = "",
+                            at: int = 0) -> str:
         def work(db: sqlite3.Connection) -> str:
-            db.execute("INSERT OR IGNORE INTO daily_attempts VALUES (?,?,?,?)",
-                       (game, day, pid, race))
+            db.execute("INSERT OR IGNORE INTO daily_attempts (game, day, player, race, net, at) "
+                       "VALUES (?,?,?,?,?,?)", (game, day, pid, race, net, at))
             row = db.execute("SELECT race FROM daily_attempts WHERE game = ? AND day = ? "
                              "AND player = ?", (game, day, pid)).fetchone()
             return str(row[0])
 
         return await self._run(work, write=True)
+
+    async def daily_lookers(self, game: str, day: str) -> list[dict[str, Any]]:
+        rows = await self._run(lambda db: db.execute(
+            "SELECT player, net, at FROM daily_attempts WHERE game = ? AND day = ?",
+            (game, day)).fetchall())
+        return [{"player": p, "net": net, "at": at} for p, net, at in rows]
 
     async def daily_results(self, game: str, day: str) -> list[dict[str, Any]]:
         rows = await self._run(lambda db: db.execute(

@@ -218,6 +218,8 @@ ADDED_COLUMNS = [
     ("results", "cleared", "INTEGER NOT NULL DEFAULT 0"),
     ("results", "signals", "TEXT"),
     ("results", "racer", "TEXT NOT NULL DEFAULT ''"),
+    ("daily_attempts", "net", "TEXT NOT NULL DEFAULT ''"),
+    ("daily_attempts", "at", "INTEGER NOT NULL DEFAULT 0"),
 ]
 
 #: Columns added since the first schema, for databases made before them.
