@@ -95,7 +95,9 @@ export function mount(root) {
           h("li", {}, `${pct(sig.fast_share)} faster than a person clicks`),
           h("li", {}, `solver's line followed: ${pct(sig.agreement)}; longest think ${Math.round((sig.longest_think_ms ?? 0) / 1000)} s; ` +
             `${sig.undos ?? 0} undos, ${sig.hints ?? 0} hints`),
-          sig.scouted ? h("li", {}, "another account of the same network played this deal earlier") : null),
+          sig.positions !== null && sig.positions !== undefined
+            ? h("li", {}, `solver's positions passed through, in any order: ${pct(sig.positions)}`) : null,
+          sig.scouted ? h("li", {}, "another account of the same network looked at this deal before this one ended") : null),
           h("p.mod-rules", {}, (sig.rules || []).map((r) => RULES[r] || r).join(", "))),
         h("td.num", {}, String(sig.suspicion ?? "–")),
         h("td", {}, replayBtn),

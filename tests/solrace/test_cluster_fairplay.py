@@ -130,12 +130,15 @@ async def test_a_second_look_at_the_daily_deal_from_one_network_is_flagged(
         await client.close()
 
 
-@pytest.mark.parametrize(("game", "ends"), [("scotch", True), ("yukon", False)])
+@pytest.mark.parametrize(("game", "ends", "disguise"), [("scotch", True, False),
+                                                        ("yukon", False, True)])
 async def test_the_daily_deal_along_a_scouts_line_at_a_persons_pace_is_flagged(
-        redis: RedisServer, pair: tuple[Solrace, Solrace], game: str, ends: bool) -> None:
+        redis: RedisServer, pair: tuple[Solrace, Solrace], game: str, ends: bool,
+        disguise: bool) -> None:
     """The scout plays the day's deal on process a (and ends his attempt, or leaves it running
     in Yukon, its hidden cards seen); an account of his network plays the solver's line at a
-    person's pace on process b, one of another network the same on a: the first is flagged
+    person's pace on process b (in Yukon disguised: two moves swapped, the aces on other
+    foundations), one of another network the line on a: the first is flagged
     ``scouted_line`` (nothing else would hold him), the second is not."""
     a, b = pair
     day = calendar.day_of(int(time.time() * 1000))
@@ -145,13 +148,13 @@ async def test_the_daily_deal_along_a_scouts_line_at_a_persons_pace_is_flagged(
     await scout(looker, game, ends)
     second, key = await browser(b, "Second", "10.1.0.7")
     other, _ = await browser(a, "Other", "10.1.0.8")
-    await followed([second, other], game, DEALS[game])
+    await followed(second, other, game, DEALS[game], disguise)
     rows = {r["name"]: r for r in map(unpack_row,
                                       await client.hvals(day_results_key(game, day)))}
     await client.aclose()
     mine, theirs = rows["Second"]["signals"], rows["Other"]["signals"]
     assert mine["scouted"] is True and mine["median_gap_ms"] > ENGINE_GAP_MS
-    assert mine["rules"] == ["scouted_line"]
+    assert mine["rules"] == ["scouted_line"] and (mine["agreement"] < 0.2) is disguise
     assert theirs["scouted"] is False and theirs["agreement"] == 1.0 and theirs["rules"] == []
     page, _ = await asyncio.to_thread(fetch, b.http + f"/api/daily/{game}",
                                       {"Cookie": f"sr_player={key}",

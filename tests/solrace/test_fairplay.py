@@ -4,6 +4,8 @@ followed), the rules that flag it, the pause after walkouts, and the rules of ra
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from functools import cache
 
 import pytest
@@ -117,6 +119,42 @@ def test_a_few_fast_moves_are_no_machine() -> None:
     stamps.sort()
     sig = fairplay.signals("scotch", seed, line, stamps, T0, True)
     assert 0 < sig.fast_share < 0.5 and not sig.flagged
+
+
+def disguised(game: str, seed: int, line: Sequence[str]) -> list[str]:
+    """The solver's line as a scout with time on his hands disguises it: the cards of the first
+    two foundations go each to the other one, and the first two moves that may be played in
+    either order are swapped (None if this line has no such moves)."""
+    swap = {"f1": "f2", "f2": "f1"}
+    moves = [re.sub(r"\bf[12]\b", lambda m: swap[m.group(0)], move) for move in line]
+    board = solrules.new_game(game, seed)
+    for i in range(len(moves) - 1):
+        twin = board.copy()
+        try:
+            twin.push_text(moves[i + 1])
+            twin.push_text(moves[i])
+        except ValueError:
+            board.push_text(moves[i])  # an illegal disguise fails the test here
+            continue
+        moves[i], moves[i + 1] = moves[i + 1], moves[i]
+        return moves
+    raise AssertionError("no two moves of the line commute")
+
+
+@pytest.mark.parametrize("game", ["scotch", "yukon"])
+def test_a_disguised_line_is_still_the_solvers_line(game: str) -> None:
+    """Two independent moves swapped and the aces sent to other foundations: ``agreement``
+    (the line's moves in its order) stops at the swap, ``positions`` does not; a scouted
+    daily result is flagged for it at a person's pace, an unscouted one is not."""
+    seed, line = won_deal(game)
+    actions = disguised(game, seed, line)
+    stamps = times(len(actions), 800)
+    plain = fairplay.signals(game, seed, actions, stamps, T0, True, line=line, daily=True)
+    assert plain.agreement is not None and plain.agreement < 0.2 and not plain.flagged
+    scouted = fairplay.signals(game, seed, actions, stamps, T0, True, line=line,
+                               scouted=True, daily=True)
+    assert scouted.positions is not None and scouted.positions >= 0.9
+    assert scouted.rules == ("scouted_line",)
 
 
 def test_a_scouted_daily_deal_is_flagged_at_a_human_pace_when_it_follows_the_line() -> None:

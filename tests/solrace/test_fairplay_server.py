@@ -24,6 +24,7 @@ from solrace.tools.race_client import RaceClient, ServerError
 
 from tests.solrace.conftest import Server, T, serving
 from tests.solrace.test_accounts import aget, key_of
+from tests.solrace.test_fairplay import disguised
 
 PASSWORD = "correct horse 42"
 
@@ -333,26 +334,31 @@ async def scout(client: RaceClient, game: str, ends: bool) -> None:
         await ratings_of(client, race)
 
 
-async def followed(clients: list[RaceClient], game: str, seed: int) -> None:
-    """Each of ``clients`` plays today's deal along the solver's line at a person's pace, all
-    at once; back when each is scored."""
+async def followed(second: RaceClient, other: RaceClient, game: str, seed: int,
+                   disguise: bool) -> None:
+    """``second`` and ``other`` play today's deal along the solver's line at a person's pace,
+    at once, ``second`` with the line disguised if said (test_fairplay.disguised); back when
+    both are scored."""
     line = solver_line(game, seed)
 
-    async def play(client: RaceClient) -> None:
+    async def play(client: RaceClient, moves: list[str]) -> None:
         race = await daily_race(client, game)
-        await human_pace(client, race, game, seed, line)
+        await human_pace(client, race, game, seed, moves)
         await ratings_of(client, race)
 
-    await asyncio.gather(*(play(c) for c in clients))
+    await asyncio.gather(play(second, disguised(game, seed, line) if disguise else line),
+                         play(other, line))
 
 
-@pytest.mark.parametrize(("game", "ends"), [("scotch", True), ("yukon", True), ("yukon", False)])
+@pytest.mark.parametrize(("game", "ends", "disguise"), [
+    ("scotch", True, False), ("yukon", True, False), ("yukon", False, True)])
 async def test_the_daily_deal_played_along_a_scouts_line_is_flagged(
-        fair: Server, game: str, ends: bool) -> None:
+        fair: Server, game: str, ends: bool, disguise: bool) -> None:
     """The finding: a throwaway account plays the day's deal and sees its cards (in Yukon all
     21 hidden ones in 8 s), and ends his attempt or leaves it running; a second account of the
-    same network plays the solver's line, at a person's pace: ``scouted_line``, off the day's
-    table. The same play from another network is no scout's: not flagged."""
+    same network plays the solver's line (or the line disguised: two moves swapped, the aces
+    on other foundations), at a person's pace: ``scouted_line``, off the day's table. The same
+    play from another network is no scout's: not flagged."""
     players, daily = fair.app.players, fair.app.daily
     assert players is not None and daily is not None
     day = calendar.day_of(fair.app.hub.clock())
@@ -361,12 +367,13 @@ async def test_the_daily_deal_played_along_a_scouts_line_is_flagged(
     await scout(looker, game, ends)
     second, _, second_id = await player(fair, "Second", "10.0.0.5")
     other, _, other_id = await player(fair, "Other", "10.0.0.6")
-    await followed([second, other], game, DEALS[game])
+    await followed(second, other, game, DEALS[game], disguise)
     results = {r["player"]: r for r in await players.daily_results(game, day)}
     mine, theirs = results[second_id], results[other_id]
     assert mine["finished"] and mine["signals"]["scouted"] is True
     assert mine["signals"]["median_gap_ms"] > ENGINE_GAP_MS
     assert mine["signals"]["rules"] == ["scouted_line"] and mine["flagged"] is True
+    assert (mine["signals"]["agreement"] < 0.2) is disguise
     assert theirs["finished"] and theirs["signals"]["scouted"] is False
     assert theirs["signals"]["agreement"] == 1.0 and theirs["signals"]["rules"] == []
     assert theirs["flagged"] is False

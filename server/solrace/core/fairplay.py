@@ -19,6 +19,11 @@ moderators):
 - ``agreement``: the longest run of his moves, from the deal, that follows the solver's own
   winning line from the deal, as a share of that line (finishers only; None when the line is not
   known);
+- ``positions``: the share of the positions along the solver's line that his moves (as they
+  stand at the end) pass through, in any order and up to which foundation or fan a card went
+  to (scouted finishers of the daily deal only): a copied line stays a copied line when two
+  independent moves are swapped or an ace goes to another foundation, which ``agreement``
+  stops at;
 - ``line_ratio``: his moves over the solver's line's length (a person wanders; a copied line
   does not), his undos and hints;
 - ``scouted`` (the daily deal): another player from his network opened an attempt at the same
@@ -33,7 +38,10 @@ himself does not meet:
 - ``engine_line``: he finished, his moves follow the solver's line for at least
   :data:`AGREEMENT` of it, at a median gap under :data:`ENGINE_GAP_MS` (quicker than the house's
   fastest bot plays its own line);
-- ``scouted_line`` (the daily deal): scouted, and either the solver's line or that speed.
+- ``scouted_line`` (the daily deal): scouted, finished, and either that speed or the solver's
+  line: ``agreement`` or ``positions`` at least :data:`AGREEMENT` (a scout's second account
+  has the time to disguise the line; a person who found his own way passes through few of
+  the solver's positions).
 
 A flagged result is kept off ratings and tables until a moderator clears it
 (:mod:`solrace.service.moderation`). The thresholds are measured in docs/performance.md
@@ -77,6 +85,7 @@ class Signals:
     finished: bool
     agreement: float | None = None  # share of the solver's line he followed from the deal
     line_ratio: float | None = None  # his moves / the solver's line's length
+    positions: float | None = None  # share of the line's positions he passed through
     scouted: bool = False
     rules: tuple[str, ...] = ()
 
@@ -126,7 +135,7 @@ def signals(game: str, seed: int, actions: Sequence[str], times: Sequence[int], 
         played.append(text)
     moves = len(actions) - undos
     fast = sum(1 for g in gaps if g < FAST_GAP_MS)
-    agreement = ratio = None
+    agreement = ratio = positions = None
     if line and finished:
         follow = 0
         for mine, its in zip(_without_undos(actions), line, strict=False):
@@ -135,13 +144,46 @@ def signals(game: str, seed: int, actions: Sequence[str], times: Sequence[int], 
             follow += 1
         agreement = round(follow / len(line), 3)
         ratio = round(moves / len(line), 3)
+        if daily and scouted:  # the one rule that reads it (10-60 ms for a long race)
+            positions = _positions_shared(game, seed, played, line)
     sig = Signals(
         moves=moves, manual=len(gaps),
         median_gap_ms=int(statistics.median(gaps)) if gaps else None,
         fast_share=round(fast / len(gaps), 3) if gaps else 0.0,
         longest_think_ms=max(gaps, default=0), undos=undos, hints=hints, finished=finished,
-        agreement=agreement, line_ratio=ratio, scouted=scouted)
+        agreement=agreement, line_ratio=ratio, positions=positions, scouted=scouted)
     return Signals(**{**asdict(sig), "rules": tuple(flag_rules(sig, daily))})
+
+
+def _shape(board: solrules.Game) -> str:
+    """The position up to the names of its piles: the foundations as a set, and the fans
+    (tableau piles, which take the same cards whichever they are) as a set."""
+    groups: dict[str, list[str]] = {}
+    for part in board.position().split(" ")[1:]:
+        pid, colon, cards = part.partition(":")
+        kind = pid.rstrip("0123456789") if colon else part
+        groups.setdefault(kind if kind in ("f", "t") else pid, []).append(cards)
+    return " ".join(f"{k}:{','.join(sorted(v))}" for k, v in sorted(groups.items()))
+
+
+def _positions_shared(game: str, seed: int, played: Sequence[str],
+                      line: Sequence[str]) -> float:
+    """The share of the positions after each move of ``line`` that ``played`` (legal moves
+    from the deal) passes through (see :func:`_shape`)."""
+    board = solrules.new_game(game, seed)
+    his = set()
+    for text in played:
+        board.push_text(text)
+        his.add(_shape(board))
+    board = solrules.new_game(game, seed)
+    shared = 0
+    for text in line:
+        try:
+            board.push_text(text)
+        except ValueError:  # not a line from this deal
+            break
+        shared += _shape(board) in his
+    return round(shared / len(line), 3)
 
 
 def _without_undos(actions: Sequence[str]) -> list[str]:
@@ -167,7 +209,8 @@ def flag_rules(sig: Signals, daily: bool = False) -> list[str]:
     engine = sig.agreement is not None and sig.agreement >= AGREEMENT
     if sig.finished and engine and quick:
         rules.append("engine_line")
-    if daily and sig.scouted and sig.finished and (engine or quick):
+    copied = engine or (sig.positions is not None and sig.positions >= AGREEMENT)
+    if daily and sig.scouted and sig.finished and (copied or quick):
         rules.append("scouted_line")
     return rules
 
