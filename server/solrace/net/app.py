@@ -181,13 +181,16 @@ class App:
                                  self.moderation_store.closed
                                  if self.moderation_store is not None else None)
                       if players is not None else None)
-        self.referee = (Referee(players, self._line if solver is not None else None, clock)
+        ms = self.moderation_store
+        self.referee = (Referee(players, self._line if solver is not None else None, clock,
+                                closure=ms.closure if ms is not None else None)
                         if players is not None else None)
         self.scorer = (Scorer(players, self.hub.load, self.bus.publish, self.supervisor,
-                              self.referee, clock)
+                              self.referee, clock, ms.closed if ms is not None else None)
                        if players is not None else None)
         self.hub.scorer = self.scorer
-        if self.referee is not None:  # rated pairing pauses after repeated walkouts
+        # Rated pairing pauses after repeated walkouts, and ends with a closure.
+        if self.referee is not None:
             self.matchmaker.rated_gate = self.referee.rated_gate
         self.moderation = (Moderation(self.moderation_store, players, clock,
                                       self.hub.reply_later, self.bus.publish, self.hub.get)
