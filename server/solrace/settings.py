@@ -480,6 +480,11 @@ PAUSE_MAX_MS = 6 * 3600 * 1000
 #: a friend), while a person who tried the deal and saw he was beaten needs longer to know it
 #: (the shortest rated race lasts three minutes, and nobody's cards are decided in the first).
 EARLY_RESIGN_MS = 60_000
+#: Seconds between two looks of a process at which entrants of the tournaments and arenas it
+#: runs had their accounts closed for fair play on another process (solrace.service.closures):
+#: a moderator's decision need not show in the table at once, and one store call per unit
+#: every two seconds is nothing next to its races.
+CLOSED_SWEEP_S = 2.0
 #: Rated races between the same two players within REPEAT_WINDOW_MS after which the next ones
 #: count as casual (win trading): a rematch or two is fine, a farm is not.
 REPEAT_PAIR_RATED = 3
