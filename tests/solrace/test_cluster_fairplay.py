@@ -139,6 +139,44 @@ async def test_an_account_closed_on_one_process_plays_no_rated_race_on_the_other
         await client.close()
 
 
+async def test_an_account_closed_on_one_process_leaves_an_arena_run_by_the_other(
+        redis: RedisServer, pair: tuple[Solrace, Solrace]) -> None:
+    """The arena is run by process a; a moderator on process b closes its winner's account:
+    a's sweep of the store takes his place (the table on either process), within a few of its
+    looks."""
+    from .test_cluster_arenas import event, sit, table
+
+    a, b = pair
+    ann, _ = await browser(a, "Ann", "10.1.1.1")
+    bob, _ = await browser(b, "Bob", "10.1.1.2")
+    mod, _ = await browser(b, "Modc", "10.1.1.3")
+    mod_add(redis, "Modc")
+    ann_id = (await ann.request({"type": "me"}))["player"]["id"]
+    aid = (await ann.request({"type": "arena_create", "game": "scotch", "minutes": 10,
+                              "starts_in": 1}))["arena"]  # on a: a runs it
+    for client in (ann, bob):
+        await client.request({"type": "arena_join", "arena": aid})
+    race = await sit({c: await event(c, "paired", aid) for c in (ann, bob)})
+    await three_moves(ann, race)
+    await three_moves(bob, race)
+    await bob.resign(race)  # Ann first, 2 points
+    await event(bob, "arena_standings", aid)
+    rows = await asyncio.to_thread(table, b, aid)
+    assert rows["Ann"]["place"] == 1 and rows["Bob"]["place"] == 2
+    assert (await mod.request({"type": "mod_close", "player": ann_id}))["closed"] is True
+    for _ in range(int(T * 60)):  # CLOSED_SWEEP_S is 2 s
+        rows = await asyncio.to_thread(table, b, aid)
+        if rows["Ann"].get("closed"):
+            break
+        await asyncio.sleep(0.1)
+    assert rows["Ann"]["place"] is None and rows["Ann"]["closed"] is True
+    assert rows["Bob"]["place"] == 1
+    rows = await asyncio.to_thread(table, a, aid)
+    assert rows["Ann"]["place"] is None and rows["Bob"]["place"] == 1
+    for client in (ann, bob, mod):
+        await client.close()
+
+
 async def test_a_second_look_at_the_daily_deal_from_one_network_is_flagged(
         pair: tuple[Solrace, Solrace]) -> None:
     """The finding: a throwaway account plays the day's deal and sees every card; another of
