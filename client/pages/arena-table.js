@@ -1,6 +1,6 @@
 // What the arena page (and the bar on its races) shows of an arena's table, drawn from its rows
 // (docs/protocol.md, "Arenas": {place, player, name, points, races, wins, streak, racing, paused,
-// form, flagged?}): the live table, a racer's marks (on a streak, racing, paused), his last results,
+// form, flagged?, closed?}): the live table, a racer's marks (on a streak, racing, paused), his last results,
 // the podium, and the countdown's words. Pure functions of what they are given.
 
 import { h, ordinal } from "../ui.js";
@@ -41,6 +41,9 @@ function racerCell(row, myId) {
 }
 
 function placeCell(row) {
+  if (row.closed) {
+    return h("td.place", {}, h("span.muted.closed", { title: "Account closed for fair play: no place" }, "closed"));
+  }
   return h("td.place", {}, row.flagged || !row.place
     ? h("span.muted.flagged", { title: "Played at machine speed: no place" }, "flagged")
     : h("span.medal", { dataset: { place: row.place } }, ordinal(row.place)));
@@ -109,6 +112,7 @@ export function clockText(session) {
 export function standingText(row, entrants) {
   if (!row) return "";
   const points = `${row.points} point${row.points === 1 ? "" : "s"}`;
+  if (row.closed) return `${points} · no place (account closed for fair play)`;
   if (row.flagged || !row.place) return `${points} · no place (flagged)`;
   return `${points} · ${ordinal(row.place)} of ${entrants}`;
 }

@@ -75,7 +75,8 @@ export function standingsTable(model, { onRemove = null } = {}) {
   if (onRemove) heads.push(h("th", { scope: "col" }, h("span.sr-only", {}, "Host")));
   const body = rows.map((row) => {
     const cells = [
-      h("td.place", {}, row.flagged ? h("span.muted.flagged", { title: "Played at machine speed: no place" }, "flagged")
+      h("td.place", {}, row.closed ? h("span.muted.closed", { title: "Account closed for fair play: no place" }, "closed")
+        : row.flagged ? h("span.muted.flagged", { title: "Played at machine speed: no place" }, "flagged")
         : h("span.medal", { dataset: { place: row.place } }, ordinal(row.place))),
       h("th", { scope: "row" }, entrantName(row, model.you)),
     ];

@@ -474,6 +474,17 @@ PAUSE_AFTER_WALKOUTS = 3
 WALKOUT_WINDOW_MS = 24 * 3600 * 1000
 PAUSE_MS = 5 * 60 * 1000
 PAUSE_MAX_MS = 6 * 3600 * 1000
+#: A resign in a race meant to be rated within this long of its start is an *early resign*,
+#: a walkout like an abort (even after three moves: it is still a loss). A minute, because
+#: that is what looking at a deal and leaving it takes (shopping for deals, handing a win to
+#: a friend), while a person who tried the deal and saw he was beaten needs longer to know it
+#: (the shortest rated race lasts three minutes, and nobody's cards are decided in the first).
+EARLY_RESIGN_MS = 60_000
+#: Seconds between two looks of a process at which entrants of the tournaments and arenas it
+#: runs had their accounts closed for fair play on another process (solrace.service.closures):
+#: a moderator's decision need not show in the table at once, and one store call per unit
+#: every two seconds is nothing next to its races.
+CLOSED_SWEEP_S = 2.0
 #: Rated races between the same two players within REPEAT_WINDOW_MS after which the next ones
 #: count as casual (win trading): a rematch or two is fine, a farm is not.
 REPEAT_PAIR_RATED = 3

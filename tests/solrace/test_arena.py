@@ -201,3 +201,30 @@ def test_the_first_rows_alone_are_the_whole_tables_first_rows() -> None:
     top = a.standings(2)
     assert top[0]["player"] == "p4" and top == a.standings()[:2]
     assert a.standings(0) == []
+
+
+def test_a_closed_account_loses_its_place_is_paired_no_more_and_the_log_keeps_it() -> None:
+    a, log = arena()
+    enter(a, log, "p1", "p2", "p3", "p4")
+    pairs = pairs_at(a, log, T0)
+    win(a, log, pairs[0][0], "p1", T0 + 10_000)  # p1 first, with 2 points
+    win(a, log, pairs[1][0], "p3", T0 + 20_000)
+    out = a.close_account("p1", T0 + 30_000)
+    log += out.log
+    assert [e.kind for e in out.events] == ["arena_standings"]
+    assert a.close_account("p1", T0 + 31_000).log == []  # once
+    assert a.close_account("nobody", T0 + 31_000).log == []
+    table = a.standings()
+    assert [(r["player"], r["place"]) for r in table] == [
+        ("p3", 1), ("p2", 2), ("p4", 3), ("p1", None)]
+    assert table[-1]["closed"] is True and table[-1]["points"] == 2
+    assert a.row("p1") == table[-1]
+    # Never paired again, and he cannot come back in.
+    assert all("p1" not in p for _, p in pairs_at(a, log, T0 + 40_000))
+    with pytest.raises(TournamentError) as err:
+        a.join("p1", "P1", T0 + 41_000)
+    assert err.value.code == "closed"
+    again = Arena(a.tid, a.settings, a.created_at)
+    for entry in log:
+        again.replay(entry)
+    assert again.standings() == a.standings() and again.v == a.v

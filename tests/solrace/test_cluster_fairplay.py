@@ -1,9 +1,10 @@
 """Fair play across ``solrace serve`` processes on one real Redis: a race played at machine speed
 on one process is held, a moderator made with ``solrace mod add --redis`` clears it from the
-other process and the racers hear the ratings wherever they are; the walkouts that pause rated
-play count on every process; the daily deal's second look from one network is flagged, at
-machine speed or along the solver's line at a person's pace (and the same play from another
-network is not)."""
+other process and the racers hear the ratings wherever they are; the walkouts (aborts and early
+resigns) that pause rated play count on every process, and so does a closure; the daily deal's
+second look from one network is flagged, at machine speed or along the solver's line at a
+person's pace (and the same play from another network is not); win trading and puppets across
+processes are casual."""
 
 from __future__ import annotations
 
@@ -95,6 +96,100 @@ async def test_walkouts_pause_rated_play_on_every_process(
         await other.request({"type": "play_bot", "game": "scotch", "level": 1})
     assert err.value.code == "paused"
     for client in (cid, other):
+        await client.close()
+
+
+async def test_early_resigns_pause_rated_play_on_every_process(
+        pair: tuple[Solrace, Solrace]) -> None:
+    """Three rated bot races resigned seconds in, after three moves (losses, and walkouts),
+    on process a: process b refuses the next rated one, saying why."""
+    a, b = pair
+    eve, key = await browser(a, "Eve", "10.1.0.6")
+    for _ in range(3):
+        paired = await eve.request({"type": "play_bot", "game": "scotch", "level": 1,
+                                    "time_limit": 120})
+        race = str(paired["race"])
+        await eve.join(race, token=paired["token"])
+        await eve.wait_state(race, T * 2)
+        await three_moves(eve, race)
+        await eve.resign(race)
+        ratings = await ratings_of(eve, race)
+        assert ratings["rated"] is True
+    other, _ = await browser(b, "", "10.1.0.6", key=key)
+    with pytest.raises(ServerError) as err:
+        await other.request({"type": "seek", "game": "scotch", "time_limit": 300})
+    assert err.value.code == "paused" and "resigned within" in err.value.message
+    for client in (eve, other):
+        await client.close()
+
+
+async def test_an_account_closed_on_one_process_plays_no_rated_race_on_the_other(
+        redis: RedisServer, pair: tuple[Solrace, Solrace]) -> None:
+    """A moderator on process b closes an account; on process a its rated requests are
+    refused and a custom rated race with it is casual (``closed``)."""
+    a, b = pair
+    sly, _ = await browser(a, "Sly", "10.1.0.7")
+    ned, _ = await browser(a, "Ned", "10.1.0.8")
+    mod, _ = await browser(b, "Modb", "10.1.0.9")
+    mod_add(redis, "Modb")
+    sly_id = (await sly.request({"type": "me"}))["player"]["id"]
+    closed = await mod.request({"type": "mod_close", "player": sly_id})
+    assert closed["closed"] is True
+    with pytest.raises(ServerError) as err:
+        await sly.request({"type": "play_bot", "game": "scotch", "level": 1})
+    assert err.value.code == "closed"
+    host = await RaceClient.connect(a.url)
+    created = await host.create("scotch", players=2, rated=True)
+    race = created["race"]
+    for client in (sly, ned):
+        await client.join(race, name="x")
+    await host.start(race, created["host_token"])
+    for client in (sly, ned):
+        await client.wait_state(race, T * 2)
+    await three_moves(sly, race)
+    await three_moves(ned, race)
+    await ned.resign(race)
+    ratings = await ratings_of(ned, race)
+    assert ratings["rated"] is False and ratings["casual"] == "closed"
+    for client in (host, sly, ned, mod):
+        await client.close()
+
+
+async def test_an_account_closed_on_one_process_leaves_an_arena_run_by_the_other(
+        redis: RedisServer, pair: tuple[Solrace, Solrace]) -> None:
+    """The arena is run by process a; a moderator on process b closes its winner's account:
+    a's sweep of the store takes his place (the table on either process), within a few of its
+    looks."""
+    from .test_cluster_arenas import event, sit, table
+
+    a, b = pair
+    ann, _ = await browser(a, "Ann", "10.1.1.1")
+    bob, _ = await browser(b, "Bob", "10.1.1.2")
+    mod, _ = await browser(b, "Modc", "10.1.1.3")
+    mod_add(redis, "Modc")
+    ann_id = (await ann.request({"type": "me"}))["player"]["id"]
+    aid = (await ann.request({"type": "arena_create", "game": "scotch", "minutes": 10,
+                              "starts_in": 1}))["arena"]  # on a: a runs it
+    for client in (ann, bob):
+        await client.request({"type": "arena_join", "arena": aid})
+    race = await sit({c: await event(c, "paired", aid) for c in (ann, bob)})
+    await three_moves(ann, race)
+    await three_moves(bob, race)
+    await bob.resign(race)  # Ann first, 2 points
+    await event(bob, "arena_standings", aid)
+    rows = await asyncio.to_thread(table, b, aid)
+    assert rows["Ann"]["place"] == 1 and rows["Bob"]["place"] == 2
+    assert (await mod.request({"type": "mod_close", "player": ann_id}))["closed"] is True
+    for _ in range(int(T * 60)):  # CLOSED_SWEEP_S is 2 s
+        rows = await asyncio.to_thread(table, b, aid)
+        if rows["Ann"].get("closed"):
+            break
+        await asyncio.sleep(0.1)
+    assert rows["Ann"]["place"] is None and rows["Ann"]["closed"] is True
+    assert rows["Bob"]["place"] == 1
+    rows = await asyncio.to_thread(table, a, aid)
+    assert rows["Ann"]["place"] is None and rows["Bob"]["place"] == 1
+    for client in (ann, bob, mod):
         await client.close()
 
 

@@ -15,6 +15,7 @@ from solrace.core.race import Race
 from solrace.core.race_parts import Options
 from solrace.core.scoring import scoring
 from solrace.settings import (
+    EARLY_RESIGN_MS,
     FAST_GAP_MS,
     MIN_MANUAL,
     PAUSE_AFTER_WALKOUTS,
@@ -186,9 +187,10 @@ def test_the_pause_grows_with_walkouts_and_ends() -> None:
 # ---------------------------------------------------------------- the rules of rated play
 def two(kind: str | None = "quick", nets: tuple[str, str] = ("n1", "n2"),
         accounts: tuple[bool, bool] = (True, True), moves: tuple[int, int] = (3, 3),
-        bot_level: int | None = None) -> Race:
+        bot_level: int | None = None, resign_after: int = 0) -> Race:
     """A finished rated race of two (the second a house bot with ``bot_level``): each makes
-    ``moves``, then the second resigns (the first if the second is a bot)."""
+    ``moves``, then the second resigns (the first if the second is a bot), ``resign_after`` ms
+    after the last move."""
     race = Race("r1", "scotch", won_deal()[0], "salt",
                 Options(players=2, rated=True, kind=kind), T0, "host", 1000)
     race.join("Ann", "t1", T0, pid="pa", net=nets[0], account=accounts[0])
@@ -204,7 +206,7 @@ def two(kind: str | None = "quick", nets: tuple[str, str] = ("n1", "n2"),
             racer = race.racers[player]
             race.move(player, racer.game.legal_moves()[0].text(), racer.seq + 1, at)
             at += 1000
-    race.resign("p1" if bot_level is not None else "p2", at)
+    race.resign("p1" if bot_level is not None else "p2", at + resign_after)
     assert race.status == "finished"
     return race
 
@@ -274,3 +276,30 @@ def test_a_flagged_result_holds_the_race() -> None:
                                                  "changes": [], "held": True}
     assert [r.flagged for r in s.results] == [True, False]
     assert [r.held for r in s.results] == [True, True]
+
+
+# ---------------------------------------------------------------- closed accounts
+def test_a_closed_account_makes_any_rated_race_casual() -> None:
+    for kind in ("quick", None):  # a quick race he was paired in before, a custom race
+        s = scoring(two(kind=kind), closed={"pb"})
+        assert not s.rated and s.casual == "closed" and s.counted == []
+        assert {r.player: r.casual for r in s.results} == {"pa": "closed", "pb": "closed"}
+        assert s.body([]) == {"rated": False, "game": "scotch", "changes": [],
+                              "casual": "closed"}
+    s = scoring(two(kind="bot", bot_level=3, moves=(3, 0)), closed={"pa"})
+    assert not s.rated and s.casual == "closed"
+    assert scoring(two(), closed={"someone else"}).rated
+
+
+# ---------------------------------------------------------------- early resigns
+def test_an_early_resign_is_a_walkout_and_still_a_loss() -> None:
+    s = scoring(two())  # Bob resigns after three moves, seconds after the start
+    assert s.rated and s.places == {"p1": 1, "p2": 2}
+    ann, bob = s.results
+    assert bob.walkout and not bob.aborted and not ann.walkout
+    late = scoring(two(resign_after=EARLY_RESIGN_MS))
+    assert late.rated and [r.walkout for r in late.results] == [False, False]
+    casual = scoring(two(kind=None, resign_after=0, nets=("n1", "n1")))  # meant to be rated
+    assert casual.casual == "same_network" and casual.results[1].walkout
+    guest = scoring(two(accounts=(True, False)))  # a guest pauses nothing
+    assert not guest.results[1].walkout

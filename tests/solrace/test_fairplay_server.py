@@ -226,32 +226,82 @@ async def bot_race(client: RaceClient, level: int, moves: int) -> dict[str, Any]
 async def test_no_bot_level_can_be_farmed_by_resigning(bots: Server) -> None:
     """The finding: one card home against a bot, then resign, ranked first: 1500 -> 2773 in 20
     races. Now a resign is a loss at every level (the rating goes down), and a resign at once
-    aborts the race (nothing changes, and three of them pause rated play)."""
-    ann, _, ann_id = await player(bots, "Ann", "10.0.0.1")
+    aborts the race (nothing changes, and three of them pause rated play). A resign seconds
+    into the race is an early resign, a walkout too: each account here resigns early at most
+    twice, and a third pauses him (below)."""
     players = bots.app.players
     assert players is not None
-    shown = 1500
-    for level in (1, 2, 3, 4, 5):
-        ratings = await bot_race(ann, level, moves=3)
-        change = next(c for c in ratings["changes"] if c.get("id") == ann_id)
-        assert ratings["rated"] is True and change["before"] == shown
-        assert change["delta"] < 0, f"level {level}"
-        shown = change["after"]
-    assert (await players.ratings(ann_id))["scotch"].shown == shown < 1500
+    for name, net, levels in (("Ann", "10.0.0.1", (1, 2)), ("Bea", "10.0.0.2", (3, 4)),
+                              ("Cid", "10.0.0.3", (5,))):
+        client, _, pid = await player(bots, name, net)
+        shown = 1500
+        for level in levels:
+            ratings = await bot_race(client, level, moves=3)
+            change = next(c for c in ratings["changes"] if c.get("id") == pid)
+            assert ratings["rated"] is True and change["before"] == shown
+            assert change["delta"] < 0, f"level {level}"
+            shown = change["after"]
+        assert (await players.ratings(pid))["scotch"].shown == shown < 1500
+    dee, _, dee_id = await player(bots, "Dee", "10.0.0.4")
     for _ in range(3):  # three resigns at once: aborted, nothing changes
-        ratings = await bot_race(ann, 5, moves=0)
+        ratings = await bot_race(dee, 5, moves=0)
         assert ratings["rated"] is False and ratings["casual"] == "too_few"
-    assert (await players.ratings(ann_id))["scotch"].shown == shown
+    assert await players.ratings(dee_id) == {}
     # ... and rated play pauses, saying until when; casual play stays open.
     with pytest.raises(ServerError) as err:
-        await ann.request({"type": "play_bot", "game": "scotch", "level": 1})
+        await dee.request({"type": "play_bot", "game": "scotch", "level": 1})
     assert err.value.code == "paused" and err.value.reply["until"] > 0
     with pytest.raises(ServerError) as err:
-        await ann.request({"type": "seek", "game": "scotch", "time_limit": 300})
+        await dee.request({"type": "seek", "game": "scotch", "time_limit": 300})
     assert err.value.code == "paused"
-    casual = await ann.request({"type": "play_bot", "game": "scotch", "level": 1,
+    casual = await dee.request({"type": "play_bot", "game": "scotch", "level": 1,
                                 "rated": False})
     assert casual["type"] == "paired" and casual["rated"] is False
+
+
+async def test_early_resigns_pause_rated_play_and_say_so(bots: Server) -> None:
+    """Three rated races resigned seconds after the start, three moves in each: each a loss,
+    and a walkout; the third pauses rated play, and the message says what he did."""
+    eve, _, _ = await player(bots, "Eve", "10.0.0.5")
+    for _ in range(3):
+        ratings = await bot_race(eve, 1, moves=3)
+        assert ratings["rated"] is True  # a loss all the same
+    with pytest.raises(ServerError) as err:
+        await eve.request({"type": "play_bot", "game": "scotch", "level": 1})
+    assert err.value.code == "paused" and "resigned within 60 s" in err.value.message
+    with pytest.raises(ServerError) as err:
+        await eve.request({"type": "seek", "game": "scotch", "time_limit": 300})
+    assert err.value.code == "paused"
+
+
+async def test_a_closed_account_plays_no_rated_race_any_more(fair: Server) -> None:
+    """After a closure: rated seeks and bot races are refused (``closed``), a custom rated race
+    with him is casual (``closed``) and changes nobody's rating; casual races stay open."""
+    sly, _, sly_id = await player(fair, "Sly", "10.0.0.1")
+    bob, _, bob_id = await player(fair, "Bob", "10.0.0.2")
+    mod, _, mod_id = await player(fair, "Moda", "10.0.0.3")
+    assert fair.app.moderation is not None and fair.app.players is not None
+    await fair.app.moderation.store.set_role(mod_id, "moderator")
+    assert (await mod.request({"type": "mod_close", "player": sly_id}))["closed"] is True
+    for request in ({"type": "play_bot", "game": "scotch", "level": 1},
+                    {"type": "seek", "game": "scotch", "time_limit": 300}):
+        with pytest.raises(ServerError) as err:
+            await sly.request(request)
+        assert err.value.code == "closed" and "closed for fair play" in err.value.message
+    casual = await sly.request({"type": "play_bot", "game": "scotch", "level": 1,
+                                "rated": False})
+    assert casual["type"] == "paired" and casual["rated"] is False
+    race = await race_of(fair, sly, bob)
+    await three_moves(sly, race)
+    await three_moves(bob, race)
+    await bob.resign(race)
+    ratings = await ratings_of(bob, race)
+    assert ratings == {"type": "ratings", "race": race, "rated": False, "game": "scotch",
+                       "changes": [], "casual": "closed"}
+    assert await fair.app.players.ratings(sly_id) == {}
+    assert await fair.app.players.ratings(bob_id) == {}
+    [mine] = [r for r in await fair.app.players.results(bob_id) if r["race"] == race]
+    assert mine["casual"] == "closed" and not mine["rated"]
 
 
 async def test_the_same_two_again_and_again_race_casually_and_puppets_too(

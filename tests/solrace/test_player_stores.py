@@ -19,6 +19,7 @@ from solrace.core.race import Race
 from solrace.core.race_parts import Options
 from solrace.core.scoring import scoring
 from solrace.runtime.redis_connect import connect
+from solrace.settings import EARLY_RESIGN_MS
 from solrace.store.player_base import PlayerStore
 from solrace.store.redis_players import RedisPlayers
 from solrace.store.sqlite_store import SQLiteStore
@@ -68,7 +69,7 @@ def rated_race(race_id: str, pids: list[str], winner: int = 0, game: str = "scot
                nets: list[str] | None = None, accounts: bool = True, start: int = 0) -> Race:
     """A finished rated race of these players (accounts from networks of their own unless
     said), made at ``start``: each makes three moves (the winner sends cards home first), then
-    everyone but the winner resigns."""
+    everyone but the winner resigns (a minute on: an early resign would be a walkout)."""
     seed = next(s for s in range(1, 500)
                 if any(">f" in m.text() for m in solrules.new_game(game, s).legal_moves()))
     race = Race(race_id, game, seed, "salt", Options(players=len(pids), rated=True), start,
@@ -81,6 +82,7 @@ def rated_race(race_id: str, pids: list[str], winner: int = 0, game: str = "scot
     at = start + 11_000
     for i, p in enumerate(race.racers):
         at = committed_moves(race, p, 3, at, home_first=i == winner)
+    at += EARLY_RESIGN_MS
     for i, p in enumerate(race.racers):
         if i != winner and race.status != "finished":
             race.resign(p, at)

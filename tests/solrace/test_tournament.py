@@ -310,3 +310,47 @@ def test_a_resign_is_a_loss_and_a_flagged_result_gets_no_place() -> None:
     for entry in log:
         rebuilt.replay(entry)
     assert rebuilt.standings() == table
+
+
+def test_a_closed_account_has_no_place_and_its_rivals_take_its_places() -> None:
+    t = Tournament("t1", Settings("Cup", "rounds", ("scotch",), race_size=4, gap=0, rounds=1),
+                   "host", T0)
+    log: list[TLogEntry] = []
+    for i in range(4):  # e1 is the player "pl1", the others anonymous but e3 ("pl3")
+        player = {0: "pl1", 2: "pl3"}.get(i)
+        log += t.join(f"racer{i + 1}", f"tok{i + 1}", False, None, T0, player=player).log
+    log += t.start("host", T0, seeds()).log
+    rnd = t.current()
+    assert rnd is not None
+    log += t.race_over(rnd.races[0], [fin("e1", 300), fin("e2", 400), dnf("e3", 20),
+                                      dnf("e4", 10)], T0 + 1000).log
+    before = {r["entrant"]: (r["place"], r["points"]) for r in t.standings()}
+    assert before == {"e1": (1, 3), "e2": (2, 2), "e3": (3, 1), "e4": (4, 0)}
+    assert t.close_account("nobody", T0 + 2000).log == []
+    out = t.close_account("pl1", T0 + 2000)
+    log += out.log
+    assert [e.kind for e in out.events] == ["standings"]
+    assert t.close_account("pl1", T0 + 3000).log == []  # once
+    table = t.standings()
+    assert [(r["entrant"], r["place"], r["points"], r.get("closed", False)) for r in table] == [
+        ("e2", 1, 3, False), ("e3", 2, 2, False), ("e4", 3, 1, False), ("e1", None, 0, True)]
+    assert "closed" in messages.standings_csv(t).splitlines()[-1]
+    # The closure is in the tournament's log: a tournament rebuilt from it agrees.
+    rebuilt = Tournament("t1", t.settings, "host", T0)
+    for entry in log:
+        rebuilt.replay(entry)
+    assert rebuilt.standings() == table and rebuilt.v == t.v
+
+
+def test_a_closed_account_has_no_place_in_a_knockout_table() -> None:
+    t = Tournament("t1", Settings("Cup", "knockout", ("scotch",), best_of=1, gap=0), "host", T0)
+    for i in range(2):
+        t.join(f"racer{i + 1}", f"tok{i + 1}", False, None, T0, player=f"pl{i + 1}")
+    t.start("host", T0, seeds())
+    rnd = t.current()
+    assert rnd is not None
+    t.race_over(rnd.races[0], [fin("e1", 300), fin("e2", 400)], T0 + 1000)
+    assert [(r["entrant"], r["place"]) for r in t.standings()] == [("e1", 1), ("e2", 2)]
+    t.close_account("pl1", T0 + 2000)
+    assert [(r["entrant"], r["place"], r.get("closed")) for r in t.standings()] == [
+        ("e2", 1, None), ("e1", None, True)]

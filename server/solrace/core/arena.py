@@ -12,15 +12,19 @@ win that follows two wins in a row scores 4, and so does every further win of th
 race not won ends the streak. A racer who made no move loses, whatever his place, and is
 paused (he is not paired again until he joins again). A result flagged by the fair-play rules
 (``machine_speed``, worked out from the race itself when it ends) scores nothing and keeps the
-entrant off the table's places. At ``ends_at`` no new pair is made; the races under way finish
-and count; then the arena is over.
+entrant off the table's places. An entrant whose account was closed for fair play
+(:meth:`Arena.close_account`, when the service learns of it) is paused for good and kept off
+the places too, marked ``closed`` (listed, so that the table still shows why places moved; his
+wins never cost anyone points: a loss scores nothing). At ``ends_at`` no new pair is made; the
+races under way finish and count; then the arena is over.
 
-Every decision is a log entry (``join``, ``pause``, ``pair``, ``result``, ``finish``) made in
-the same commit as its outcome's messages go out after, and :meth:`Arena.replay` rebuilds the
-arena from them exactly: a process that takes an arena over (its owner died) goes on from
-there, with no point lost or counted twice (a race's result is recorded once: a second one for
-the same race is ignored). ``v`` counts the entries: every change is one, so a message carrying
-a lower ``v`` than one already seen is older (each carries the whole table as it stood).
+Every decision is a log entry (``join``, ``pause``, ``pair``, ``result``, ``closed``,
+``finish``) made in the same commit as its outcome's messages go out after, and
+:meth:`Arena.replay` rebuilds the arena from them exactly: a process that takes an arena over
+(its owner died) goes on from there, with no point lost or counted twice (a race's result is
+recorded once: a second one for the same race is ignored). ``v`` counts the entries: every
+change is one, so a message carrying a lower ``v`` than one already seen is older (each carries
+the whole table as it stood).
 
 What goes out: a change of who is in, who waits or who races is an ``arena`` event (the view;
 the service sends it at most once a second per arena: with a thousand entrants a message per
@@ -98,6 +102,7 @@ class ArenaEntrant:
     streak: int = 0  # wins in a row, up to now
     paused: bool = False
     flagged: bool = False
+    closed: bool = False  # his account was closed for fair play
     racing: str | None = None  # the race he is in
     waiting_since: int | None = None  # when he began to wait to be paired
     last_opponent: str | None = None
@@ -109,12 +114,18 @@ class ArenaEntrant:
         return {"player": self.player, "name": self.name, "points": self.points,
                 "races": self.races, "wins": self.wins, "streak": self.streak,
                 "racing": self.racing is not None, "paused": self.paused,
-                "form": "".join(self.form[-10:]), **({"flagged": True} if self.flagged else {})}
+                "form": "".join(self.form[-10:]), **({"flagged": True} if self.flagged else {}),
+                **({"closed": True} if self.closed else {})}
+
+    @property
+    def off(self) -> bool:
+        """Kept off the table's places (flagged, or closed)."""
+        return self.flagged or self.closed
 
 
 def _waits(e: ArenaEntrant) -> bool:
     """Does he wait to be paired (not racing, not paused, in since a moment)?"""
-    return e.racing is None and not e.paused and e.waiting_since is not None
+    return e.racing is None and not e.paused and not e.closed and e.waiting_since is not None
 
 
 @dataclass(frozen=True)
@@ -201,6 +212,8 @@ class Arena:
         if self.finished_at is not None or now >= self.settings.ends_at:
             raise TournamentError(Code.TOURNAMENT_OVER, "this arena is over")
         e = self.entrants.get(player)
+        if e is not None and e.closed:
+            raise TournamentError(Code.CLOSED, "your account was closed for fair play")
         if e is not None and not e.paused:
             return TOutcome()  # in already: nothing changes
         data = {"player": player, "name": name, "account": account, "net": net,
@@ -233,6 +246,24 @@ class Arena:
         self._apply_pause(player)
         return TOutcome(log=[self._log(now, "pause", {"player": player})],
                         events=[self._event("arena")])
+
+    def close_account(self, player: str, now: int) -> TOutcome:
+        """His account was closed for fair play: paused for good, no place in the table (see
+        the module docstring); a race he is in goes on. Nothing if he is not in, or closed
+        already."""
+        e = self.entrants.get(player)
+        if e is None or e.closed:
+            return TOutcome()
+        out = TOutcome(log=[self._log(now, "closed", {"player": player})])
+        self._apply_closed(player)
+        out.events.append(self._event())
+        return out
+
+    def _apply_closed(self, player: str) -> None:
+        self._changes += 1
+        e = self.entrants[player]
+        e.closed = e.paused = True
+        e.waiting_since = None
 
     def _apply_pause(self, player: str) -> None:
         self._changes += 1
@@ -353,7 +384,7 @@ class Arena:
         sorted once per change."""
         if self._ordered is None or self._ordered[0] != self._changes:
             order = sorted(self.entrants.values(),
-                           key=lambda e: (e.flagged, -e.points, -e.wins, e.reached_at, e.order))
+                           key=lambda e: (e.off, -e.points, -e.wins, e.reached_at, e.order))
             self._ordered = (self._changes, order, {e.player: i for i, e in enumerate(order)})
         return self._ordered[1], self._ordered[2]
 
@@ -362,7 +393,7 @@ class Arena:
 
     def standings(self, rows: int | None = None) -> list[Message]:
         """The table (its first ``rows`` rows; None: all): points (desc), then wins (desc),
-        then who reached his points first; a flagged entrant listed last, with no place.
+        then who reached his points first; a flagged or closed entrant listed last, with no place.
         Built once per change and shared by every message until the next — only as far as
         asked (the messages carry the first rows: building a thousand rows for them cost
         more than the rest of the table's message): neither the list nor its rows may be
@@ -372,7 +403,7 @@ class Arena:
         if built is None or built[0] != self._changes or len(built[1]) < want:
             order = self._order()
             self._table = built = (self._changes, [
-                {"place": None if e.flagged else i + 1, **e.row()}
+                {"place": None if e.off else i + 1, **e.row()}
                 for i, e in enumerate(order[:want])])
         return built[1] if len(built[1]) == want else built[1][:want]
 
@@ -383,7 +414,7 @@ class Arena:
         if e is None:
             return None
         i = self._sorted()[1][player]
-        return {"place": None if e.flagged else i + 1, **e.row()}
+        return {"place": None if e.off else i + 1, **e.row()}
 
     # ------------------------------------------------------------------- replay
     def replay(self, entry: TLogEntry) -> None:
@@ -393,6 +424,8 @@ class Arena:
             self._apply_join(data, entry.at)
         elif entry.kind == "pause":
             self._apply_pause(data["player"])
+        elif entry.kind == "closed":
+            self._apply_closed(data["player"])
         elif entry.kind == "pair":
             self._apply_pair(data)
         elif entry.kind == "result":

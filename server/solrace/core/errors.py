@@ -32,6 +32,7 @@ class Code(StrEnum):
     NO_RACERS = "no_racers"
     LIMIT_REACHED = "limit_reached"
     PAUSED = "paused"
+    CLOSED = "closed"
     SEAT_WAITING = "seat_waiting"
     NO_SHOW = "no_show"
     INTERNAL = "internal"

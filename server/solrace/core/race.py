@@ -507,6 +507,7 @@ class Race:
         if self.status != "running":
             raise RaceError(Code.RACE_NOT_RUNNING, f"the race is {self.status}")
         racer.resigned = True
+        racer.resigned_at = now
         out = Outcome(
             events=[self._event("resigned", player=racer.player)],
             log=[self._log(now, "resign", racer.player)],

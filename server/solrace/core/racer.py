@@ -27,6 +27,9 @@ class Racer:
     finished_at: int | None = None
     place: int | None = None
     resigned: bool = False
+    #: When he resigned (unix ms; from the log's resign entry, so after a restart too): a
+    #: resign early in a rated race is a walkout (solrace.core.scoring.early_resign).
+    resigned_at: int | None = None
     reached_at: int = 0  # when the foundation count last changed (tie-break)
     hints: int = 0  # hints asked for (each position counts once)
     #: The player this racer is (his public id), his shown rating in this game when he

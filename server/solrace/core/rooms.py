@@ -353,7 +353,8 @@ def enter(world: World, session: Session, t: Tournament, token: str | None, name
     may_enter(world, session, t)
     writable(world)
     assert name is not None
-    out = t.join(name, world.entropy.token(), bot, code, now)
+    out = t.join(name, world.entropy.token(), bot, code, now,
+                 player=session.who.id if session.who is not None and not bot else None)
     assert out.entrant is not None
     return t.entrants[out.entrant], out
 

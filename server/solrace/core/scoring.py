@@ -22,13 +22,21 @@ The rules of rated play (docs/protocol.md, "Rated play"), in the order they appl
    (then they are worked out from the ratings as they are then), and none at all if the account
    is closed for fair play.
 
-A walkout (an account that aborted a race meant to be rated) counts towards a pause of his rated
-pairing (:func:`solrace.core.fairplay.pause_until`).
+Before all of these: a racer whose account is **closed** for fair play (the store's answer when
+the race is scored comes in as ``closed``) makes the whole race casual (``closed``), whatever
+its kind: his results after the closure change nobody's rating, his own or an opponent's (he
+cannot seek rated any more, but a race he was seated in before, or a custom race, still ends).
+
+A walkout counts towards a pause of his rated pairing
+(:func:`solrace.core.fairplay.pause_until`): an account that, in a race meant to be rated,
+aborted it by his own doing (:func:`walked_out`) or resigned within
+:data:`~solrace.settings.EARLY_RESIGN_MS` of its start (:func:`early_resign`: a loss all the
+same).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -38,7 +46,7 @@ from solrace.core.levels import LEVELS
 from solrace.core.race import Race
 from solrace.core.racer import Racer
 from solrace.core.rating import Rating, rate
-from solrace.settings import REPEAT_PAIR_RATED
+from solrace.settings import EARLY_RESIGN_MS, REPEAT_PAIR_RATED
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +75,8 @@ class Result:
     resigned: bool = False
     #: Fewer than three moves: unrated, out of his statistics and streaks.
     aborted: bool = False
-    #: An account who aborted a race meant to be rated (a pause comes after a few).
+    #: An account who aborted a race meant to be rated, or resigned it early (a pause comes
+    #: after a few).
     walkout: bool = False
     account: bool = False
     net: str = ""  # the tag of his network (never shown)
@@ -128,10 +137,12 @@ def took_seat(race: Race, racer: Racer) -> bool:
 
 
 def scoring(race: Race, signals: Mapping[str, Signals] | None = None,
-            together: Callable[[str, str], int] | None = None) -> Scoring:
+            together: Callable[[str, str], int] | None = None,
+            closed: Collection[str] = ()) -> Scoring:
     """The results and rating inputs of a finished race (see the module docstring).
     ``signals``: the fair-play signals of its racers (by racer, e.g. ``"p1"``);
-    ``together(a, b)``: how many rated races players ``a`` and ``b`` had together lately."""
+    ``together(a, b)``: how many rated races players ``a`` and ``b`` had together lately;
+    ``closed``: the ids of its players whose accounts are closed for fair play."""
     assert race.status == "finished" and race.finished_at is not None
     signals = signals or {}
     places = race.places()
@@ -147,14 +158,18 @@ def scoring(race: Race, signals: Mapping[str, Signals] | None = None,
             continue
         reason = None
         if meant:
-            if not racer.account:
+            if racer.pid in closed:
+                reason = "closed"
+            elif not racer.account:
                 reason = "guest"
             elif racer.aborted or not took_seat(race, racer):
                 reason = "aborted"
         mine[racer.player] = reason
     casual = None
     if meant:
-        if race.options.kind is None and not _all_accounts(race):
+        if "closed" in mine.values():
+            casual = "closed"
+        if casual is None and race.options.kind is None and not _all_accounts(race):
             casual = "not_all_accounts"
         humans = [r for r in race.racers.values() if r.player in mine and mine[r.player] is None]
         nets = [r.net for r in humans if r.net]
@@ -189,8 +204,9 @@ def scoring(race: Race, signals: Mapping[str, Signals] | None = None,
             racer.name, race.options.kind, race.options.day,
             counts[places[racer.player]] > 1,
             resigned=racer.resigned, aborted=racer.aborted or not took_seat(race, racer),
-            walkout=meant and racer.account and mine[racer.player] == "aborted"
-            and walked_out(race, racer),
+            walkout=meant and racer.account and mine[racer.player] != "closed" and (
+                (mine[racer.player] == "aborted" and walked_out(race, racer))
+                or early_resign(race, racer)),
             account=racer.account, net=racer.net, hints=racer.hints, racer=racer.player,
             casual=None if counted or not meant else (mine[racer.player] or casual),
             flagged=sig is not None and sig.flagged, held=counted and out.held,
@@ -204,6 +220,13 @@ def walked_out(race: Race, racer: Racer) -> bool:
     not when the race ended before he could play (an opponent resigned at once, say)."""
     return racer.resigned or not took_seat(race, racer) \
         or race.reason in ("time", "abandoned", "claimed", "idle")
+
+
+def early_resign(race: Race, racer: Racer) -> bool:
+    """Did he resign within :data:`~solrace.settings.EARLY_RESIGN_MS` of the race's start
+    (whatever his moves)? One who looked at the deal and left, like an abort."""
+    return racer.resigned and racer.resigned_at is not None and race.started_at is not None \
+        and racer.resigned_at - race.started_at < EARLY_RESIGN_MS
 
 
 def _all_accounts(race: Race) -> bool:

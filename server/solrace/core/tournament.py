@@ -46,6 +46,7 @@ from solrace.core.tournament_parts import (
     shared_places,
     split,
 )
+from solrace.core.tournament_table import knockout_table, round_places, rounds_table
 from solrace.settings import EMPTY_TOURNAMENT_TTL_MS, MAX_TOURNAMENT_BOTS, TOURNAMENT_ENTRY_TTL_MS
 
 __all__ = ["Draw", "Entrant", "Match", "RacePlan", "Result", "Round", "Settings", "TEvent",
@@ -159,7 +160,10 @@ class Tournament:
         return None
 
     # -------------------------------------------------------------- commands
-    def join(self, name: str, token: str, bot: bool, code: str | None, now: int) -> TOutcome:
+    def join(self, name: str, token: str, bot: bool, code: str | None, now: int,
+             player: str | None = None) -> TOutcome:
+        """A new entrant; ``player``: the id of the player who entered (kept, so that a closure
+        of his account takes his place: :meth:`close_account`)."""
         if self.status != "entry" or not self.entry_open:
             raise TournamentError(Code.ENTRY_CLOSED, "entry to this tournament is closed")
         if self.settings.code is not None and not hmac.compare_digest(
@@ -168,15 +172,18 @@ class Tournament:
         if len(self.active()) >= self.settings.max_entrants:
             raise TournamentError(Code.TOURNAMENT_FULL,
                                   f"the tournament has {self.settings.max_entrants} entrants")
-        return self._join(name, token, bot, now)
+        return self._join(name, token, bot, now, player=player)
 
     def _join(self, name: str, token: str, bot: bool, now: int,
-              level: int | None = None) -> TOutcome:
+              level: int | None = None, player: str | None = None) -> TOutcome:
         entrant = f"e{len(self.entrants) + 1}"
-        self.entrants[entrant] = Entrant(entrant, name, token, bot, len(self.entrants), level=level)
+        self.entrants[entrant] = Entrant(entrant, name, token, bot, len(self.entrants), level=level,
+                                         player=player)
         data = {"name": name, "token": token, "bot": bot}
         if level is not None:
             data["level"] = level
+        if player is not None:
+            data["player"] = player
         return TOutcome(log=[self._log(now, "join", data)], events=[self._event()], entrant=entrant)
 
     def add_bot(self, host_token: str, name: str, token: str, level: int,
@@ -468,41 +475,10 @@ class Tournament:
 
     # ------------------------------------------------------------- standings
     def standings(self) -> list[Message]:
-        """The table as it stands (see the module docstring for the order)."""
+        """The table as it stands (:mod:`solrace.core.tournament_table`)."""
         if self.settings.format == "knockout":
-            return self._knockout_table()
-        points = {e: 0 for e in self.entrants}
-        cards = {e: 0 for e in self.entrants}
-        time_ms = {e: 0 for e in self.entrants}
-        per_round: dict[str, list[int | None]] = {e: [] for e in self.entrants}
-        for rnd in self.rounds:
-            places = self.round_places(rnd) if rnd.over else {}
-            field_size = len(rnd.entrants)
-            for e in self.entrants:
-                if e in places:
-                    p = field_size - places[e]
-                    points[e] += p
-                    per_round[e].append(p)
-                else:
-                    per_round[e].append(None)
-            for results in rnd.results.values():
-                for r in results:
-                    cards[r.entrant] += r.cards
-                    if r.finished and r.time_ms is not None:
-                        time_ms[r.entrant] += r.time_ms
-        flagged = self.flagged()
-        order = sorted(self.entrants.values(),
-                       key=lambda e: (e.entrant in flagged, -points[e.entrant],
-                                      -cards[e.entrant], time_ms[e.entrant], e.order))
-        table_places = shared_places(
-            [(e.entrant in flagged, points[e.entrant], cards[e.entrant], time_ms[e.entrant])
-             for e in order])
-        return [{"entrant": e.entrant, "name": e.name, "bot": e.bot,
-                 "place": None if e.entrant in flagged else place,
-                 "points": points[e.entrant], "cards": cards[e.entrant],
-                 "time_ms": time_ms[e.entrant], "rounds": per_round[e.entrant],
-                 "removed": e.removed, **({"flagged": True} if e.entrant in flagged else {})}
-                for e, place in zip(order, table_places, strict=True)]
+            return knockout_table(self.entrants, self.matches, self.status == "finished")
+        return rounds_table(self.entrants, self.rounds, self.flagged())
 
     def flagged(self) -> set[str]:
         """Entrants with a result played at machine speed: listed without a place (kept off
@@ -511,42 +487,27 @@ class Tournament:
                 for r in results if r.flagged}
 
     def round_places(self, rnd: Round) -> dict[str, int]:
-        """Places over the whole field of a round (1 = best; equal results share one)."""
-        results = [r for race in rnd.races for r in rnd.results.get(race, [])]
-        results.sort(key=lambda r: r.key(self.entrants[r.entrant].order))
-        places = shared_places([r.rank() for r in results])
-        return {r.entrant: place for r, place in zip(results, places, strict=True)}
+        """Places over the whole field of a round (1 = best; equal results share one; a
+        closed entrant's after the others)."""
+        return round_places(self.entrants, rnd,
+                            {e.entrant for e in self.entrants.values() if e.closed})
 
-    def _knockout_table(self) -> list[Message]:
-        out_round: dict[str, int] = {}
-        wins: dict[str, int] = {e: 0 for e in self.entrants}
-        for m in self.matches:
-            for e, n in m.wins.items():
-                wins[e] += n
-            if m.winner is not None:
-                for loser in m.entrants:
-                    if loser is not None and loser != m.winner:
-                        out_round[loser] = m.round
-        champion = None
-        if self.status == "finished" and self.matches:
-            final = max(self.matches, key=lambda m: (m.round, m.match))
-            champion = final.winner
-        top = max((m.round for m in self.matches), default=0) + 1
+    def close_account(self, player: str, now: int) -> TOutcome:
+        """The account ``player`` was closed for fair play: his entrants (the ones he entered
+        as, see :meth:`join`) lose their places, now and in every table built after this
+        (durable: a ``closed`` entry). Nothing if he has none here, or they are closed
+        already."""
+        if not any(e.player == player and not e.closed for e in self.entrants.values()):
+            return TOutcome()
+        out = TOutcome(log=[self._log(now, "closed", {"player": player})])
+        out.extend(self._apply_closed(player))
+        return out
 
-        def reached(e: str) -> int:
-            if e == champion:
-                return top + 1
-            return out_round.get(e, top)
-
-        order = sorted(self.entrants.values(),
-                       key=lambda e: (-reached(e.entrant), -wins[e.entrant], e.order))
-        # Out in the same bracket round: the same place (the losers of the semi-finals are
-        # both third), whatever games they won on the way.
-        places = shared_places([reached(e.entrant) for e in order])
-        return [{"entrant": e.entrant, "name": e.name, "bot": e.bot, "place": place,
-                 "points": wins[e.entrant], "eliminated_in": out_round.get(e.entrant),
-                 "removed": e.removed}
-                for e, place in zip(order, places, strict=True)]
+    def _apply_closed(self, player: str) -> TOutcome:
+        for e in self.entrants.values():
+            if e.player == player:
+                e.closed = True
+        return TOutcome(events=[self._event("standings")])
 
     def bracket(self) -> Message | None:
         if self.settings.format != "knockout":
@@ -561,7 +522,9 @@ class Tournament:
         kind, data, at = entry.kind, entry.data, entry.at
         if kind == "join":
             self._join(data["name"], data["token"], bool(data.get("bot")), at,
-                       data.get("level"))
+                       data.get("level"), data.get("player"))
+        elif kind == "closed":
+            self._apply_closed(data["player"])
         elif kind == "remove":
             self.entrants[data].removed = True
             self._event()

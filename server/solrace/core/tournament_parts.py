@@ -76,6 +76,10 @@ class Entrant:
     removed: bool = False
     #: A house bot the host added (its level: solrace.core.levels); the server plays it.
     level: int | None = None
+    #: The player who entered (his id; None: anonymous, a bot) and whether his account was
+    #: closed for fair play since (no place in the table: solrace.core.tournament_table).
+    player: str | None = None
+    closed: bool = False
 
 
 @dataclass

@@ -25,9 +25,12 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from solrace import settings
 from solrace.bus.base import Bus
 from solrace.bus.memory_bus import MemoryBus
+from solrace.core.arena import Arena
 from solrace.core.keys import KEY_BYTES, MasterKey, net_tag
 from solrace.core.quotas import Caps
 from solrace.core.race import Race
+from solrace.core.tournament_parts import TOutcome
+from solrace.core.units import Unit
 from solrace.net import raw_frames
 from solrace.net.answers import SecureConnection, player_cookie
 from solrace.net.connection import Connection, Output
@@ -38,6 +41,7 @@ from solrace.service import collector
 from solrace.service.accounts import Accounts
 from solrace.service.arena_schedule import ArenaSchedule
 from solrace.service.challenges import Challenges
+from solrace.service.closures import Closures
 from solrace.service.daily import DailyDeals
 from solrace.service.fairplay import Referee
 from solrace.service.front import Front
@@ -181,18 +185,27 @@ class App:
                                  self.moderation_store.closed
                                  if self.moderation_store is not None else None)
                       if players is not None else None)
-        self.referee = (Referee(players, self._line if solver is not None else None, clock)
+        ms = self.moderation_store
+        self.referee = (Referee(players, self._line if solver is not None else None, clock,
+                                closure=ms.closure if ms is not None else None)
                         if players is not None else None)
         self.scorer = (Scorer(players, self.hub.load, self.bus.publish, self.supervisor,
-                              self.referee, clock)
+                              self.referee, clock, ms.closed if ms is not None else None)
                        if players is not None else None)
         self.hub.scorer = self.scorer
-        if self.referee is not None:  # rated pairing pauses after repeated walkouts
+        # Rated pairing pauses after repeated walkouts, and ends with a closure.
+        if self.referee is not None:
             self.matchmaker.rated_gate = self.referee.rated_gate
         self.moderation = (Moderation(self.moderation_store, players, clock,
                                       self.hub.reply_later, self.bus.publish, self.hub.get)
                            if players is not None and self.moderation_store is not None
                            else None)
+        #: Closed accounts out of the tournament and arena tables run here.
+        self.closures = (Closures(ms.closed, self._units_held, self._record_unit, clock,
+                                  lambda: self.hub.store.healthy)
+                         if ms is not None else None)
+        if self.moderation is not None and self.closures is not None:
+            self.moderation.on_closed = self.closures.close_here
         #: Which connections speak for which player (a challenge reaches all his pages).
         self.online = Online(self.hub.reply_later, self.supervisor)
         self.online.on_seated = self.matchmaker.seated
@@ -209,6 +222,15 @@ class App:
         self.showcase = Showcase(self._races_run_here, self._visitors, self._public_tournament,
                                  clock)
         self.routes.showcase = self.showcase
+
+    def _units_held(self) -> list[Unit]:
+        return [*self.hub.organizer.tournaments.values(), *self.hub.arenas.values()]
+
+    def _record_unit(self, unit: Unit, out: TOutcome) -> None:
+        if isinstance(unit, Arena):
+            self.hub.arena_director.record(unit, out)
+        else:
+            self.hub.organizer.record(unit, out)
 
     def _races_run_here(self) -> list[Race]:
         owns = self.hub.owns
@@ -279,6 +301,8 @@ class App:
         if self.scorer is not None:
             self.scorer.start()
         self.arena_schedule.start()
+        if self.closures is not None:
+            self.supervisor.spawn(self.closures.run(), "closed accounts out of the tables")
         self.supervisor.spawn(self.matchmaker.passes(), "quick-race pairing passes")
         if self.cluster is not None:
             self.supervisor.spawn(self._recover_seekers(), "seekers of dead processes")

@@ -534,7 +534,8 @@ def standings_csv(t: Tournament) -> str:
     writer = csv.writer(out, lineterminator="\r\n", quoting=csv.QUOTE_ALL)
     writer.writerow(["place", "name", "points", "entrant", "bot"])
     for row in t.standings():
-        place = row["place"] if row["place"] is not None else "flagged"
+        place = row["place"] if row["place"] is not None else \
+            "closed" if row.get("closed") else "flagged"
         writer.writerow([place, csv_cell(row["name"]), row["points"], row["entrant"],
                          "yes" if row["bot"] else "no"])
     return out.getvalue()

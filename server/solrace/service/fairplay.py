@@ -1,5 +1,6 @@
 """The referee: each finished result's fair-play signals, worked out before the race is scored,
-and the pause of a player's rated pairing after repeated walkouts.
+the pause of a player's rated pairing after repeated walkouts, and the end of it for an
+account closed for fair play.
 
 What the signals are and which rules flag a result: :mod:`solrace.core.fairplay` (pure). What
 needs I/O is here: the solver's winning line from the deal (one solve per deal, shared by every
@@ -16,6 +17,7 @@ import contextlib
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from solrace.core import fairplay
 from solrace.core.errors import Code
@@ -25,6 +27,7 @@ from solrace.core.race import Race
 from solrace.core.race_parts import RaceError
 from solrace.core.scoring import rated
 from solrace.settings import (
+    EARLY_RESIGN_MS,
     FAIRPLAY_LINE_WAIT,
     MAX_PARS,
     PAUSE_AFTER_WALKOUTS,
@@ -43,8 +46,13 @@ class Referee:
     no solver here); ``clock()``: unix ms."""
 
     def __init__(self, store: PlayerStore, line: LineOf | None, clock: Callable[[], int],
-                 wait: float = FAIRPLAY_LINE_WAIT) -> None:
+                 wait: float = FAIRPLAY_LINE_WAIT,
+                 closure: Callable[[str], Awaitable[dict[str, Any] | None]] | None = None
+                 ) -> None:
         self.store = store
+        #: The closure of a player's account (``{"at", "reason"}``), if it is closed for fair
+        #: play: the moderation store's answer, on every process alike.
+        self.closure = closure
         self.line = line
         self.clock = clock
         self.wait = wait
@@ -111,15 +119,25 @@ class Referee:
         return False
 
     async def rated_gate(self, who: Who) -> None:
-        """Refuse a rated seek or bot race while the player's rated pairing is paused (RaceError
-        ``paused``, saying until when): see :func:`solrace.core.fairplay.pause_until`."""
+        """Refuse a rated seek or bot race of an account closed for fair play (RaceError
+        ``closed``: for good), or while the player's rated pairing is paused (RaceError
+        ``paused``, saying what he did and until when): see
+        :func:`solrace.core.fairplay.pause_until`."""
+        if self.closure is not None:
+            closed = await self.closure(who.id)
+            if closed is not None:
+                raise RaceError(Code.CLOSED, "your account was closed for fair play: it plays "
+                                "no rated race any more (casual races are open)",
+                                reason=closed.get("reason"))
         until = await self.paused_until(who.id)
         if until is not None:
             minutes = max(1, round((until - self.clock()) / 60_000))
-            raise RaceError(Code.PAUSED, f"you left {PAUSE_AFTER_WALKOUTS} or more rated races "
-                            f"before your third move: rated play is paused for {minutes} more "
-                            f"minute{'s' if minutes > 1 else ''} (casual races are open)",
-                            until=until)
+            early = EARLY_RESIGN_MS // 1000
+            raise RaceError(Code.PAUSED, f"you walked out of {PAUSE_AFTER_WALKOUTS} or more "
+                            f"rated races within a day (left before your third move, or "
+                            f"resigned within {early} s of the start): rated play is paused for "
+                            f"{minutes} more minute{'s' if minutes > 1 else ''} (casual races "
+                            f"are open)", until=until)
 
     async def paused_until(self, pid: str) -> int | None:
         now = self.clock()

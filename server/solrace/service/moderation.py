@@ -11,8 +11,10 @@ with its replay), with one of two commands:
   no other flagged result of the race waits, the rating changes are worked out now, from the
   ratings as they are now, and everyone following the race gets ``ratings``;
 - ``mod_close {player, reason?}``: the account is closed for fair play: marked on its page, out
-  of every table, its held races dropped, and every opponent gets back the rating points he
-  lost to it in rated races.
+  of every table (the leaderboards and daily tables ask the store; the tournaments and arenas
+  are told: :mod:`solrace.service.closures`), its held races dropped, and every opponent gets
+  back the rating points he lost to it in rated races. From then on it plays no rated race,
+  and a race with it rates nobody (:mod:`solrace.core.scoring`).
 
 Both are answered ``ok`` with what was done; anyone else gets ``forbidden``.
 """
@@ -61,6 +63,9 @@ class Moderation:
         self.reply = reply
         self.publish = publish
         self.race = race
+        #: Called with the player's id once his account is closed here (the tables this
+        #: process runs drop him at once: solrace.service.closures).
+        self.on_closed: Callable[[str], object] | None = None
 
     async def is_moderator(self, pid: str | None) -> bool:
         return pid is not None and await self.store.role(pid) == MODERATOR
@@ -102,6 +107,8 @@ class Moderation:
         if await self.players.by_id(pid) is None:
             raise RaceError(Code.NOT_FOUND, "no such player")
         done = await self.store.close(pid, by, reason, self.clock())
+        if self.on_closed is not None:
+            self.on_closed(pid)
         log.warning("moderator %s closed %s for %s: %d refunds", by, pid, reason,
                     len(done["refunds"]))
         return player_messages.mod_closed(pid, done)

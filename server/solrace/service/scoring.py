@@ -6,6 +6,9 @@ The process that ends a race scores it at once and tells everyone following it (
 If it dies first, the race stays in the store's list of races to score, and the sweep of the
 next process that looks (at start, then every ``SCORE_SWEEP_EVERY`` seconds) scores it: two
 processes that try together are safe, the store writes only the first.
+
+A race with a player whose account is closed for fair play (the moderation store is asked when
+the race is scored, so on every process alike) is casual (``closed``).
 """
 
 from __future__ import annotations
@@ -36,8 +39,8 @@ class Scorer:
 
     def __init__(self, store: PlayerStore, load: Callable[[str], Awaitable[Race | None]],
                  publish: Callable[[str, Event], None], supervisor: Supervisor,
-                 referee: Referee | None = None, clock: Callable[[], int] | None = None
-                 ) -> None:
+                 referee: Referee | None = None, clock: Callable[[], int] | None = None,
+                 closed: Callable[[list[str]], Awaitable[set[str]]] | None = None) -> None:
         self.store = store
         self.load = load
         self.publish = publish
@@ -45,6 +48,9 @@ class Scorer:
         #: Each result's fair-play signals, worked out before the race is scored.
         self.referee = referee
         self.clock = clock
+        #: Which of these players' accounts are closed for fair play (the moderation store's
+        #: answer): a race with one of them is casual (solrace.core.scoring).
+        self.closed = closed
         self._scoring: set[str] = set()
         self._sweeper: asyncio.Task[None] | None = None
         self.scored = 0
@@ -67,8 +73,9 @@ class Scorer:
         try:
             signals = await self.referee.review(race) if self.referee is not None else {}
             together = await self._together(race)
+            closed = await self._closed(race)
             body = await self.store.score(scoring(
-                race, signals, lambda a, b: together.get((a, b), 0)))
+                race, signals, lambda a, b: together.get((a, b), 0), closed))
         except Exception:
             log.exception("cannot score race %s now (the sweep will)", race.race)
             return None
@@ -82,6 +89,14 @@ class Scorer:
         race.ratings = body
         self.publish(race.race, Event(player_messages.ratings(race.race, body)))
         return body
+
+    async def _closed(self, race: Race) -> set[str]:
+        """Its players whose accounts are closed for fair play (asked when it is scored: a
+        closure before then makes it casual; one after it refunds what it took)."""
+        if self.closed is None or not rated(race):
+            return set()
+        return await self.closed(sorted({r.pid for r in race.racers.values()
+                                         if r.pid is not None and not r.bot}))
 
     async def _together(self, race: Race) -> dict[tuple[str, str], int]:
         """How many rated races each two of its players had together lately (the rule on

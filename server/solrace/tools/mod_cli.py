@@ -1,4 +1,5 @@
-"""``solrace mod``: who moderates. ``solrace mod add NAME`` gives a player the moderator role,
+"""``solrace mod``: who moderates. ``solrace mod add NAME`` gives an account (a name with a
+password: a guest's or an unknown name is refused, exit status 1) the moderator role,
 ``solrace mod remove NAME`` takes it, ``solrace mod list`` lists them — on the SQLite file
 (``--db``) or the Redis (``--redis``) a server uses. The store is written directly: no client
 can make itself a moderator, and the role works at once, on every process."""
@@ -60,6 +61,13 @@ async def _run(args: argparse.Namespace) -> int:
         player = await players.by_name(args.name)
         if player is None:
             print(f"solrace mod: no player named {args.name!r}", file=sys.stderr)
+            return 1
+        if args.action == "add" and player.password is None:
+            # A guest's name is held by a browser key alone: whoever has that browser, or
+            # takes the name once it lapses, would moderate. Only an account may.
+            print(f"solrace mod: {player.name!r} is a guest, not an account: a moderator "
+                  "needs a name with a password (he sets one on his page first)",
+                  file=sys.stderr)
             return 1
         await store.set_role(player.id, MODERATOR if args.action == "add" else None)
         print(f"{player.name} ({player.id}): "
