@@ -228,11 +228,12 @@ class Solver:
             return {"verdict": "unknown"}
         return {k: answer[k] for k in ("verdict", "moves") if k in answer}
 
-    async def line(self, game: str, seed: int) -> list[str] | None:
-        """The solver's winning line from the deal (every card known, the par budget), at
-        par's turn: the fair-play signals of a finished result hold the racer's moves against
-        it (:mod:`solrace.service.fairplay`, which shares it among the deal's results). None
-        when the deal is not won within the budget; its par is remembered either way."""
+    async def line(self, game: str, seed: int) -> tuple[list[str], int] | None:
+        """The solver's winning line from the deal (every card known, the par budget), and the
+        nodes its search took, at par's turn: the fair-play signals of a finished result hold
+        the racer's moves against it (:mod:`solrace.service.fairplay`, which shares it among
+        the deal's results). None when the deal is not won within the budget; its par is
+        remembered either way."""
         job = {"k": "solve", "g": game, "s": str(seed), "a": [], "n": self.par_nodes,
                "t": self.par_seconds}
         future = self._future()
@@ -245,7 +246,7 @@ class Solver:
             return None
         self.remember(game, seed, {"verdict": "won", "moves": len(line)} if verdict == "won"
                       else {"verdict": "lost"})
-        return line if verdict == "won" else None
+        return (line, int(answer.get("nodes") or 0)) if verdict == "won" else None
 
     async def position(self, game: str, seed: int, actions: list[str], nodes: int,
                        seconds: float, client: str = "", player: str = "") -> dict[str, Any]:
