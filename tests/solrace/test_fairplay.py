@@ -102,8 +102,8 @@ def another_way(seed: int, line: tuple[str, ...], at: int = 0) -> list[str] | No
     """The solver's line up to ``at``, then another move from which the deal is still won, then
     the solver's line from there (None if there is no such move)."""
     game = solrules.new_game("scotch", seed)
-    for move in line[:at]:
-        game.push_text(move)
+    for text in line[:at]:
+        game.push_text(text)
     for move in game.legal_moves():
         if move.text() == line[at]:
             continue
