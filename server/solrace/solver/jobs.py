@@ -4,16 +4,16 @@
 at a lower priority) and feeds it one job at a time, in the order of its
 :class:`~solrace.solver.fair_queue.FairQueue`: hints first, in turns by client address and
 racer; then par; then the positions of post-race analyses (:mod:`solrace.solver.analyst`, one
-position at a time per analysis; and the fair-play referee's re-solves, under the client ``fair-
-play``: :mod:`solrace.service.fairplay`), in fair shares of the worker's time by address and
-player, with one position at least every :data:`~solrace.settings.ANALYSIS_TURN` + 1 jobs while
-one waits. A hint waits for at most one position's budget. What each job took of the worker's
-time is measured here and charged to its line; :attr:`Solver.served` keeps the last jobs done.
-Each job has a budget (nodes and seconds), so a job's CPU is bounded; the queue is bounded too
-(a hint asked when it is full gets ``unavailable``; a par that does not fit is left unknown; an
-analysis holds one position in it, and analyses are bounded per address by the analyst). A
-worker that dies or overruns its budget by far is killed and started again, and its job answered
-with an error: the server never waits on it for long.
+position at a time per analysis; and the fair-play referee's re-solves, under the client
+``fair-play``: :mod:`solrace.service.fairplay`), in fair shares of the worker's time by address
+and player, with one position at least every :data:`~solrace.settings.ANALYSIS_TURN` + 1 jobs
+while one waits. A hint waits for at most one position's budget. What each job took of the
+worker's time is measured here and charged to its line; :attr:`Solver.served` keeps the last
+jobs done. Each job has a budget (nodes and seconds), so a job's CPU is bounded; the queue is
+bounded too (a hint asked when it is full gets ``unavailable``; a par that does not fit is left
+unknown; an analysis holds one position in it, and analyses are bounded per address by the
+analyst). A worker that dies or overruns its budget by far is killed and started again, and its
+job answered with an error: the server never waits on it for long.
 
 Par (the solver's line length for a deal, "unwinnable" when proved lost) is cached per deal;
 a deal drawn from the catalogue of winnable deals has its par already (see
