@@ -31,7 +31,8 @@ moderators):
   ``tracking`` is a lower bound: what runs out (re-solves, time) can only make a result look
   *less* like an engine's. ``resolves``: the re-solves it took. Worked out only where it can
   decide something (:func:`worth_tracking`: a finisher at a median gap under
-  :data:`ENGINE_GAP_MS`, or a scouted daily finisher); None otherwise;
+  :data:`ENGINE_GAP_MS`, or a scouted daily finisher, whose ``agreement`` did not decide
+  already); None otherwise;
 - ``line_ratio``: his moves over the solver's line's length (a person wanders; a copied line
   does not), his undos and hints;
 - ``par_pace_ms`` (finishers): his time from the start to his last move over the length of the
