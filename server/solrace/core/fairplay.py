@@ -29,7 +29,8 @@ moderators):
   per result, each with a node and time budget, in the solver's fair queue:
   :mod:`solrace.service.fairplay`), and a move walked with no line known counts as no match, so
   ``tracking`` is a lower bound: what runs out (re-solves, time) can only make a result look
-  *less* like an engine's. ``resolves``: the re-solves it took. Worked out only where it can
+  *less* like an engine's — and a copy that strays on purpose more often than there are
+  re-solves escapes it (measured in docs/performance.md). ``resolves``: the re-solves it took. Worked out only where it can
   decide something (:func:`worth_tracking`: a finisher at a median gap under
   :data:`ENGINE_GAP_MS`, or a scouted daily finisher, whose ``agreement`` did not decide
   already); None otherwise;
