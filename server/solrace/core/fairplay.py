@@ -30,10 +30,10 @@ moderators):
   :mod:`solrace.service.fairplay`), and a move walked with no line known counts as no match, so
   ``tracking`` is a lower bound: what runs out (re-solves, time) can only make a result look
   *less* like an engine's — and a copy that strays on purpose more often than there are
-  re-solves escapes it (measured in docs/performance.md). ``resolves``: the re-solves it took. Worked out only where it can
-  decide something (:func:`worth_tracking`: a finisher at a median gap under
-  :data:`ENGINE_GAP_MS`, or a scouted daily finisher, whose ``agreement`` did not decide
-  already); None otherwise;
+  re-solves escapes it (measured in docs/performance.md). ``resolves``: the re-solves it
+  took. Worked out only where it can decide something (:func:`worth_tracking`: a finisher at a
+  median gap under :data:`ENGINE_GAP_MS`, or a scouted daily finisher, whose ``agreement`` did
+  not decide already); None otherwise;
 - ``line_ratio``: his moves over the solver's line's length (a person wanders; a copied line
   does not), his undos and hints;
 - ``par_pace_ms`` (finishers): his time from the start to his last move over the length of the
