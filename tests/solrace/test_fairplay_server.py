@@ -168,14 +168,14 @@ async def test_machine_speed_holds_the_ratings_until_a_moderator_clears_them(
     assert err.value.code == "not_found"
 
 
-def another_first_move(client: RaceClient, race: str) -> list[str]:
+def another_first_move(client: RaceClient, race: str) -> list[str] | None:
     """The audit's way round ``agreement``: another first move than the solver's, then the
     solver's own line from there (found in a few nodes: the referee's re-solve, whose budget is
-    smaller than a cheater's, finds the same line)."""
+    smaller than a cheater's, finds the same line). None: not on this deal."""
     game = solrules.guess_game(client.states[race]["board"], random.Random(1))  # all face up
     first = solrules.solve(game, solrules.Budget(nodes=400_000, seconds=120.0))
     if first.verdict != "won":
-        pytest.skip("this secret deal is not won by the solver")
+        return None
     for move in game.legal_moves():
         if move.text() == first.line[0]:
             continue
@@ -184,7 +184,7 @@ def another_first_move(client: RaceClient, race: str) -> list[str]:
         game.pop()
         if rest.verdict == "won":
             return [move.text(), *rest.line]
-    pytest.skip("no other first move wins this deal within the budget")
+    return None
 
 
 async def test_the_solvers_line_from_another_first_move_is_caught_by_tracking(
@@ -195,9 +195,15 @@ async def test_the_solvers_line_from_another_first_move_is_caught_by_tracking(
     cheat, _, cheat_id = await player(fair, "Sly", "10.0.0.1")
     bob, _, _ = await player(fair, "Bob", "10.0.0.2")
     _, mod_key, mod_id = await player(fair, "Moda", "10.0.0.3")
-    race = await race_of(fair, cheat, bob)
+    for _ in range(8):  # a secret deal the solver wins (about 2 in 3): 0.4 ** 8 to skip
+        race = await race_of(fair, cheat, bob)
+        moves = another_first_move(cheat, race)
+        if moves is not None:
+            break
+        await cheat.resign(race)  # (aborted: it rates nobody)
+    else:
+        pytest.skip("no secret deal won by the solver from another first move")
     await three_moves(bob, race)
-    moves = another_first_move(cheat, race)
     for move in moves:
         await cheat.move(race, move)
     await bob.resign(race)
