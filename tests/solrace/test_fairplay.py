@@ -115,16 +115,16 @@ def another_way(seed: int, line: tuple[str, ...], at: int = 0) -> list[str] | No
     return None
 
 
-def judged(seed: int, line: tuple[str, ...], actions: list[str], gap: int
-           ) -> fairplay.Signals:
+def judged(seed: int, line: tuple[str, ...], actions: list[str], gap: int,
+           scouted: bool = False, daily: bool = False) -> fairplay.Signals:
     """The signals as the referee works them out: the line from the deal, then ``tracking``
     where it is worth the solver's time."""
     sig = fairplay.signals("scotch", seed, actions, times(len(actions), gap), T0, True,
-                           line=line)
-    if fairplay.worth_tracking(sig):
+                           line=line, scouted=scouted, daily=daily)
+    if fairplay.worth_tracking(sig, daily):
         tracker = fairplay.track(fairplay.final_moves(actions), line, FAIRPLAY_RESOLVES,
                                  solve_from(seed))
-        sig = fairplay.tracked(sig, tracker)
+        sig = fairplay.tracked(sig, tracker, daily)
     return sig
 
 
@@ -172,6 +172,18 @@ def test_another_way_at_a_persons_pace_is_not_flagged(gap: int) -> None:
     assert sig.tracking is None and sig.resolves == 0 and not sig.flagged
     tracker = fairplay.track(actions, line, FAIRPLAY_RESOLVES, solve_from(seed))
     assert not fairplay.tracked(sig, tracker).flagged
+
+
+def test_a_scouted_daily_deal_played_from_another_first_move_is_flagged_at_any_pace() -> None:
+    seed, line = won_deal()
+    actions = another_way(seed, line)
+    if actions is None:
+        pytest.skip("no other winning first move")
+    plain = judged(seed, line, actions, 800, daily=True)
+    assert plain.tracking is None and not plain.flagged  # not scouted: no re-solve at 0.8 s
+    scouted = judged(seed, line, actions, 800, scouted=True, daily=True)
+    assert scouted.tracking is not None and scouted.tracking >= AGREEMENT
+    assert scouted.rules == ("scouted_line",)
 
 
 def test_the_tracker_asks_for_a_line_where_the_racer_leaves_one_and_no_more() -> None:
