@@ -95,6 +95,10 @@ export function mount(root) {
           h("li", {}, `${pct(sig.fast_share)} faster than a person clicks`),
           h("li", {}, `solver's line followed: ${pct(sig.agreement)}; longest think ${Math.round((sig.longest_think_ms ?? 0) / 1000)} s; ` +
             `${sig.undos ?? 0} undos, ${sig.hints ?? 0} hints`),
+          sig.tracking !== null && sig.tracking !== undefined ? h("li", {}, `moves on a solver's line from where he stood: ` +
+            `${pct(sig.tracking)} (${sig.resolves ?? 0} re-solve${sig.resolves === 1 ? "" : "s"})`) : null,
+          sig.par_pace_ms !== null && sig.par_pace_ms !== undefined ? h("li", {}, `${(sig.par_pace_ms / 1000).toFixed(2)} s ` +
+            `per move of the solver's ${sig.par_moves}-move line, found in ${sig.deal_nodes ?? "?"} nodes`) : null,
           sig.positions !== null && sig.positions !== undefined
             ? h("li", {}, `solver's positions passed through, in any order: ${pct(sig.positions)}`) : null,
           sig.scouted ? h("li", {}, "another account of the same network looked at this deal before this one ended") : null),

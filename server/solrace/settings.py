@@ -466,6 +466,26 @@ ENGINE_GAP_MS = 450
 #: Seconds the scorer waits for the solver's line of a finished result's deal (behind
 #: everyone's hints) before it scores without it (the timing rules still apply).
 FAIRPLAY_LINE_WAIT = 8.0
+#: ``tracking`` (core/fairplay.Tracker): where a racer's move leaves the solver's line, the
+#: solver is asked for a new line from the position after it, at most FAIRPLAY_RESOLVES times
+#: per result, each with FAIRPLAY_RESOLVE_NODES nodes and FAIRPLAY_RESOLVE_SECONDS (a won
+#: position on the way to a finish is most often solved in about as many nodes as its line
+#: has moves: a few hundred). Eight: a copied line with a few deviations on purpose is caught;
+#: a person, who leaves the solver's line every few moves, spends them in his first dozen moves
+#: and tracks little. The re-solves wait in the solver's queue of analyses, in one share for
+#: fair play (hints come first: one waits behind one re-solve at most), and the scorer waits
+#: for a race's re-solves at most FAIRPLAY_TRACK_WAIT seconds: what is not solved by then
+#: counts as no match (a lower bound: a slow solver misses an engine, never flags a person).
+FAIRPLAY_RESOLVES = 8
+FAIRPLAY_RESOLVE_NODES = 20_000
+FAIRPLAY_RESOLVE_SECONDS = 2.0
+FAIRPLAY_TRACK_WAIT = 15.0
+#: The moderators' order (core/fairplay.suspicion) weighs a fast finish on a hard deal: a
+#: finish under PAR_PACE_MS per move of the solver's line counts the more the faster it is,
+#: times the deal's difficulty: 0 when the solver found its line in about as many nodes as it
+#: has moves, 1 from HARD_NODES_PER_MOVE nodes per move. No rule: see core/fairplay.py.
+PAR_PACE_MS = 2000
+HARD_NODES_PER_MOVE = 100
 #: Rated races a player walked out of (aborted: fewer than ABORT_MOVES moves) within the
 #: window, from which his rated pairing pauses PAUSE_MS, doubled for each one more (at most
 #: PAUSE_MAX_MS), counted from the last one. Three, not one: a lost connection or a deal a

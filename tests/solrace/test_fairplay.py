@@ -5,7 +5,7 @@ followed), the rules that flag it, the pause after walkouts, and the rules of ra
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 
 import pytest
@@ -15,9 +15,14 @@ from solrace.core.race import Race
 from solrace.core.race_parts import Options
 from solrace.core.scoring import scoring
 from solrace.settings import (
+    AGREEMENT,
     EARLY_RESIGN_MS,
+    FAIRPLAY_RESOLVE_NODES,
+    FAIRPLAY_RESOLVES,
     FAST_GAP_MS,
+    HARD_NODES_PER_MOVE,
     MIN_MANUAL,
+    PAR_PACE_MS,
     PAUSE_AFTER_WALKOUTS,
     PAUSE_MS,
     REPEAT_PAIR_RATED,
@@ -82,24 +87,152 @@ def test_auto_played_safe_moves_are_not_counted_as_manual() -> None:
     assert sig.median_gap_ms == 2000 and not sig.flagged
 
 
-def test_a_person_who_takes_another_way_follows_no_line() -> None:
-    seed, line = won_deal()
+def solve_from(seed: int, game: str = "scotch"
+               ) -> Callable[[list[str]], tuple[str, ...] | None]:
+    """The referee's re-solve, as the solver's process does it: the position after ``moves``,
+    every card known, the fair-play budget."""
+    def solve(moves: list[str]) -> tuple[str, ...] | None:
+        board = solrules.new_game(game, seed)
+        for move in moves:
+            board.push_text(move)
+        result = solrules.solve(board, solrules.Budget(nodes=FAIRPLAY_RESOLVE_NODES))
+        return result.line if result.verdict == "won" else None
+    return solve
+
+
+def another_way(seed: int, line: tuple[str, ...], at: int = 0) -> list[str] | None:
+    """The solver's line up to ``at``, then another move from which the deal is still won, then
+    the solver's line from there (None if there is no such move)."""
     game = solrules.new_game("scotch", seed)
-    for move in game.legal_moves():  # another first move, from which the deal is still won
-        if move.text() == line[0]:
+    for text in line[:at]:
+        game.push_text(text)
+    for move in game.legal_moves():
+        if move.text() == line[at]:
             continue
         game.push(move)
         rest = solrules.solve(game, solrules.Budget(nodes=100_000))
         if rest.verdict == "won":
-            break
+            return [*line[:at], move.text(), *rest.line]
         game.pop()
-    else:
+    return None
+
+
+def judged(seed: int, line: tuple[str, ...], actions: list[str], gap: int,
+           scouted: bool = False, daily: bool = False) -> fairplay.Signals:
+    """The signals as the referee works them out: the line from the deal, then ``tracking``
+    where it is worth the solver's time."""
+    sig = fairplay.signals("scotch", seed, actions, times(len(actions), gap), T0, True,
+                           line=line, scouted=scouted, daily=daily)
+    if fairplay.worth_tracking(sig, daily):
+        tracker = fairplay.track(fairplay.final_moves(actions), line, FAIRPLAY_RESOLVES,
+                                 solve_from(seed))
+        sig = fairplay.tracked(sig, tracker, daily)
+    return sig
+
+
+def test_the_solvers_line_from_another_first_move_is_engine_play() -> None:
+    """The audit's case: another first move, then the solver's line from there, at 200 ms a
+    move. The line from the deal is followed for none of it (``agreement`` 0, as before), but
+    every move after the first is the next move of the solver's line from where he stood."""
+    seed, line = won_deal()
+    actions = another_way(seed, line)
+    if actions is None:
         pytest.skip("no other winning first move")
-    actions = [move.text(), *rest.line]
-    sig = fairplay.signals("scotch", seed, actions, times(len(actions), 200), T0, True,
-                           line=line)
-    assert sig.agreement == 0.0
-    assert sig.rules == ()  # 200 ms: quick, but neither machine speed nor the engine's line
+    sig = judged(seed, line, actions, 200)
+    assert sig.agreement == 0.0 and sig.resolves == 1
+    assert sig.tracking == round((len(actions) - 1) / len(actions), 3)
+    assert sig.rules == ("engine_line",)  # 200 ms: not machine speed, but the engine's lines
+    assert sig.as_dict()["tracking"] == sig.tracking
+
+
+def test_a_copied_line_with_a_few_deviations_is_engine_play() -> None:
+    seed, line = won_deal()
+    actions = list(line)
+    strays = 0
+    for at in (5, 15, 25, 35):  # a deviation every ten moves, each from the line he follows
+        if at >= len(actions) - 1:
+            break
+        way = another_way(seed, tuple(actions), at)
+        if way is not None:
+            actions, strays = way, strays + 1
+    assert strays >= 3
+    sig = judged(seed, line, actions, 300)
+    assert sig.agreement is not None and sig.agreement < AGREEMENT
+    assert sig.resolves == strays and sig.tracking is not None and sig.tracking >= 0.9
+    assert sig.rules == ("engine_line",)
+
+
+@pytest.mark.parametrize("gap", [600, 1200])
+def test_another_way_at_a_persons_pace_is_not_flagged(gap: int) -> None:
+    """At the house bots' pace the solver's time is not spent (no rule could use it), and even
+    worked out, ``tracking`` flags nothing at that pace."""
+    seed, line = won_deal()
+    actions = another_way(seed, line)
+    if actions is None:
+        pytest.skip("no other winning first move")
+    sig = judged(seed, line, actions, gap)
+    assert sig.tracking is None and sig.resolves == 0 and not sig.flagged
+    tracker = fairplay.track(actions, line, FAIRPLAY_RESOLVES, solve_from(seed))
+    assert not fairplay.tracked(sig, tracker).flagged
+
+
+def test_a_scouted_daily_deal_played_from_another_first_move_is_flagged_at_any_pace() -> None:
+    seed, line = won_deal()
+    actions = another_way(seed, line)
+    if actions is None:
+        pytest.skip("no other winning first move")
+    plain = judged(seed, line, actions, 800, daily=True)
+    assert plain.tracking is None and not plain.flagged  # not scouted: no re-solve at 0.8 s
+    scouted = judged(seed, line, actions, 800, scouted=True, daily=True)
+    assert scouted.tracking is not None and scouted.tracking >= AGREEMENT
+    assert scouted.rules == ("scouted_line",)
+
+
+def test_the_tracker_asks_for_a_line_where_the_racer_leaves_one_and_no_more() -> None:
+    asked: list[list[str]] = []
+
+    def solve(moves: list[str]) -> tuple[str, ...] | None:
+        asked.append(moves)
+        return {3: ("c", "d", "e"), 5: None}.get(len(moves))
+
+    tracker = fairplay.track(["a", "b", "x", "c", "d", "y", "z", "w"], ["a", "b", "c", "d"], 2,
+                             solve)
+    # a b: the deal's line; x leaves it (a line from after x: c d e); c d follow it; y leaves
+    # it (no line from there); z: no line, and no re-solve left; w: the last move.
+    assert asked == [["a", "b", "x"], ["a", "b", "x", "c", "d", "y"]]
+    assert tracker.matches == 4 and tracker.resolves == 2 and tracker.tracking == 0.5
+
+
+def test_a_racer_who_leaves_every_line_tracks_little_and_costs_a_bounded_number_of_solves(
+        ) -> None:
+    moves = [f"m{i}" for i in range(100)]
+    asked: list[list[str]] = []
+
+    def solve(ms: list[str]) -> tuple[str, ...]:
+        asked.append(ms)
+        return ("nope",)
+
+    tracker = fairplay.track(moves, ["other"], FAIRPLAY_RESOLVES, solve)
+    assert len(asked) == tracker.resolves == FAIRPLAY_RESOLVES and tracker.tracking == 0.0
+
+
+def test_a_fast_finish_on_a_hard_deal_is_more_suspicious() -> None:
+    """``par_pace_ms`` and ``deal_nodes``: no rule, but the moderators' order."""
+    seed, line = won_deal()
+    stamps = times(len(line), 300)
+    easy = fairplay.signals("scotch", seed, line, stamps, T0, True, line=line,
+                            nodes=len(line))
+    hard = fairplay.signals("scotch", seed, line, stamps, T0, True, line=line,
+                            nodes=len(line) * HARD_NODES_PER_MOVE)
+    assert easy.par_pace_ms == hard.par_pace_ms == 300 and easy.par_moves == len(line)
+    assert hard.deal_nodes == len(line) * HARD_NODES_PER_MOVE
+    assert easy.rules == hard.rules  # no rule reads them
+    assert fairplay.hard_and_fast(easy) == 0.0
+    assert fairplay.hard_and_fast(hard) == round(1 - 300 / PAR_PACE_MS, 3)
+    assert hard.as_dict()["suspicion"] > easy.as_dict()["suspicion"]
+    slow = fairplay.signals("scotch", seed, line, times(len(line), PAR_PACE_MS), T0, True,
+                            line=line, nodes=len(line) * HARD_NODES_PER_MOVE)
+    assert fairplay.hard_and_fast(slow) == 0.0
 
 
 def test_a_move_taken_back_does_not_hide_the_line() -> None:

@@ -17,7 +17,8 @@ import pytest
 import solrules
 from solrace.core import daily as calendar
 from solrace.net.app import App
-from solrace.settings import ENGINE_GAP_MS, PAR_NODES
+from solrace.service.fairplay import FAIRPLAY_CLIENT
+from solrace.settings import ENGINE_GAP_MS, FAIRPLAY_RESOLVE_NODES, PAR_NODES
 from solrace.solver.jobs import Solver
 from solrace.store.sqlite_store import SQLiteStore
 from solrace.tools.race_client import RaceClient, ServerError
@@ -168,6 +169,62 @@ async def test_machine_speed_holds_the_ratings_until_a_moderator_clears_them(
     with pytest.raises(ServerError) as err:  # once
         await mod.request({"type": "mod_clear", "race": race, "player": cheat_id})
     assert err.value.code == "not_found"
+
+
+def another_first_move(client: RaceClient, race: str) -> list[str] | None:
+    """The audit's way round ``agreement``: another first move than the solver's, then the
+    solver's own line from there (found in a few nodes: the referee's re-solve, whose budget is
+    smaller than a cheater's, finds the same line). None: not on this deal."""
+    game = solrules.guess_game(client.states[race]["board"], random.Random(1))  # all face up
+    first = solrules.solve(game, solrules.Budget(nodes=400_000, seconds=120.0))
+    if first.verdict != "won":
+        return None
+    for move in game.legal_moves():
+        if move.text() == first.line[0]:
+            continue
+        game.push(move)
+        rest = solrules.solve(game, solrules.Budget(nodes=FAIRPLAY_RESOLVE_NODES // 10))
+        game.pop()
+        if rest.verdict == "won":
+            return [move.text(), *rest.line]
+    return None
+
+
+async def test_the_solvers_line_from_another_first_move_is_caught_by_tracking(
+        fair: Server) -> None:
+    """Before, such a result followed 0 % of the solver's line from the deal and only its speed
+    gave it away; now the referee re-solves where it left the line and sees it follow the
+    solver move for move (``tracking``), in the solver's queue under fair play's own share."""
+    cheat, _, cheat_id = await player(fair, "Sly", "10.0.0.1")
+    bob, _, _ = await player(fair, "Bob", "10.0.0.2")
+    _, mod_key, mod_id = await player(fair, "Moda", "10.0.0.3")
+    for _ in range(8):  # a secret deal the solver wins (about 2 in 3): 0.4 ** 8 to skip
+        race = await race_of(fair, cheat, bob)
+        moves = another_first_move(cheat, race)
+        if moves is not None:
+            break
+        await cheat.resign(race)  # (aborted: it rates nobody)
+    else:
+        pytest.skip("no secret deal won by the solver from another first move")
+    await three_moves(bob, race)
+    for move in moves:
+        await cheat.move(race, move)
+    await bob.resign(race)
+    held = await ratings_of(bob, race)
+    assert held["held"] is True
+    assert fair.app.moderation is not None
+    await fair.app.moderation.store.set_role(mod_id, "moderator")
+    _, _, body = await aget(fair, "/api/mod/flags", {"Cookie": f"sr_player={mod_key}"})
+    [flag] = json.loads(body)["flags"]
+    sig = flag["signals"]
+    assert flag["player"] == cheat_id and sig["agreement"] == 0.0
+    assert sig["resolves"] == 1 and sig["tracking"] == round((len(moves) - 1) / len(moves), 3)
+    assert "engine_line" in sig["rules"]
+    assert sig["par_moves"] > 0 and sig["deal_nodes"] > 0 and sig["par_pace_ms"] >= 0
+    solver = fair.app.solver
+    assert solver is not None
+    assert [(s.kind, s.client) for s in solver.served if s.client == FAIRPLAY_CLIENT] == [
+        ("solve", FAIRPLAY_CLIENT)]
 
 
 async def test_closing_an_account_gives_its_opponent_his_points_back(fair: Server) -> None:

@@ -43,7 +43,7 @@ from solrace.service.arena_schedule import ArenaSchedule
 from solrace.service.challenges import Challenges
 from solrace.service.closures import Closures
 from solrace.service.daily import DailyDeals
-from solrace.service.fairplay import Referee
+from solrace.service.fairplay import FAIRPLAY_CLIENT, Referee
 from solrace.service.front import Front
 from solrace.service.house_bots import HouseBots
 from solrace.service.hub import Hub
@@ -187,6 +187,7 @@ class App:
                       if players is not None else None)
         ms = self.moderation_store
         self.referee = (Referee(players, self._line if solver is not None else None, clock,
+                                line_from=self._line_from if solver is not None else None,
                                 closure=ms.closure if ms is not None else None)
                         if players is not None else None)
         self.scorer = (Scorer(players, self.hub.load, self.bus.publish, self.supervisor,
@@ -248,10 +249,25 @@ class App:
         t = self.hub.tournaments.get(tid)
         return t is not None and t.settings.code is None
 
-    async def _line(self, game: str, seed: int) -> list[str] | None:
-        """The solver's winning line from a deal (for the fair-play signals), or None."""
+    async def _line(self, game: str, seed: int) -> tuple[list[str], int] | None:
+        """The solver's winning line from a deal and its nodes (for the fair-play signals),
+        or None."""
         assert self.solver is not None
         return await self.solver.line(game, seed)
+
+    async def _line_from(self, game: str, seed: int, moves: list[str], key: str
+                         ) -> list[str] | None:
+        """The solver's winning line from the position after ``moves`` (a fair-play
+        re-solve: :class:`~solrace.core.fairplay.Tracker`), or None. In the solver's queue of
+        analyses, in one share for all of fair play and within it in turns by result (``key``),
+        so re-solves never hold a hint back by more than one of them, nor an address's
+        analysis by more than fair play's share."""
+        assert self.solver is not None
+        answer = await self.solver.position(game, seed, moves, settings.FAIRPLAY_RESOLVE_NODES,
+                                            settings.FAIRPLAY_RESOLVE_SECONDS,
+                                            client=FAIRPLAY_CLIENT, player=key)
+        line = list(answer.get("line") or ()) if answer.get("verdict") == "won" else []
+        return line or None
 
     def run_on_redis(self, cluster: Cluster) -> None:
         """This process joins several on Redis (see :mod:`solrace.cluster`): the store tells

@@ -4,15 +4,16 @@
 at a lower priority) and feeds it one job at a time, in the order of its
 :class:`~solrace.solver.fair_queue.FairQueue`: hints first, in turns by client address and
 racer; then par; then the positions of post-race analyses (:mod:`solrace.solver.analyst`, one
-position at a time per analysis), in fair shares of the worker's time by address and player,
-with one position at least every :data:`~solrace.settings.ANALYSIS_TURN` + 1 jobs while one
-waits. A hint waits for at most one position's budget. What each job took of the worker's time
-is measured here and charged to its line; :attr:`Solver.served` keeps the last jobs done. Each
-job has a budget (nodes and seconds), so a job's CPU is bounded; the queue is bounded too (a
-hint asked when it is full gets ``unavailable``; a par that does not fit is left unknown; an
-analysis holds one position in it, and analyses are bounded per address by the analyst). A
-worker that dies or overruns its budget by far is killed and started again, and its job
-answered with an error: the server never waits on it for long.
+position at a time per analysis; and the fair-play referee's re-solves, under the client
+``fair-play``: :mod:`solrace.service.fairplay`), in fair shares of the worker's time by address
+and player, with one position at least every :data:`~solrace.settings.ANALYSIS_TURN` + 1 jobs
+while one waits. A hint waits for at most one position's budget. What each job took of the
+worker's time is measured here and charged to its line; :attr:`Solver.served` keeps the last
+jobs done. Each job has a budget (nodes and seconds), so a job's CPU is bounded; the queue is
+bounded too (a hint asked when it is full gets ``unavailable``; a par that does not fit is left
+unknown; an analysis holds one position in it, and analyses are bounded per address by the
+analyst). A worker that dies or overruns its budget by far is killed and started again, and its
+job answered with an error: the server never waits on it for long.
 
 Par (the solver's line length for a deal, "unwinnable" when proved lost) is cached per deal;
 a deal drawn from the catalogue of winnable deals has its par already (see
@@ -228,11 +229,12 @@ class Solver:
             return {"verdict": "unknown"}
         return {k: answer[k] for k in ("verdict", "moves") if k in answer}
 
-    async def line(self, game: str, seed: int) -> list[str] | None:
-        """The solver's winning line from the deal (every card known, the par budget), at
-        par's turn: the fair-play signals of a finished result hold the racer's moves against
-        it (:mod:`solrace.service.fairplay`, which shares it among the deal's results). None
-        when the deal is not won within the budget; its par is remembered either way."""
+    async def line(self, game: str, seed: int) -> tuple[list[str], int] | None:
+        """The solver's winning line from the deal (every card known, the par budget), and the
+        nodes its search took, at par's turn: the fair-play signals of a finished result hold
+        the racer's moves against it (:mod:`solrace.service.fairplay`, which shares it among
+        the deal's results). None when the deal is not won within the budget; its par is
+        remembered either way."""
         job = {"k": "solve", "g": game, "s": str(seed), "a": [], "n": self.par_nodes,
                "t": self.par_seconds}
         future = self._future()
@@ -245,7 +247,7 @@ class Solver:
             return None
         self.remember(game, seed, {"verdict": "won", "moves": len(line)} if verdict == "won"
                       else {"verdict": "lost"})
-        return line if verdict == "won" else None
+        return (line, int(answer.get("nodes") or 0)) if verdict == "won" else None
 
     async def position(self, game: str, seed: int, actions: list[str], nodes: int,
                        seconds: float, client: str = "", player: str = "") -> dict[str, Any]:
