@@ -24,13 +24,11 @@ height per suit. Dominance (see :func:`solrules.solve`):
   x moving back onto y (the two cancel: shorter). Moving cards off y one group at a time is
   never needed: any face-up card moves with everything on it. So the move can be put just
   before a move of kind (a), (b) or (c), in a line as short, and at that moment: y's suit has
-  every card below y home (a), or a card other than x that fits on y is face up (b) and does
-  not lie under y in A (issue 32: until a move touches A it stays there, and its move would
-  lift y with it), or a face-up card of A at or under y fits on t (c). Such a move is tried
-  only then (and, when x lies on its natural place y — a *hop* — also when every card below
-  y of its suit is home or in G, which allows more). Until issue 20 only hops were pruned,
-  with a proof that left out (c): the rule cut the only wins of some positions
-  (``YUKON_HOP_FOLLOWED`` in the tests).
+  every card below y home (a), or a card other than x that fits on y is face up (b), or a
+  face-up card of A at or under y fits on t (c). Such a move is tried only then (and, when x
+  lies on its natural place y — a *hop* — also when every card below y of its suit is home or
+  in G, which allows more). Until issue 20 only hops were pruned, with a proof that left out
+  (c): the rule cut the only wins of some positions (``YUKON_HOP_FOLLOWED`` in the tests).
 - **emptying a column**: moving every card of column A (all face up) onto z only empties A.
   As above, the first later move that touches A or B is either a King going into A (face
   up, and with cards under it: a whole column never moves into a space), or it can be swapped
@@ -291,8 +289,7 @@ class YukonEngine:
                         # pay, now.
                         if up is None:
                             up = self._face_up()
-                        if not (_fits_face_up(below, x, up, col, i)
-                                or _lifts_onto(col, d, i, col[-1])
+                        if not (_fits_face_up(below, x, up) or _lifts_onto(col, d, i, col[-1])
                                 or (hop and all(c in col[i:]
                                                 for c in range(bs * 13 + found[bs], below)))):
                             continue
@@ -331,18 +328,15 @@ def _lifts_onto(col: list[int], d: int, i: int, top: int) -> bool:
     return want >= 0 and any(_CARD_KEY[col[j]] == want for j in range(d, i))
 
 
-def _fits_face_up(y: int, x: int, up: list[bool], col: list[int], i: int) -> bool:
-    """Whether a face-up card other than ``x`` fits on ``y`` (one rank lower, other colour),
-    ``y`` being ``col[i - 1]``, and does not lie under ``y`` in ``col`` (issue 32): such a card
-    cannot go onto ``y`` before a move that touches the column, and its own move would lift
-    ``y`` with it (see the module docstring, kind (b))."""
+def _fits_face_up(y: int, x: int, up: list[bool]) -> bool:
+    """Whether a face-up card other than ``x`` fits on ``y`` (one rank lower, other colour)."""
     want = _PARENT_KEY[y]
     if want < 0:
         return False
     rank, red = want >> 1, want & 1
     for suit in (2, 3) if red else (0, 1):
         c = suit * 13 + rank
-        if c != x and up[c] and c not in col[:i - 1]:
+        if c != x and up[c]:
             return True
     return False
 
