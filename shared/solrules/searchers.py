@@ -141,6 +141,15 @@ class _DepthFirst:
         :meth:`run_marking`; a method of its own for the tests, which check each one)."""
         return any(m == move for m, _ in lost)
 
+    def _back_to_lost(self, engine: Engine, dead: set[bytes]) -> None:
+        """The position this searcher stands at is proved lost (*back to a lost position*, see
+        :meth:`run_marking`): no more moves from it, and into ``dead``; at the root, the
+        search's verdict. ``engine`` stands at that position (the tests read it)."""
+        self.frames_next[-1] = len(self.frames_moves[-1])
+        dead.add(self.frames_key[-1])
+        if len(self.frames_key) == 1:
+            raise _Lost
+
     def run_marking(self, engine: Engine, seen: set[bytes], turn: int,
                     expanded: Callable[[int], None]) -> bool:
         """:meth:`run`, that also adds to ``self.dead`` every position it has proved lost, and
@@ -177,6 +186,13 @@ class _DepthFirst:
         lost, m touching none of s's piles, then m is legal at P (its piles are as at P') and
         m(P) is reached from m(P') by taking s back (s's piles are as at P'), so m(P) is lost:
         the moves known lost below s are known lost at P, for its later moves.
+
+        *Back to a lost position*: when a move that can be taken back leads to a position known
+        lost (in ``dead``, closed here, or a commuting loss), the position it starts from is
+        reached from that lost one by taking the move back: it is lost too. Its other moves are
+        not tried, and it goes into ``dead`` at once, still open here (the engine's order had cut
+        the move back, as one that cannot pay). Its component may then close with it: the
+        argument above holds, since no winning line goes through a lost position.
 
         A loop of its own beside :meth:`run`'s, not a flag in it: the numbers and low links cost
         every node, and only engines that share dead positions (Yukon) pay for them.
@@ -216,8 +232,10 @@ class _DepthFirst:
                     if piles is not None:
                         here = frames_lost[-1]
                         touched = piles(move)
-                        if closed:
+                        if closed or k in dead:
                             here.append((move, touched))
+                            if reversible is not None and reversible(move):
+                                self._back_to_lost(engine, dead)
                         if below and reversible is not None and reversible(move):
                             # The move can be taken back: what is lost after it, by moves
                             # that touch none of its piles, is lost before it (see above).
@@ -229,7 +247,10 @@ class _DepthFirst:
             move = options[i]
             lost_here = frames_lost[-1]
             if lost_here and self.known_lost(engine, move, lost_here):
-                continue  # leads to a position reachable from a lost one (see above)
+                # It leads to a position reachable from a lost one (see above).
+                if reversible is not None and reversible(move):
+                    self._back_to_lost(engine, dead)
+                continue
             path.append(move)
             undo.append(apply(move))
             if won():
@@ -241,10 +262,15 @@ class _DepthFirst:
                     low = -1 if n is None else n  # -1: met by another searcher, unknown
                     if (n is None or n >= 0) and low < frames_low[-1]:
                         frames_low[-1] = low
-                elif piles is not None:
-                    lost_here.append((move, piles(move)))
+                    path.pop()
+                    take_back(undo.pop())
+                    continue
                 path.pop()
                 take_back(undo.pop())
+                if piles is not None:
+                    lost_here.append((move, piles(move)))
+                    if reversible is not None and reversible(move):
+                        self._back_to_lost(engine, dead)
                 continue
             seen.add(k)
             if piles is not None:
