@@ -72,7 +72,7 @@ class _DepthFirst:
             self.open: list[bytes] = [root_key]  # Tarjan's stack
             # Per position on the line: the moves known to lead from it to a lost position,
             # with the piles each touches (see run_marking, *commuting losses*).
-            self.frames_lost: list[list[tuple[int, int]]] = [[]]
+            self.frames_lost: list[dict[int, int]] = [{}]
         # The engine's snapshot where this searcher stands (``start``: the root's), for engines
         # that take snapshots: a turn then begins with one restore, not by replaying the line
         # from the root (a depth-first line can run thousands of moves deep).
@@ -135,11 +135,12 @@ class _DepthFirst:
                 return False
         return True
 
-    def known_lost(self, engine: Engine, move: int, lost: list[tuple[int, int]]) -> bool:
+    def known_lost(self, engine: Engine, move: int, lost: dict[int, int]) -> bool:
         """Whether ``move``, from where this searcher stands, is among ``lost``: the moves
-        known to lead from here to a lost position (*commuting losses*, see
-        :meth:`run_marking`; a method of its own for the tests, which check each one)."""
-        return any(m == move for m, _ in lost)
+        known to lead from here to a lost position, with the piles each touches (*commuting
+        losses*, see :meth:`run_marking`, which asks only when it is; a method of its own for
+        the tests, which check each one)."""
+        return move in lost
 
     def _back_to_lost(self, engine: Engine, dead: set[bytes]) -> None:
         """The position this searcher stands at is proved lost (*back to a lost position*, see
@@ -233,20 +234,20 @@ class _DepthFirst:
                         here = frames_lost[-1]
                         touched = piles(move)
                         if closed or k in dead:
-                            here.append((move, touched))
+                            here[move] = touched
                             if reversible is not None and reversible(move):
                                 self._back_to_lost(engine, dead)
                         if below and reversible is not None and reversible(move):
                             # The move can be taken back: what is lost after it, by moves
                             # that touch none of its piles, is lost before it (see above).
-                            for e in below:
-                                if not e[1] & touched and e not in here:
-                                    here.append(e)
+                            for m, mask in below.items():
+                                if not mask & touched and m not in here:
+                                    here[m] = mask
                 continue
             frames_next[-1] = i + 1
             move = options[i]
             lost_here = frames_lost[-1]
-            if lost_here and self.known_lost(engine, move, lost_here):
+            if move in lost_here and self.known_lost(engine, move, lost_here):
                 # It leads to a position reachable from a lost one (see above).
                 if reversible is not None and reversible(move):
                     self._back_to_lost(engine, dead)
@@ -268,16 +269,17 @@ class _DepthFirst:
                 path.pop()
                 take_back(undo.pop())
                 if piles is not None:
-                    lost_here.append((move, piles(move)))
+                    lost_here[move] = piles(move)
                     if reversible is not None and reversible(move):
                         self._back_to_lost(engine, dead)
                 continue
             seen.add(k)
             if piles is not None:
                 touched = piles(move)
-                frames_lost.append([e for e in lost_here if not e[1] & touched])
+                frames_lost.append({m: mask for m, mask in lost_here.items()
+                                    if not mask & touched})
             else:
-                frames_lost.append([])
+                frames_lost.append({})
             n = len(num)
             num[k] = n
             open_.append(k)

@@ -121,8 +121,7 @@ def _cut_children(g: solrules.Game, nodes: int,
     cut: list[str] = []
     known = _DepthFirst.known_lost
 
-    def depth_first(self: _DepthFirst, engine: Any, move: int,
-                    lost: list[tuple[int, int]]) -> bool:
+    def depth_first(self: _DepthFirst, engine: Any, move: int, lost: dict[int, int]) -> bool:
         if not known(self, engine, move, lost):
             return False
         record = engine.apply(move)
