@@ -70,6 +70,9 @@ class _DepthFirst:
             self.frames_low: list[int] = [0]
             self.num: dict[bytes, int] = {root_key: 0}  # Tarjan's numbers; -1 once closed
             self.open: list[bytes] = [root_key]  # Tarjan's stack
+            # Per position on the line: the moves known to lead from it to a lost position,
+            # with the piles each touches (see run_marking, *commuting losses*).
+            self.frames_lost: list[dict[int, int]] = [{}]
         # The engine's snapshot where this searcher stands (``start``: the root's), for engines
         # that take snapshots: a turn then begins with one restore, not by replaying the line
         # from the root (a depth-first line can run thousands of moves deep).
@@ -132,6 +135,22 @@ class _DepthFirst:
                 return False
         return True
 
+    def known_lost(self, engine: Engine, move: int, lost: dict[int, int]) -> bool:
+        """Whether ``move``, from where this searcher stands, is among ``lost``: the moves
+        known to lead from here to a lost position, with the piles each touches (*commuting
+        losses*, see :meth:`run_marking`, which asks only when it is; a method of its own for
+        the tests, which check each one)."""
+        return move in lost
+
+    def _back_to_lost(self, engine: Engine, dead: set[bytes]) -> None:
+        """The position this searcher stands at is proved lost (*back to a lost position*, see
+        :meth:`run_marking`): no more moves from it, and into ``dead``; at the root, the
+        search's verdict. ``engine`` stands at that position (the tests read it)."""
+        self.frames_next[-1] = len(self.frames_moves[-1])
+        dead.add(self.frames_key[-1])
+        if len(self.frames_key) == 1:
+            raise _Lost
+
     def run_marking(self, engine: Engine, seen: set[bytes], turn: int,
                     expanded: Callable[[int], None]) -> bool:
         """:meth:`run`, that also adds to ``self.dead`` every position it has proved lost, and
@@ -151,9 +170,37 @@ class _DepthFirst:
         open for good (a low link of -1). Positions in ``dead`` are skipped by every searcher,
         and never counted again: when one searcher has exhausted a region, the others need not.
 
+        *Commuting losses* (issue 32), for engines that say which piles a move touches
+        (``piles``: Yukon): a move m from position P to a position proved lost (in ``dead``,
+        or closed here) is not tried again from a position P' below P on the line when no
+        move of the line from P to P' touches a pile m touches. Then m is legal at P' and the
+        line's moves are legal after m (a Yukon move's legality and effect read only its own
+        source and destination: the cards it lifts, the top it lands on or the emptiness of
+        the column, the foundation of the card's suit), so m(P') is reached from m(P) by the
+        same line: a position reachable from a lost one is lost. Such a move is treated as
+        one that leads into ``dead``. In Yukon's *plateaus* (face-up cards rearranged, with
+        every way out — a card turned up, a card home — proved lost at once), each way out
+        is then proved once for the rearrangements that do not touch it, not once for each.
+        Upwards too, for engines that say which moves can be taken back (``reversible``,
+        asked where the move starts: Yukon's move of a card off the card it fits on, a face-up
+        one, which it can go back onto): if P' = s(P) for such a move s and m(P') is known
+        lost, m touching none of s's piles, then m is legal at P (its piles are as at P') and
+        m(P) is reached from m(P') by taking s back (s's piles are as at P'), so m(P) is lost:
+        the moves known lost below s are known lost at P, for its later moves.
+
+        *Back to a lost position*: when a move that can be taken back leads to a position known
+        lost (in ``dead``, closed here, or a commuting loss), the position it starts from is
+        reached from that lost one by taking the move back: it is lost too. Its other moves are
+        not tried, and it goes into ``dead`` at once, still open here (the engine's order had cut
+        the move back, as one that cannot pay). Its component may then close with it: the
+        argument above holds, since no winning line goes through a lost position.
+
         A loop of its own beside :meth:`run`'s, not a flag in it: the numbers and low links cost
         every node, and only engines that share dead positions (Yukon) pay for them.
         """
+        piles: Callable[[int], int] | None = getattr(engine, "piles", None)
+        reversible: Callable[[int], bool] | None = getattr(engine, "reversible", None)
+        frames_lost = self.frames_lost
         apply, take_back, moves_of, key_of = engine.apply, engine.undo, engine.moves, engine.key
         won = engine.won
         path, undo = self.path, self.undo
@@ -169,7 +216,8 @@ class _DepthFirst:
                 frames_next.pop()
                 k = frames_key.pop()
                 low = frames_low.pop()
-                if low == num[k]:
+                closed = low == num[k]  # k's component is closed: k goes into dead
+                if closed:
                     while True:
                         x = open_.pop()
                         num[x] = -1
@@ -178,12 +226,32 @@ class _DepthFirst:
                             break
                 if frames_low and low < frames_low[-1]:
                     frames_low[-1] = low
+                below = frames_lost.pop()
                 if path:
-                    path.pop()
+                    move = path.pop()
                     take_back(undo.pop())
+                    if piles is not None:
+                        here = frames_lost[-1]
+                        touched = piles(move)
+                        if closed or k in dead:
+                            here[move] = touched
+                            if reversible is not None and reversible(move):
+                                self._back_to_lost(engine, dead)
+                        if below and reversible is not None and reversible(move):
+                            # The move can be taken back: what is lost after it, by moves
+                            # that touch none of its piles, is lost before it (see above).
+                            for m, mask in below.items():
+                                if not mask & touched and m not in here:
+                                    here[m] = mask
                 continue
             frames_next[-1] = i + 1
             move = options[i]
+            lost_here = frames_lost[-1]
+            if move in lost_here and self.known_lost(engine, move, lost_here):
+                # It leads to a position reachable from a lost one (see above).
+                if reversible is not None and reversible(move):
+                    self._back_to_lost(engine, dead)
+                continue
             path.append(move)
             undo.append(apply(move))
             if won():
@@ -195,10 +263,23 @@ class _DepthFirst:
                     low = -1 if n is None else n  # -1: met by another searcher, unknown
                     if (n is None or n >= 0) and low < frames_low[-1]:
                         frames_low[-1] = low
+                    path.pop()
+                    take_back(undo.pop())
+                    continue
                 path.pop()
                 take_back(undo.pop())
+                if piles is not None:
+                    lost_here[move] = piles(move)
+                    if reversible is not None and reversible(move):
+                        self._back_to_lost(engine, dead)
                 continue
             seen.add(k)
+            if piles is not None:
+                touched = piles(move)
+                frames_lost.append({m: mask for m, mask in lost_here.items()
+                                    if not mask & touched})
+            else:
+                frames_lost.append({})
             n = len(num)
             num[k] = n
             open_.append(k)
@@ -352,6 +433,13 @@ class _BestFirst:
         self.weight = weight
         # dead: positions the depth-first searchers proved lost, skipped (see run_marking).
         self.dead: set[bytes] = dead if dead is not None else set()
+        self.marks = dead is not None  # adds the positions without moves to the shared set
+        # Commuting losses (see _DepthFirst.run_marking), for engines that share dead positions
+        # and say which piles a move touches: per expanded position (by its number), the moves
+        # known to lead from it to a lost position.
+        self.piles: Callable[[int], int] | None = (
+            getattr(engine, "piles", None) if self.marks else None)
+        self.lost: dict[int, list[int]] = {}
         self.root = engine.snapshot()
         self.parent: list[int] = [-1]  # per position queued: the position it was reached from
         self.via: list[int] = [0]  # and the move
@@ -379,6 +467,24 @@ class _BestFirst:
             heapq.heappush(self.heap, (-score(), child, snap, move))
             undo(record)
 
+    def _known_lost(self, at: int, move: int, piles: Callable[[int], int]) -> bool:
+        """Whether ``move`` from expanded position ``at`` is known to lead to a lost position:
+        it does from ``at`` or from a position on the line to ``at`` whose later moves touch
+        none of its piles (*commuting losses*, see :meth:`_DepthFirst.run_marking`)."""
+        mask = piles(move)
+        lost, parent, via = self.lost, self.parent, self.via
+        line = 0  # the piles touched by the moves from there to ``at``
+        while True:
+            known = lost.get(at)
+            if known is not None and move in known:
+                return True
+            if at == 0:
+                return False
+            line |= piles(via[at])
+            if line & mask:
+                return False
+            at = parent[at]
+
     def enter(self, engine: Any) -> None:
         engine.restore(self.root)
 
@@ -390,16 +496,29 @@ class _BestFirst:
         if self.own is not None:
             seen = self.own
         heap, pop, dead = self.heap, heapq.heappop, self.dead
+        piles, lost, parent = self.piles, self.lost, self.parent
         while heap:
             _, node, snap, move = pop(heap)
+            up = parent[node]
+            if piles is not None and self._known_lost(up, move, piles):
+                continue
             engine.restore(snap)
             engine.apply(move)
             k = engine.key()
             if k in seen or k in dead:
+                if piles is not None and k in dead:
+                    lost.setdefault(up, []).append(move)
                 continue
             seen.add(k)
             expanded(self.depth[node])
-            self._queue(engine, node, engine.snapshot(), engine.moves())
+            moves = engine.moves()
+            if not moves and self.marks:
+                # No move (the engine proved it lost, or nothing is legal) and not won: lost.
+                # The depth-first searchers then count it as lost (commuting losses).
+                dead.add(k)
+                if piles is not None:
+                    lost.setdefault(up, []).append(move)
+            self._queue(engine, node, engine.snapshot(), moves)
             turn -= 1
             if turn <= 0:
                 engine.restore(self.root)

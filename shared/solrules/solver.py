@@ -57,6 +57,9 @@ root, also ``yukon_losses.yukon_twins_blocked``) has no moves. In Yukon the dept
 searchers also record every position they have proved lost (every position reachable from
 it expanded, no win: Tarjan's components, see ``searchers._DepthFirst.run_marking``) in a
 set that every searcher skips: a region one has exhausted, the others do not search again.
+A move known to lead to a lost position is then not tried again where the moves since touched
+none of its piles, nor before a move that can be taken back (*commuting losses*, issue 32:
+``searchers._DepthFirst.run_marking``), in the depth-first searchers and best-first alike.
 The searchers themselves are in :mod:`solrules.searchers`; how the nodes are shared among
 them is :func:`_search`, here.
 

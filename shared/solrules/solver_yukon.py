@@ -120,6 +120,25 @@ class YukonEngine:
     def key(self) -> bytes:
         return b"\xff".join(sorted(self.seg)) + bytes(self.found)
 
+    def piles(self, move: int) -> int:
+        """The piles ``move`` reads or changes, as bits by pile number: its source and its
+        destination (for a card going home, its suit's foundation; see
+        ``solrules.searchers._DepthFirst.run_marking``, *commuting losses*)."""
+        return 1 << (move >> 16) | 1 << (move & 0xFF)
+
+    def reversible(self, move: int) -> bool:
+        """Whether ``move``, from the position as it is, can be taken back by a move: the
+        cards it lifts lie on a face-up card they fit on (one rank higher, other colour), which
+        is then the top of its column, and they go onto a column; nothing turns face up (see
+        ``solrules.searchers._DepthFirst.run_marking``, *commuting losses*)."""
+        a, n, b = move >> 16, (move >> 8) & 0xFF, move & 0xFF
+        if b < self.t0:
+            return False
+        ca = a - self.t0
+        col = self.cols[ca]
+        i = len(col) - n
+        return i > self.down[ca] and _PARENT_KEY[col[i - 1]] == _CARD_KEY[col[i]]
+
     def text(self, move: int) -> str:
         a, n, b = move >> 16, (move >> 8) & 0xFF, move & 0xFF
         ids = self.ids
