@@ -22,6 +22,7 @@ from solrace.tools.race_client import RaceClient, ServerError
 
 from .conftest import T
 from .servers import RedisServer, Solrace
+from .test_fairplay_server import three_moves
 
 
 def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[Any, dict[str, str]]:
@@ -81,9 +82,7 @@ async def test_two_seekers_on_two_processes_race_and_are_rated_once(
         await ann.wait_state(race, T * 2)
         await bob.wait_state(race, T * 2)
         for client in (ann, bob):  # three moves each: committed to the race
-            for _ in range(3):
-                legal = client.states[race]["legal"]
-                await client.move(race, next((m for m in legal if ">f" in m), legal[0]))
+            await three_moves(client, race)
         await ann.resign(race)  # a resign is a loss: Bob wins at once
         over = await ann.next_event("race_over", timeout=T)
         assert over["reason"] == "resigned" and over["standings"][0]["name"] == "Bob"
