@@ -67,6 +67,19 @@ async def racing(race: str, host_token: str, host: RaceClient, url_a: str, url_b
     return ann, bob
 
 
+async def rejoin(url: str, race: str, token: str) -> RaceClient:
+    """A racer whose process died comes back through ``url`` and takes his racer back with his
+    token, asking again while the race has no owner yet."""
+    again = await RaceClient.connect(url)
+    async with asyncio.timeout(T * 3):
+        while True:
+            try:
+                await again.join(race, token=token)
+                return again
+            except (ServerError, TimeoutError):
+                await asyncio.sleep(0.2)
+
+
 async def act(client: RaceClient, race: str, rng: random.Random, retries: int = 200
               ) -> tuple[str, dict[str, Any]]:
     """One move (or an undo when stuck), sent again with the same seq while the service
@@ -199,14 +212,7 @@ async def test_kill_9_of_a_process_loses_no_acknowledged_move(
         acked["bob"].append((await act(bob, race, rng))[0])
     p1.kill()  # the race's owner
     # Ann comes back through the other process and takes her racer back with her token.
-    again = await RaceClient.connect(p2.url)
-    async with asyncio.timeout(T * 3):
-        while True:
-            try:
-                await again.join(race, token=ann.tokens[race])
-                break
-            except (ServerError, TimeoutError):
-                await asyncio.sleep(0.2)
+    again = await rejoin(p2.url, race, ann.tokens[race])
     state = await again.wait_state(race, T * 2)
     assert state["seq"] == len(acked["ann"]), "every acknowledged move is there"
     for _ in range(5):

@@ -17,6 +17,9 @@ process whose inbox is not heard cannot be reached by the commands forwarded to 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
+from typing import Any
+
+from redis.asyncio.cluster import RedisCluster
 
 from solrace.runtime.redis_connect import RedisClient, proc_key
 from solrace.settings import GONE_AFTER
@@ -24,6 +27,16 @@ from solrace.settings import GONE_AFTER
 #: Processes remembered as silent at once; beyond, those silent the longest are forgotten
 #: (a dead process is looked at only while something of it is left).
 MAX_SILENT = 256
+
+
+def _pairs(reply: Any) -> list[tuple[Any, Any]]:
+    """``PUBSUB SHARDNUMSUB``'s answer as (channel, count) pairs, parsed by the client or not
+    (a flat list, or a node's answer in a dict)."""
+    if isinstance(reply, dict):
+        reply = [x for part in reply.values() for x in _pairs(part)]
+    if reply and not isinstance(reply[0], (list, tuple)):
+        reply = list(zip(reply[::2], reply[1::2], strict=True))
+    return [(c, n) for c, n in reply]
 
 
 class Deaths:
@@ -40,7 +53,17 @@ class Deaths:
         if not pids:
             return set()
         channels = {proc_key(pid, "in"): pid for pid in pids}
-        counts = await self.client.pubsub_shardnumsub(*channels)
+        counts: list[Any] = []
+        if isinstance(self.client, RedisCluster):
+            # Each channel's count from the node that serves its slot (redis-py sends the
+            # command to one default node, which knows only its own slots' subscribers).
+            for channel in channels:
+                node = self.client.get_node_from_key(channel)
+                reply = await self.client.execute_command("PUBSUB SHARDNUMSUB", channel,
+                                                          target_nodes=node)
+                counts += _pairs(reply)
+        else:
+            counts = _pairs(await self.client.pubsub_shardnumsub(*channels))
         quiet: set[str] = set()
         for channel, listening in counts:
             name = channel.decode() if isinstance(channel, bytes) else str(channel)
