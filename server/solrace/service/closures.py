@@ -51,13 +51,7 @@ class Closures:
     def close_here(self, pid: str) -> int:
         """An account was closed by a moderator on this process: out of the tables held here
         at once (the others' sweeps find it). How many units changed."""
-        n = 0
-        for unit in list(self.units()):
-            out = unit.close_account(pid, self.clock())
-            if out.log:
-                self.record(unit, out)
-                n += 1
-        return n
+        return sum(self._close(unit, pid) for unit in list(self.units()))
 
     async def sweep(self) -> int:
         """Look for closed entrants in every unit held here; how many units changed."""
@@ -66,12 +60,16 @@ class Closures:
             pids = open_players(unit)
             if not pids or not self.healthy():
                 continue
-            for pid in sorted(await self.closed(pids)):
-                out = unit.close_account(pid, self.clock())
-                if out.log:
-                    self.record(unit, out)
-                    n += 1
+            n += sum(self._close(unit, pid) for pid in sorted(await self.closed(pids)))
         return n
+
+    def _close(self, unit: Unit, pid: str) -> bool:
+        """``pid``'s account out of ``unit``'s table, written and sent; False when the unit
+        had nothing to change (not an entrant, or closed there already)."""
+        out = unit.close_account(pid, self.clock())
+        if out.log:
+            self.record(unit, out)
+        return bool(out.log)
 
     async def run(self) -> None:
         """Sweep every CLOSED_SWEEP_S seconds (a task of the process's supervisor)."""
