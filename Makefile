@@ -9,10 +9,10 @@ PORT ?= 8080
 
 .PHONY: run test check test-all test-under-load lint typecheck pytest bench system clean
 
-# Four workers on two cores: most tests wait on sockets, browsers and child processes. Tests
+# Five workers on two cores: most tests wait on sockets, browsers and child processes. Tests
 # are handed out one at a time, the browser tests first, longest first (tests/conftest.py); the
 # slowest 15 are listed.
-PYTEST_ARGS ?= -n 4 --dist loadgroup --no-loadscope-reorder --durations=15
+PYTEST_ARGS ?= -n 5 --dist loadgroup --no-loadscope-reorder --durations=15
 
 # Debian splits venv out of Python: install python3-venv when creating the venv fails.
 $(BIN)/python:
