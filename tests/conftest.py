@@ -30,7 +30,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
 #: ranks all its tests), from the suite's durations (docs/performance.md, "Test suite"): they
 #: are handed out first, so that none starts last, after the other workers are done.
 #:
-#: How ``make test`` shares the tests out (``-n 4 --dist loadgroup``): one test at a time, in
+#: How ``make test`` shares the tests out (``-n 5 --dist loadgroup``): one test at a time, in
 #: the order set below, to whichever worker has fewer than three waiting. No test carries an
 #: ``xdist_group`` mark, so every test is its own unit. (Earlier sessions marked whole files
 #: as groups, but with pytest 9 the marks never reached pytest-xdist 3.8: it renames
