@@ -213,7 +213,7 @@ async def test_a_second_look_at_the_daily_deal_from_one_network_is_flagged(
     theirs = str(paired["race"])
     await second.join(theirs, token=paired["token"])
     await second.wait_state(theirs, T * 2)
-    await machine_speed(second, theirs)
+    await machine_speed(second, theirs, finish=True)
     await ratings_of(second, theirs)
     page, _ = await asyncio.to_thread(fetch, b.http + "/api/daily/scotch",
                                       {"Cookie": f"sr_player={key}",
