@@ -34,7 +34,7 @@ from solrace.core.tournament import TLogEntry
 from solrace.core.units import Unit
 from solrace.runtime.redis_connect import TO_SCORE, UNITS, RedisClient, key, pool_key, unit_of
 from solrace.runtime.supervisor import Supervisor
-from solrace.settings import FINISHED_TTL_DAYS, LEASE_MS
+from solrace.settings import FINISHED_TTL_DAYS, LEASE_MS, REDIS_TIMEOUT
 from solrace.store.base import Callback, Failure, OnFailure, committed, failed
 from solrace.store.records import (
     race_from_record,
@@ -46,6 +46,7 @@ from solrace.store.records import (
 from solrace.store.redis_moderation import RedisModeration
 from solrace.store.redis_players import RedisPlayers
 from solrace.store.redis_scripts import ACQUIRE, COMMIT, RELEASE
+from solrace.store.redis_wire import CommitLink
 
 log = logging.getLogger(__name__)
 
@@ -145,6 +146,11 @@ class RedisStore:
         #: The client commits go through: one that never sends a command again by itself
         #: (see :func:`solrace.runtime.redis_connect.connect`).
         self.writer = writer if writer is not None else client
+        #: Where commits go on a single Redis server: a link of their own that writes RESP
+        #: directly (solrace.store.redis_wire); None on a Redis Cluster or over TLS, where
+        #: they go through ``writer``.
+        self.link = (None if isinstance(self.writer, RedisCluster)
+                     else CommitLink.of(self.writer, REDIS_TIMEOUT))
         self.pid = pid
         #: Each log's length once everything queued so far is written (log key -> entries),
         #: for the commit script's check; forgotten when a write fails (a rebuild reads it).
@@ -407,19 +413,24 @@ class RedisStore:
             if batch.to_score:
                 calls.append(self.writer.sadd(TO_SCORE, *batch.to_score))
             return list(await asyncio.gather(*calls, return_exceptions=True))
+        commands: list[list[Any]] = []
+        for unit, ops in units:
+            epoch = "" if ops.claim else str(self.epochs.get(unit, ""))
+            args = ops.args()  # first: it names the keys it uses
+            keys = [key(unit, "lease"), key(unit, "epoch"), *ops.keys]
+            commands.append(["EVALSHA", self._sha["commit"], len(keys), *keys, self.pid, epoch,
+                             LEASE_MS, *args])
+        for unit in batch.created:
+            commands.append(["SADD", UNITS, unit])
+        for unit in batch.finished:
+            commands.append(["SREM", UNITS, unit])
+        if batch.to_score:
+            commands.append(["SADD", TO_SCORE, *batch.to_score])
+        if self.link is not None:
+            return await self.link.call(commands)
         async with self.writer.pipeline(transaction=False) as pipe:
-            for unit, ops in units:
-                epoch = "" if ops.claim else str(self.epochs.get(unit, ""))
-                args = ops.args()
-                keys = [key(unit, "lease"), key(unit, "epoch"), *ops.keys]
-                pipe.evalsha(self._sha["commit"], len(keys), *keys, self.pid, epoch, LEASE_MS,
-                             *args)
-            for unit in batch.created:
-                pipe.sadd(UNITS, unit)
-            for unit in batch.finished:
-                pipe.srem(UNITS, unit)
-            if batch.to_score:
-                pipe.sadd(TO_SCORE, *batch.to_score)
+            for command in commands:
+                pipe.execute_command(*command)
             return list(await pipe.execute(raise_on_error=False))
 
     async def _write(self, batch: _Batch) -> BaseException | None:
@@ -536,4 +547,5 @@ class RedisStore:
         return []  # shared by several processes: taken on demand (solrace.cluster)
 
     def close(self) -> None:
-        pass
+        if self.link is not None:
+            self.link.close()
