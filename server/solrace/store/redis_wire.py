@@ -1,13 +1,13 @@
 """The store's commit link: one Redis connection of its own, RESP written and read directly.
 
 Every move is a commit, and at a person's pace each commit is its own round trip. Through
-redis-py's pipeline a one-script commit cost 64 µs of CPU and 77 µs of round trip here; written
-as ready RESP bytes on a connection of its own and read with hiredis, 32 µs and 46 µs through
-redis-py's connection object, and less again without it (docs/performance.md, "Crowds and
-across processes"). The commits are the only commands of this link, one batch at a time (the
-store keeps at most one in flight), so it needs no pool, no lock and no retry: a command that
-timed out may still run once Redis answers (the store makes its commits idempotent and decides
-itself what to do after a failure, as it did with a client of ``retries=0``).
+redis-py's pipeline a one-script commit cost 67 µs of CPU and 79 µs of round trip here;
+written as ready RESP bytes on a connection of its own and read with hiredis, 24 µs and 35 µs
+(docs/performance.md, "Crowds and across processes"). The commits are the only commands of
+this link, one batch at a time (the store keeps at most one in flight), so it needs no pool, no
+lock and no retry: a command that timed out may still run once Redis answers (the store makes
+its commits idempotent and decides itself what to do after a failure, as it did with a client
+of ``retries=0``).
 
 A failure of the link (refused, reset, timed out, cancelled half-way) closes it and raises
 redis-py's ``ConnectionError`` or ``TimeoutError`` (both ``RedisError``); the next call opens a
