@@ -12,8 +12,10 @@ as compose.yaml ships it) and measures three things, each against a baseline in 
    the other process receiving its ``progress`` event, p50/p99, with the racers paced at
    ``--paced`` moves per second in all (at saturation latency is only the closed loop's cycle;
    it is printed too), and the racer's own round trip beside it; baseline: a bare redis-py
-   ``publish`` from this process to a subscriber process that relays each message to this
-   process over one WebSocket (``--relay``), at the same rate. For scale, the same paced
+   ``publish`` from this process to a subscriber process on uvloop that relays each message
+   over WebSocket to the same number of spectators of its race in this process as solrace's
+   path has, of which the first decodes it (``--relay``; ``--relay-spectators``), at the
+   same rate. For scale, the same paced
    racers and spectators all on one embedded process (no Redis) are measured too.
 2. **One process on Redis against the embedded default**: the same bots against ``solrace
    serve --redis`` and against ``solrace serve`` (SQLite), alternating phases as
@@ -91,16 +93,18 @@ def solrace(db: str, *extra: str, tree: Path | None = None) -> tuple[subprocess.
 
 # ------------------------------------------------------------------------ relay baseline
 async def relay(redis_url: str) -> None:
-    """A subscriber that relays every message of channel ``bench`` to its WebSocket
-    clients: the bare cost of "publish, receive, one WebSocket hop"."""
-    clients: set[ServerConnection] = set()
+    """A subscriber that relays every message of channel ``bench`` to its WebSocket clients
+    of the message's ``race`` (a client names its race in its path, ``/race``): the bare cost
+    of "publish, receive, one WebSocket hop" to as many spectators as solrace's path has."""
+    clients: dict[str, set[ServerConnection]] = {}
 
     async def handler(ws: ServerConnection) -> None:
-        clients.add(ws)
+        race = ws.request.path.strip("/") if ws.request is not None else ""
+        clients.setdefault(race, set()).add(ws)
         try:
             await ws.wait_closed()
         finally:
-            clients.discard(ws)
+            clients[race].discard(ws)
 
     r = aioredis.Redis.from_url(redis_url)
     pubsub = r.pubsub()
@@ -111,35 +115,43 @@ async def relay(redis_url: str) -> None:
         while True:
             msg = await pubsub.get_message(timeout=None, ignore_subscribe_messages=True)
             if msg is not None:
-                for ws in list(clients):
+                race = orjson.loads(msg["data"])["race"]
+                for ws in list(clients.get(race, ())):
                     with contextlib.suppress(Exception):
                         await ws.send(msg["data"], text=True)
 
 
-async def relay_latency(redis_url: str, addr: str, seconds: float, rate: float
-                        ) -> list[float]:
-    """Publish paced messages carrying their send time; the relay sends them back over a
-    WebSocket: latencies in seconds."""
+async def relay_latency(redis_url: str, addr: str, seconds: float, rate: float,
+                        races: int = 1, spectators: int = 1) -> list[float]:
+    """Publish paced messages carrying their send time, to ``races`` races in turn; the relay
+    sends each to the ``spectators`` clients of its race, of which the first decodes it, as
+    solrace's spectators in :class:`Across` do: latencies in seconds."""
     r = aioredis.Redis.from_url(redis_url)
-    ws = await connect(f"ws://{addr}/", compression=None)
+    socks = [(await connect(f"ws://{addr}/race{i}", compression=None), s == 0)
+             for i in range(races) for s in range(spectators)]
     lat: list[float] = []
     stop = time.perf_counter() + seconds
 
-    async def receive() -> None:
+    async def receive(ws: ClientConnection, decode: bool) -> None:
         with contextlib.suppress(Exception):
             async for frame in ws:
-                sent = orjson.loads(frame)["t"]
-                lat.append(time.perf_counter() - sent)
+                if decode:
+                    sent = orjson.loads(frame)["t"]
+                    lat.append(time.perf_counter() - sent)
 
-    reader = asyncio.create_task(receive())
+    readers = [asyncio.create_task(receive(ws, d)) for ws, d in socks]
     gap = 1.0 / rate
+    n = 0
     while time.perf_counter() < stop:
         await r.publish("bench", orjson.dumps({"type": "progress", "t": time.perf_counter(),
-                                               "race": "abcdefgh", "v": 1}))
+                                               "race": f"race{n % races}", "v": 1}))
+        n += 1
         await asyncio.sleep(gap)
     await asyncio.sleep(0.2)
-    reader.cancel()
-    await ws.close()
+    for reader in readers:
+        reader.cancel()
+    for ws, _ in socks:
+        await ws.close()
     await r.aclose()
     return lat
 
@@ -361,7 +373,9 @@ async def main(args: argparse.Namespace) -> None:
                 # same rate.
                 lat, _ = await across.run(args.seconds, pace=args.paced)
                 rtt_all += across.rtts
-                base = await relay_latency(url, rel_addr, args.seconds, rate=args.paced)
+                base = await relay_latency(url, rel_addr, args.seconds, rate=args.paced,
+                                           races=args.races,
+                                           spectators=args.relay_spectators or args.spectators)
                 sat_all += sat
                 lat_all += lat
                 base_all += base
@@ -382,7 +396,9 @@ async def main(args: argparse.Namespace) -> None:
                   f"{pct(lat_all, .5) * 1000:.2f} ms, p99 {pct(lat_all, .99) * 1000:.2f} ms")
             print(f"   the racer's own round trip (move -> state from A), paced: p50 "
                   f"{pct(rtt_all, .5) * 1000:.2f} ms, p99 {pct(rtt_all, .99) * 1000:.2f} ms")
-            print(f"   baseline publish -> receive -> one WebSocket hop at {args.paced:,.0f}/s: "
+            print(f"   baseline publish -> receive -> one WebSocket hop to "
+                  f"{args.relay_spectators or args.spectators} "
+                  f"spectators a race at {args.paced:,.0f}/s: "
                   f"p50 "
                   f"{pct(base_all, .5) * 1000:.2f} ms, p99 {pct(base_all, .99) * 1000:.2f} ms")
             print(f"   ratio p50 (median of rounds): {statistics.median(ratios):.2f}x (goal <= 2x)"
@@ -472,10 +488,15 @@ if __name__ == "__main__":
                    help="also race this tree against another source tree across processes")
     p.add_argument("--across-only", action="store_true",
                    help="measure only across processes (1.), not the embedded comparison (2.)")
+    p.add_argument("--relay-spectators", type=int, default=0,
+                   help="the baseline's clients per race (default: --spectators, as solrace's "
+                        "path; 1 with --races 1 is the bare single hop measured until issue 31)")
     p.add_argument("--relay", default="", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.relay:
+        # The bare subscriber runs on uvloop, as solrace does by default.
+        import uvloop
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(relay(args.relay))
+            uvloop.run(relay(args.relay))
     else:
         asyncio.run(main(args))
