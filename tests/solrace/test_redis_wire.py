@@ -120,3 +120,25 @@ async def test_speaks_to_the_server_of_the_store_client(redis: Any) -> None:
     finally:
         link.close()
         await client.aclose()
+
+
+async def test_garbage_from_the_server_is_a_failed_link() -> None:
+    """What is not RESP fails the link with redis-py's ConnectionError (the store catches
+    RedisError), never another exception that would leave a commit unanswered."""
+
+    async def babble(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+        await r.read(100)
+        w.write(b"?this is not RESP\r\n")
+        await w.drain()
+
+    server = await asyncio.start_server(babble, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    link = CommitLink(port=port)
+    try:
+        with pytest.raises(RedisConnectionError):
+            await link.call([["PING"]])
+        assert link._writer is None
+    finally:
+        link.close()
+        server.close()
+        await server.wait_closed()

@@ -102,7 +102,7 @@ class CommitLink:
         except TimeoutError as exc:
             self.close()
             raise RedisTimeoutError(f"Redis did not answer within {self.timeout} s") from exc
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, hiredis.ProtocolError) as exc:
             self.close()
             raise RedisConnectionError(f"Redis link failed: {exc!r}") from exc
         except BaseException:
