@@ -36,6 +36,14 @@ PARENTS = tuple(
     ((2 if SUIT_OF[c] < 2 else 0) * 13 + RANK_OF[c] + 1,
      (3 if SUIT_OF[c] < 2 else 1) * 13 + RANK_OF[c] + 1)
     if RANK_OF[c] < KING else (-1, -1) for c in range(52))
+#: No card, in :func:`_waiting`'s tables (it counts as home and gone).
+_NONE = 52
+#: Each card's places (PARENTS without the -1 of a King).
+_PLACES = tuple(tuple(p for p in PARENTS[c] if p >= 0) for c in range(52))
+#: The card below each card in its suit; _NONE for an Ace.
+_BELOW = tuple(c - 1 if RANK_OF[c] else _NONE for c in range(52))
+#: The cards by rank, then suit: the order of _waiting's rounds.
+_BY_RANK = tuple(s * 13 + r for r in range(13) for s in range(4))
 
 
 def yukon_deadlocked(cols: list[list[int]], found: list[int]) -> bool:
@@ -163,30 +171,41 @@ def yukon_blocked(cols: list[list[int]], down: list[int], found: list[int]) -> b
 def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: int,
              second: int) -> bool:
     """:func:`yukon_blocked`'s rules; with twins ``first`` and ``second`` (else -1), also the
-    requirement of :func:`yukon_twins_blocked`'s case where ``first`` lies on a place first."""
-    above = [-1] * 52  # the card lying directly on each card
-    home = [False] * 52
+    requirement of :func:`yukon_twins_blocked`'s case where ``first`` lies on a place first.
+
+    The rules are monotone (an event reached never makes another unreachable), so the events
+    reached do not depend on the order the cards are looked at in: any order that goes on
+    until nothing new is reached gives the same verdict.
+    """
+    # _NONE stands for "no card" and counts as home and gone, which saves a test per look.
+    above = [_NONE] * 53  # the card lying directly on each card
+    home = [False] * 53
     for s in range(4):
-        for r in range(found[s]):
-            home[s * 13 + r] = True
+        f = found[s]
+        if f:
+            home[s * 13:s * 13 + f] = [True] * f
+    home[_NONE] = True
     hidden = [False] * 52
     bottom = [False] * 52
     where = [-1] * 52  # column of each card left
     height = [0] * 52  # and its place there (0: the bottom)
     empty = False  # E happened
+    bottoms: list[int] = []
     for ca, col in enumerate(cols):
         if not col:
             empty = True
             continue
         bottom[col[0]] = True
-        for i in range(1, len(col)):
-            above[col[i - 1]] = col[i]
+        bottoms.append(col[0])
+        under = _NONE
         for i, c in enumerate(col):
+            above[under] = c
+            under = c
             where[c] = ca
             height[c] = i
         for i in range(down[ca]):
             hidden[col[i]] = True
-    bottoms = [c for c in range(52) if bottom[c]]
+    above[_NONE] = _NONE
     # Twins (see the docstring): a face-down card whose twin lies over it, with only face-down
     # cards between, over a lower card of the twin's suit that is not home, needs both places.
     both = [False] * 52
@@ -201,12 +220,15 @@ def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: in
             if any(SUIT_OF[d] == s and found[s] <= RANK_OF[d] < r for d in col[:j]):
                 both[c] = True
     # Cards whose M the rules for a place in the same column ask for (between a card and its
-    # place): only those are looked at again once their H is reached.
+    # place): only those are looked at again once their H is reached. ``near``: cards with a
+    # place in their own column (the only ones for which the loop reads where and height).
     needm = [False] * 52
+    near = [False] * 52
     for ca, col in enumerate(cols):
         for i, c in enumerate(col):
-            for p in PARENTS[c]:
-                if p >= 0 and where[p] == ca:
+            for p in _PLACES[c]:
+                if where[p] == ca:
+                    near[c] = True
                     hp = height[p]
                     for b in (col[i + 1:hp + 1] if hp > i else col[hp + 1:i]):
                         needm[b] = True
@@ -215,7 +237,7 @@ def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: in
     h = list(home)  # H reached (home already: before the position)
     gone = list(home)  # L reached
     moved = [False] * 52  # M reached
-    pending = [s * 13 + r for r in range(13) for s in range(4) if r >= found[s]]
+    pending = [c for c in _BY_RANK if not home[c]]
     missing = len(pending)  # cards whose H is not reached yet
     while missing:
         progress = False
@@ -227,49 +249,53 @@ def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: in
         rest: list[int] = []
         for c in pending:
             w = above[c]
-            if not h[c] and (h[c - 1] or RANK_OF[c] == found[SUIT_OF[c]]) and (
-                    w < 0 or gone[w]):
-                h[c] = gone[c] = progress = True
+            hc = h[c]
+            if not hc and h[_BELOW[c]] and gone[w]:
+                h[c] = gone[c] = progress = hc = True
                 missing -= 1
-            if not moved[c] and (w < 0 or not hidden[c] or gone[w]):
-                if RANK_OF[c] == KING:
-                    can = empty and not bottom[c]
-                else:
-                    ok = 0
-                    for p in PARENTS[c]:
-                        if home[p]:
-                            continue
-                        q = above[p]
-                        if q == c or (q >= 0 and not gone[q]):
-                            continue
-                        if where[p] == where[c]:
-                            col = cols[where[c]]
-                            if height[p] > height[c]:
-                                # p lies over c: p or a card between them must move onto a
-                                # column first.
-                                if not any(moved[b]
-                                           for b in col[height[c] + 1:height[p] + 1]):
-                                    continue
-                            elif not any(moved[b] for b in col[height[p] + 1:height[c]]):
-                                # p lies under c: a card between them must move onto a
-                                # column first (with c on it).
+            if moved[c] or not (gone[w] or not hidden[c]):
+                if not hc or (needm[c] and not moved[c]):
+                    rest.append(c)
+                continue
+            if RANK_OF[c] == KING:
+                can = empty and not bottom[c]
+            else:
+                ok = 0
+                two = both[c]
+                for p in _PLACES[c]:
+                    if home[p]:
+                        continue
+                    q = above[p]
+                    if q == c or not gone[q]:
+                        continue
+                    if near[c] and where[p] == where[c]:
+                        col = cols[where[c]]
+                        if height[p] > height[c]:
+                            # p lies over c: p or a card between them must move onto a
+                            # column first.
+                            if not any(moved[b] for b in col[height[c] + 1:height[p] + 1]):
                                 continue
-                        ok += 1
-                        if not both[c]:
-                            break
-                    can = ok == 2 or (ok == 1 and not both[c])
-                    if can and c == second and not h[first]:
-                        # Twins, the first on a place (yukon_twins_blocked): the second goes
-                        # onto a place that qualifies while the first holds the other.
-                        p1, p2 = PARENTS[c]
-                        can = ((_qualifies(c, p1, cols, above, home, gone, moved, where, height)
-                                and _holds(p2, first, above, home, gone))
-                               or (_qualifies(c, p2, cols, above, home, gone, moved, where,
-                                              height)
-                                   and _holds(p1, first, above, home, gone)))
-                if can:
-                    moved[c] = gone[c] = progress = True
-            if not h[c] or (needm[c] and not moved[c]):
+                        elif not any(moved[b] for b in col[height[p] + 1:height[c]]):
+                            # p lies under c: a card between them must move onto a column
+                            # first (with c on it).
+                            continue
+                    ok += 1
+                    if not two:
+                        break
+                can = ok == 2 or (ok == 1 and not two)
+                if can and c == second and not h[first]:
+                    # Twins, the first on a place (yukon_twins_blocked): the second goes onto
+                    # a place that qualifies while the first holds the other.
+                    p1, p2 = PARENTS[c]
+                    can = ((_qualifies(c, p1, cols, above, home, gone, moved, where, height)
+                            and _holds(p2, first, above, home, gone))
+                           or (_qualifies(c, p2, cols, above, home, gone, moved, where, height)
+                               and _holds(p1, first, above, home, gone)))
+            if can:
+                moved[c] = gone[c] = progress = True
+                if not hc:
+                    rest.append(c)
+            elif not hc or needm[c]:
                 rest.append(c)
         if not progress:
             return True
@@ -284,7 +310,7 @@ def _qualifies(c: int, p: int, cols: list[list[int]], above: list[int], home: li
     if home[p]:
         return False
     q = above[p]
-    if q == c or (q >= 0 and not gone[q]):
+    if q == c or not gone[q]:
         return False
     if where[p] == where[c]:
         col = cols[where[c]]
@@ -302,7 +328,7 @@ def _holds(p: int, card: int, above: list[int], home: list[bool], gone: list[boo
     if home[p]:
         return False
     q = above[p]
-    return q < 0 or q == card or gone[q]
+    return q == card or gone[q]  # gone[_NONE]: no card on p
 
 
 def yukon_twins_blocked(cols: list[list[int]], down: list[int], found: list[int]) -> bool:
