@@ -55,14 +55,17 @@ face-up card, which G is not (y is face up under it); no card turns up, no colum
 no bottom changes. So the same events are reached, and the verdict is the same. A search's
 positions are reached by the moves of expanded positions, so the flag ``unblocked`` (set where
 ``yukon_blocked`` said no, kept by such moves, restored by ``undo`` and ``restore``) is
-exact; a third of the positions of the hard deals' searches are reached this way.
+exact; a third of the positions of the hard deals' searches are reached this way. The other
+positions ask ``yukon_blocked`` through :class:`~solrules.yukon_traps.Traps`, which gives its
+verdict from the reasons it gave last when one of them holds (``solrules.yukon_traps``).
 """
 
 from __future__ import annotations
 
 from .cards import RANK_OF, RED_OF, SUIT_OF
 from .core import Game
-from .yukon_losses import KING, PARENTS, yukon_blocked, yukon_twins_blocked
+from .yukon_losses import KING, PARENTS, yukon_twins_blocked
+from .yukon_traps import Traps
 
 #: For each suit, the two suits of the other colour.
 _OTHER = ((2, 3), (2, 3), (0, 1), (0, 1))
@@ -133,6 +136,8 @@ class YukonEngine:
         # Whether yukon_blocked is known to say no here without asking it: it said no in the
         # position before, and the move since is one that can be taken back (see moves).
         self.unblocked = False
+        # yukon_blocked, by the reasons it gave last (solrules.yukon_traps).
+        self.traps = Traps()
 
     def won(self) -> bool:
         return self.home == self.total
@@ -261,7 +266,7 @@ class YukonEngine:
         :func:`yukon_twins_blocked`)."""
         cols, down, found, t0 = self.cols, self.down, self.found, self.t0
         if not self.unblocked:
-            if yukon_blocked(cols, down, found):
+            if self.traps.blocked(cols, down, found):  # yukon_blocked's verdict
                 return []
             self.unblocked = True
         if self.twins_pending:

@@ -21,10 +21,18 @@ places* (:func:`yukon_twins_blocked`, at the root only): a card lies on one of i
 from its first move onto a column until it goes home, so whichever of two twins does so first,
 the other then needs the other place.
 
+Issue 32 makes the rule cheaper, not stronger: :mod:`solrules.yukon_traps` keeps the reason it
+gave for a loss (a set of events closed in that position) to prove the next positions lost
+for the same reason without it, and ``_waiting`` starts its rounds in the order the events
+were reached in the last position it did not prove lost (``order``; the rules are monotone,
+so the order changes the cost, never the verdict).
+
 Each argument is in its function's docstring.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from .cards import RANK_OF, SUIT_OF
 
@@ -168,10 +176,26 @@ def yukon_blocked(cols: list[list[int]], down: list[int], found: list[int]) -> b
     return _waiting(cols, down, found, -1, -1)
 
 
+class Reached(NamedTuple):
+    """What :func:`_waiting` reached when it proved a position lost (for
+    :mod:`solrules.yukon_traps`): per card, H, L and M reached, and the position's tables."""
+
+    h: list[bool]
+    gone: list[bool]
+    moved: list[bool]
+    above: list[int]  # the card lying on each card; _NONE for none
+    hidden: list[bool]
+    bottom: list[bool]
+    bottoms: list[int]
+    empty: bool  # E reached
+
+
 def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: int,
-             second: int) -> bool:
+             second: int, keep: list[Reached] | None = None,
+             order: list[int] | None = None) -> bool:
     """:func:`yukon_blocked`'s rules; with twins ``first`` and ``second`` (else -1), also the
     requirement of :func:`yukon_twins_blocked`'s case where ``first`` lies on a place first.
+    When the position is proved lost and ``keep`` is a list, what was reached is added to it.
 
     The rules are monotone (an event reached never makes another unreachable), so the events
     reached do not depend on the order the cards are looked at in: any order that goes on
@@ -237,8 +261,12 @@ def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: in
     h = list(home)  # H reached (home already: before the position)
     gone = list(home)  # L reached
     moved = [False] * 52  # M reached
-    pending = [c for c in _BY_RANK if not home[c]]
-    missing = len(pending)  # cards whose H is not reached yet
+    missing = sum(1 for c in range(52) if not home[c])  # cards whose H is not reached yet
+    # ``order``: a first round in the order the events were reached in another position (a
+    # card twice when its M and its H came apart); in a similar one, most are reached at once.
+    pending = [c for c in (order or _BY_RANK) if not home[c]]
+    log: list[int] = []
+    first_round = bool(order)
     while missing:
         progress = False
         if not empty:
@@ -253,6 +281,9 @@ def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: in
             if not hc and h[_BELOW[c]] and gone[w]:
                 h[c] = gone[c] = progress = hc = True
                 missing -= 1
+                log.append(c)
+                if bottom[c]:
+                    empty = True
             if moved[c] or not (gone[w] or not hidden[c]):
                 if not hc or (needm[c] and not moved[c]):
                     rest.append(c)
@@ -293,13 +324,25 @@ def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: in
                                and _holds(p1, first, above, home, gone)))
             if can:
                 moved[c] = gone[c] = progress = True
+                log.append(c)
+                if bottom[c]:
+                    empty = True
                 if not hc:
                     rest.append(c)
             elif not hc or needm[c]:
                 rest.append(c)
+        if first_round:
+            # It may have left out cards: the rounds go on over every card left.
+            first_round = False
+            pending = [c for c in _BY_RANK if not h[c] or (needm[c] and not moved[c])]
+            continue
         if not progress:
+            if keep is not None:
+                keep.append(Reached(h, gone, moved, above, hidden, bottom, bottoms, empty))
             return True
         pending = rest
+    if order is not None:
+        order[:] = log
     return False
 
 
