@@ -32,6 +32,7 @@ Each argument is in its function's docstring.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import NamedTuple
 
 from .cards import RANK_OF, SUIT_OF
@@ -190,30 +191,25 @@ class Reached(NamedTuple):
     empty: bool  # E reached
 
 
-def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: int,
-             second: int, keep: list[Reached] | None = None,
-             order: list[int] | None = None) -> bool:
-    """:func:`yukon_blocked`'s rules; with twins ``first`` and ``second`` (else -1), also the
-    requirement of :func:`yukon_twins_blocked`'s case where ``first`` lies on a place first.
-    When the position is proved lost and ``keep`` is a list, what was reached is added to it.
+class Tables(NamedTuple):
+    """A position's tables, for :func:`_waiting` and :mod:`solrules.yukon_traps`."""
 
-    The rules are monotone (an event reached never makes another unreachable), so the events
-    reached do not depend on the order the cards are looked at in: any order that goes on
-    until nothing new is reached gives the same verdict.
-    """
-    # _NONE stands for "no card" and counts as home and gone, which saves a test per look.
-    above = [_NONE] * 53  # the card lying directly on each card
-    home = [False] * 53
-    for s in range(4):
-        f = found[s]
-        if f:
-            home[s * 13:s * 13 + f] = [True] * f
-    home[_NONE] = True
-    hidden = [False] * 52
-    bottom = [False] * 52
-    where = [-1] * 52  # column of each card left
-    height = [0] * 52  # and its place there (0: the bottom)
-    empty = False  # E happened
+    above: list[int]  # the card lying directly on each card; _NONE for none (and on _NONE)
+    hidden: list[bool]  # face down
+    bottom: list[bool]  # a column's bottom card
+    where: list[int]  # column of each card left
+    height: list[int]  # and its place there (0: the bottom)
+    bottoms: list[int]
+    empty: bool  # a column is empty
+
+
+def _tables(cols: list[list[int]], down: list[int]) -> Tables:
+    above = [_NONE] * 53
+    hidden = [False] * 53
+    bottom = [False] * 53
+    where = [-1] * 53
+    height = [0] * 53
+    empty = False
     bottoms: list[int] = []
     for ca, col in enumerate(cols):
         if not col:
@@ -221,15 +217,36 @@ def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: in
             continue
         bottom[col[0]] = True
         bottoms.append(col[0])
-        under = _NONE
+        for x, y in pairwise(col):
+            above[x] = y
         for i, c in enumerate(col):
-            above[under] = c
-            under = c
             where[c] = ca
             height[c] = i
-        for i in range(down[ca]):
-            hidden[col[i]] = True
-    above[_NONE] = _NONE
+        for c in col[:down[ca]]:
+            hidden[c] = True
+    return Tables(above, hidden, bottom, where, height, bottoms, empty)
+
+
+def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: int,
+             second: int, keep: list[Reached] | None = None,
+             order: list[int] | None = None, tables: Tables | None = None) -> bool:
+    """:func:`yukon_blocked`'s rules; with twins ``first`` and ``second`` (else -1), also the
+    requirement of :func:`yukon_twins_blocked`'s case where ``first`` lies on a place first.
+    When the position is proved lost and ``keep`` is a list, what was reached is added to it;
+    ``tables``: the position's, when the caller has them already.
+
+    The rules are monotone (an event reached never makes another unreachable), so the events
+    reached do not depend on the order the cards are looked at in: any order that goes on
+    until nothing new is reached gives the same verdict.
+    """
+    above, hidden, bottom, where, height, bottoms, empty = tables or _tables(cols, down)
+    # _NONE stands for "no card" and counts as home and gone, which saves a test per look.
+    home = [False] * 53
+    for s in range(4):
+        f = found[s]
+        if f:
+            home[s * 13:s * 13 + f] = [True] * f
+    home[_NONE] = True
     # Twins (see the docstring): a face-down card whose twin lies over it, with only face-down
     # cards between, over a lower card of the twin's suit that is not home, needs both places.
     both = [False] * 52
@@ -261,7 +278,7 @@ def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: in
     h = list(home)  # H reached (home already: before the position)
     gone = list(home)  # L reached
     moved = [False] * 52  # M reached
-    missing = sum(1 for c in range(52) if not home[c])  # cards whose H is not reached yet
+    missing = 52 - sum(found)  # cards whose H is not reached yet
     # ``order``: a first round in the order the events were reached in another position (a
     # card twice when its M and its H came apart); in a similar one, most are reached at once.
     pending = [c for c in (order or _BY_RANK) if not home[c]]

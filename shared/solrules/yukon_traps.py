@@ -36,10 +36,8 @@ node: only cheaper.
 
 from __future__ import annotations
 
-from itertools import pairwise
-
 from .cards import RANK_OF, SUIT_OF
-from .yukon_losses import _BELOW, _BY_RANK, _NONE, _PLACES, KING, Reached, _waiting
+from .yukon_losses import _BELOW, _BY_RANK, _PLACES, KING, Reached, _tables, _waiting
 
 #: How many traps are kept (the most recently useful first), and how many cards whose H was
 #: not reached are tried as the start of a new one (the smallest set is kept).
@@ -168,29 +166,16 @@ class Traps:
         """:func:`~solrules.yukon_losses.yukon_blocked`'s verdict: from a trap kept, when one
         is closed here, else by asking it (and keeping a trap when it proves the loss)."""
         recent = self.recent
+        tables = _tables(cols, down)
         if recent:
-            above = [_NONE] * 53
-            hidden = [False] * 53
-            bottom = [False] * 53
-            bottoms: list[int] = []
-            empty = False
-            for ca, col in enumerate(cols):
-                if not col:
-                    empty = True
-                    continue
-                bottom[col[0]] = True
-                bottoms.append(col[0])
-                for x, y in pairwise(col):
-                    above[x] = y
-                for c in col[:down[ca]]:
-                    hidden[c] = True
+            above, hidden, bottom, _, _, bottoms, empty = tables
             for i, trap in enumerate(recent):
                 if trap.closed(above, hidden, bottom, bottoms, empty, found):
                     if i:
                         recent.insert(0, recent.pop(i))
                     return True
         keep: list[Reached] = []
-        if not _waiting(cols, down, found, -1, -1, keep, self.order):
+        if not _waiting(cols, down, found, -1, -1, keep, self.order, tables):
             return False
         r = keep[0]
         best: Trap | None = None
