@@ -49,7 +49,7 @@ class Trap:
     """A set T of events (see the module docstring): the cards whose H is in T, those whose
     M is, whether E is; and per card whether its H, and its L, are in T."""
 
-    __slots__ = ("e", "hs", "in_h", "in_l", "ms")
+    __slots__ = ("e", "hs", "in_h", "in_l", "lowest", "ms")
 
     def __init__(self, in_h: list[bool], in_m: list[bool], e: bool) -> None:
         self.hs = [c for c in range(52) if in_h[c]]
@@ -57,18 +57,20 @@ class Trap:
         self.in_h = in_h
         self.in_l = [h and m for h, m in zip(in_h, in_m, strict=True)]
         self.e = e
+        # What ``closed`` reads of the H in T: the cards whose card below is not in T with its
+        # H, the lowest of each run of a suit in T. A card over them in the run waits in T for
+        # the card below it, whatever the position, and is not home when they are not.
+        self.lowest = [c for c in self.hs if not in_h[_BELOW[c]]]
 
     def closed(self, above: list[int], hidden: list[bool], bottom: list[bool],
                bottoms: list[int], empty: bool, found: list[int]) -> bool:
         """Whether T is closed in the position given by its tables (``above``: the card on
         each card, ``_NONE`` for none, ``_NONE`` itself included; ``empty``: a column is
         empty)."""
-        in_h, in_l = self.in_h, self.in_l
-        for c in self.hs:
-            if RANK_OF[c] < found[SUIT_OF[c]]:
-                return False  # home: no H to wait for
-            if not in_h[_BELOW[c]] and not in_l[above[c]]:
-                return False
+        in_l = self.in_l
+        for c in self.lowest:
+            if RANK_OF[c] < found[SUIT_OF[c]] or not in_l[above[c]]:
+                return False  # home (no H to wait for), or its H waits for nothing in T
         for c in self.ms:
             if hidden[c] and in_l[above[c]]:
                 continue
