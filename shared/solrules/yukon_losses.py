@@ -17,7 +17,8 @@ home. It costs one pass over the cards per round, a few rounds per position. Iss
 part made it know that a place that goes home is gone, and that twins lying one over the other
 may need both their places at once (see :func:`yukon_blocked`); and the search now shares the
 positions its depth-first searchers prove lost (``share_dead``). Its fourth part adds *twins'
-places* (:func:`yukon_twins_blocked`, at the root only): a card lies on one of its two places
+places* (:func:`yukon_twins_blocked`, at the root; since issue 32 also after a card turns up
+or goes home, within a share of the search's effort): a card lies on one of its two places
 from its first move onto a column until it goes home, so whichever of two twins does so first,
 the other then needs the other place.
 
@@ -414,18 +415,34 @@ def yukon_twins_blocked(cols: list[list[int]], down: list[int], found: list[int]
 
     The rules of :func:`yukon_blocked` alone let both twins use one place at once (at the root
     of benchmark deal 7836837574459283361, JS and JC both onto QD, 9S and 9C onto TH, 8S and 8C
-    onto 9D): twice the rounds per pair, up to 24 pairs, so the search runs it only at the root
-    (``YukonEngine.moves``).
+    onto 9D): twice the rounds per pair, up to 24 pairs, so the search runs it at the root and,
+    within a share of its effort, after a card turns up or goes home (``YukonEngine.moves``).
     """
-    present = [False] * 52
-    for col in cols:
-        for c in col:
-            present[c] = True
-    for s in (0, 2):  # clubs and hearts; the twin is the spade or the diamond
-        for r in range(KING):
-            c = s * 13 + r
-            t = _TWIN[c]
-            if (present[c] and present[t] and _waiting(cols, down, found, c, t)
-                    and _waiting(cols, down, found, t, c)):
-                return True
-    return False
+    return yukon_twins_pair(cols, down, found)[0] >= 0
+
+
+#: The clubs and hearts but the Kings: one card of each pair of twins whose places
+#: yukon_twins_blocked looks at (the twin is the spade or the diamond).
+_PAIRS = tuple(s * 13 + r for s in (0, 2) for r in range(KING))
+
+
+def yukon_twins_pair(cols: list[list[int]], down: list[int], found: list[int],
+                     first: list[int] | None = None) -> tuple[int, int]:
+    """:func:`yukon_twins_blocked`, saying which pair proves the loss (its club or heart, or
+    -1) and how many times it ran the waiting events. The pairs of ``first`` (such cards) are
+    looked at first: a search meets many positions lost by the same pair."""
+    tables = _tables(cols, down)
+    where = tables.where
+    tried = first or []
+    runs = 0
+    for c in (*tried, *(c for c in _PAIRS if c not in tried)):
+        t = _TWIN[c]
+        if where[c] < 0 or where[t] < 0:
+            continue
+        runs += 1
+        if not _waiting(cols, down, found, c, t, tables=tables):
+            continue
+        runs += 1
+        if _waiting(cols, down, found, t, c, tables=tables):
+            return c, runs
+    return -1, runs
