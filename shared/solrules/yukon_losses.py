@@ -52,6 +52,8 @@ _NONE = 52
 _PLACES = tuple(tuple(p for p in PARENTS[c] if p >= 0) for c in range(52))
 #: The card below each card in its suit; _NONE for an Ace.
 _BELOW = tuple(c - 1 if RANK_OF[c] else _NONE for c in range(52))
+#: Whether each card is a King.
+_IS_KING = tuple(RANK_OF[c] == KING for c in range(52))
 #: The cards by rank, then suit: the order of _waiting's rounds.
 _BY_RANK = tuple(s * 13 + r for r in range(13) for s in range(4))
 
@@ -284,7 +286,9 @@ def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: in
     # card twice when its M and its H came apart); in a similar one, most are reached at once.
     pending = [c for c in (order or _BY_RANK) if not home[c]]
     log: list[int] = []
+    logged = log.append
     first_round = bool(order)
+    below_of, places_of, is_king = _BELOW, _PLACES, _IS_KING  # locals: looked up faster
     while missing:
         progress = False
         if not empty:
@@ -293,25 +297,26 @@ def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: in
                     empty = True
                     break
         rest: list[int] = []
+        keep_on = rest.append
         for c in pending:
             w = above[c]
             hc = h[c]
-            if not hc and h[_BELOW[c]] and gone[w]:
+            if not hc and h[below_of[c]] and gone[w]:
                 h[c] = gone[c] = progress = hc = True
                 missing -= 1
-                log.append(c)
+                logged(c)
                 if bottom[c]:
                     empty = True
             if moved[c] or not (gone[w] or not hidden[c]):
                 if not hc or (needm[c] and not moved[c]):
-                    rest.append(c)
+                    keep_on(c)
                 continue
-            if RANK_OF[c] == KING:
+            if is_king[c]:
                 can = empty and not bottom[c]
             else:
                 ok = 0
                 two = both[c]
-                for p in _PLACES[c]:
+                for p in places_of[c]:
                     if home[p]:
                         continue
                     q = above[p]
@@ -342,13 +347,13 @@ def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: in
                                and _holds(p1, first, above, home, gone)))
             if can:
                 moved[c] = gone[c] = progress = True
-                log.append(c)
+                logged(c)
                 if bottom[c]:
                     empty = True
                 if not hc:
-                    rest.append(c)
+                    keep_on(c)
             elif not hc or needm[c]:
-                rest.append(c)
+                keep_on(c)
         if first_round:
             # It may have left out cards: the rounds go on over every card left.
             first_round = False
