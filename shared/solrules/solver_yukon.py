@@ -306,7 +306,8 @@ class YukonEngine:
         if self.twins_pending and (self.twins_runs <= TWINS_SHARE * self.expanded
                                    + TWINS_PAID * self.twins_found):
             self.twins_pending = False
-            pair, runs = yukon_twins_pair(cols, down, found, self.twins_pairs)
+            pair, runs = yukon_twins_pair(cols, down, found, self.twins_pairs,
+                                          self.traps.order)
             self.twins_runs += runs
             if pair >= 0:
                 self.twins_found += 1

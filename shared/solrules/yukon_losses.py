@@ -432,10 +432,12 @@ _PAIRS = tuple(s * 13 + r for s in (0, 2) for r in range(KING))
 
 
 def yukon_twins_pair(cols: list[list[int]], down: list[int], found: list[int],
-                     first: list[int] | None = None) -> tuple[int, int]:
+                     first: list[int] | None = None,
+                     order: list[int] | None = None) -> tuple[int, int]:
     """:func:`yukon_twins_blocked`, saying which pair proves the loss (its club or heart, or
     -1) and how many times it ran the waiting events. The pairs of ``first`` (such cards) are
-    looked at first: a search meets many positions lost by the same pair."""
+    looked at first: a search meets many positions lost by the same pair. ``order``: as for
+    :func:`_waiting` (the engine passes the one its own runs keep)."""
     tables = _tables(cols, down)
     where = tables.where
     tried = first or []
@@ -445,9 +447,9 @@ def yukon_twins_pair(cols: list[list[int]], down: list[int], found: list[int],
         if where[c] < 0 or where[t] < 0:
             continue
         runs += 1
-        if not _waiting(cols, down, found, c, t, tables=tables):
+        if not _waiting(cols, down, found, c, t, order=order, tables=tables):
             continue
         runs += 1
-        if _waiting(cols, down, found, t, c, tables=tables):
+        if _waiting(cols, down, found, t, c, order=order, tables=tables):
             return c, runs
     return -1, runs

@@ -49,8 +49,9 @@ def _proved(g: solrules.Game, nodes: int, monkeypatch: pytest.MonkeyPatch) -> li
     root = [True]
 
     def recorded(cols: list[list[int]], down: list[int], found: list[int],
-                 first: list[int] | None = None) -> tuple[int, int]:
-        pair, runs = pair_of(cols, down, found, first)
+                 first: list[int] | None = None,
+                 order: list[int] | None = None) -> tuple[int, int]:
+        pair, runs = pair_of(cols, down, found, first, order)
         if pair >= 0 and not root[0]:
             engine = YukonEngine(solrules.new_game("yukon", 1))
             engine.cols, engine.down, engine.found = cols, down, found
