@@ -44,6 +44,7 @@ SOLRULES_TIERS = [
     ["games", "text"],  # the games by name; a position as text
     # positions guessed; Scotch's and Yukon's lost patterns; what a search runs on and its searchers
     ["sample", "scotch_losses", "yukon_losses", "searchers"],
+    ["yukon_traps"],  # Yukon's loss proofs kept from one position to the next
     ["solver_scotch", "solver_canfield", "solver_yukon"],  # each game's engine
     ["solver"],  # solve(): the searchers over a game's engine
     ["solrules"],  # the package's API

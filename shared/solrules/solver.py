@@ -53,7 +53,8 @@ with a set of its own, expand
 every reachable position before saying "lost". A position proved lost by a game's own deadlock
 rule (Scotch Kings waiting for each other or cards that can never leave their fan, Yukon cards
 that can never go home whatever the order of play: ``yukon_losses.yukon_blocked``; at the
-root, also ``yukon_losses.yukon_twins_blocked``) has no moves. In Yukon the depth-first
+root and, within a share of the effort, after a card turns up or goes home, also
+``yukon_losses.yukon_twins_blocked``) has no moves. In Yukon the depth-first
 searchers also record every position they have proved lost (every position reachable from
 it expanded, no win: Tarjan's components, see ``searchers._DepthFirst.run_marking``) in a
 set that every searcher skips: a region one has exhausted, the others do not search again.

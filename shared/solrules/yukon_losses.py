@@ -17,14 +17,24 @@ home. It costs one pass over the cards per round, a few rounds per position. Iss
 part made it know that a place that goes home is gone, and that twins lying one over the other
 may need both their places at once (see :func:`yukon_blocked`); and the search now shares the
 positions its depth-first searchers prove lost (``share_dead``). Its fourth part adds *twins'
-places* (:func:`yukon_twins_blocked`, at the root only): a card lies on one of its two places
+places* (:func:`yukon_twins_blocked`, at the root; since issue 32 also after a card turns up
+or goes home, within a share of the search's effort): a card lies on one of its two places
 from its first move onto a column until it goes home, so whichever of two twins does so first,
 the other then needs the other place.
+
+Issue 32 makes the rule cheaper, not stronger: :mod:`solrules.yukon_traps` keeps the reason it
+gave for a loss (a set of events closed in that position) to prove the next positions lost
+for the same reason without it, and ``_waiting`` starts its rounds in the order the events
+were reached in the last position it did not prove lost (``order``; the rules are monotone,
+so the order changes the cost, never the verdict).
 
 Each argument is in its function's docstring.
 """
 
 from __future__ import annotations
+
+from itertools import pairwise
+from typing import NamedTuple
 
 from .cards import RANK_OF, SUIT_OF
 
@@ -36,6 +46,16 @@ PARENTS = tuple(
     ((2 if SUIT_OF[c] < 2 else 0) * 13 + RANK_OF[c] + 1,
      (3 if SUIT_OF[c] < 2 else 1) * 13 + RANK_OF[c] + 1)
     if RANK_OF[c] < KING else (-1, -1) for c in range(52))
+#: No card, in :func:`_waiting`'s tables (it counts as home and gone).
+_NONE = 52
+#: Each card's places (PARENTS without the -1 of a King).
+_PLACES = tuple(tuple(p for p in PARENTS[c] if p >= 0) for c in range(52))
+#: The card below each card in its suit; _NONE for an Ace.
+_BELOW = tuple(c - 1 if RANK_OF[c] else _NONE for c in range(52))
+#: Whether each card is a King.
+_IS_KING = tuple(RANK_OF[c] == KING for c in range(52))
+#: The cards by rank, then suit: the order of _waiting's rounds.
+_BY_RANK = tuple(s * 13 + r for r in range(13) for s in range(4))
 
 
 def yukon_deadlocked(cols: list[list[int]], found: list[int]) -> bool:
@@ -160,33 +180,76 @@ def yukon_blocked(cols: list[list[int]], down: list[int], found: list[int]) -> b
     return _waiting(cols, down, found, -1, -1)
 
 
-def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: int,
-             second: int) -> bool:
-    """:func:`yukon_blocked`'s rules; with twins ``first`` and ``second`` (else -1), also the
-    requirement of :func:`yukon_twins_blocked`'s case where ``first`` lies on a place first."""
-    above = [-1] * 52  # the card lying directly on each card
-    home = [False] * 52
-    for s in range(4):
-        for r in range(found[s]):
-            home[s * 13 + r] = True
-    hidden = [False] * 52
-    bottom = [False] * 52
-    where = [-1] * 52  # column of each card left
-    height = [0] * 52  # and its place there (0: the bottom)
-    empty = False  # E happened
+class Reached(NamedTuple):
+    """What :func:`_waiting` reached when it proved a position lost (for
+    :mod:`solrules.yukon_traps`): per card, H, L and M reached, and the position's tables."""
+
+    h: list[bool]
+    gone: list[bool]
+    moved: list[bool]
+    above: list[int]  # the card lying on each card; _NONE for none
+    hidden: list[bool]
+    bottom: list[bool]
+    bottoms: list[int]
+    empty: bool  # E reached
+
+
+class Tables(NamedTuple):
+    """A position's tables, for :func:`_waiting` and :mod:`solrules.yukon_traps`."""
+
+    above: list[int]  # the card lying directly on each card; _NONE for none (and on _NONE)
+    hidden: list[bool]  # face down
+    bottom: list[bool]  # a column's bottom card
+    where: list[int]  # column of each card left
+    height: list[int]  # and its place there (0: the bottom)
+    bottoms: list[int]
+    empty: bool  # a column is empty
+
+
+def _tables(cols: list[list[int]], down: list[int]) -> Tables:
+    above = [_NONE] * 53
+    hidden = [False] * 53
+    bottom = [False] * 53
+    where = [-1] * 53
+    height = [0] * 53
+    empty = False
+    bottoms: list[int] = []
     for ca, col in enumerate(cols):
         if not col:
             empty = True
             continue
         bottom[col[0]] = True
-        for i in range(1, len(col)):
-            above[col[i - 1]] = col[i]
+        bottoms.append(col[0])
+        for x, y in pairwise(col):
+            above[x] = y
         for i, c in enumerate(col):
             where[c] = ca
             height[c] = i
-        for i in range(down[ca]):
-            hidden[col[i]] = True
-    bottoms = [c for c in range(52) if bottom[c]]
+        for c in col[:down[ca]]:
+            hidden[c] = True
+    return Tables(above, hidden, bottom, where, height, bottoms, empty)
+
+
+def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: int,
+             second: int, keep: list[Reached] | None = None,
+             order: list[int] | None = None, tables: Tables | None = None) -> bool:
+    """:func:`yukon_blocked`'s rules; with twins ``first`` and ``second`` (else -1), also the
+    requirement of :func:`yukon_twins_blocked`'s case where ``first`` lies on a place first.
+    When the position is proved lost and ``keep`` is a list, what was reached is added to it;
+    ``tables``: the position's, when the caller has them already.
+
+    The rules are monotone (an event reached never makes another unreachable), so the events
+    reached do not depend on the order the cards are looked at in: any order that goes on
+    until nothing new is reached gives the same verdict.
+    """
+    above, hidden, bottom, where, height, bottoms, empty = tables or _tables(cols, down)
+    # _NONE stands for "no card" and counts as home and gone, which saves a test per look.
+    home = [False] * 53
+    for s in range(4):
+        f = found[s]
+        if f:
+            home[s * 13:s * 13 + f] = [True] * f
+    home[_NONE] = True
     # Twins (see the docstring): a face-down card whose twin lies over it, with only face-down
     # cards between, over a lower card of the twin's suit that is not home, needs both places.
     both = [False] * 52
@@ -201,12 +264,15 @@ def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: in
             if any(SUIT_OF[d] == s and found[s] <= RANK_OF[d] < r for d in col[:j]):
                 both[c] = True
     # Cards whose M the rules for a place in the same column ask for (between a card and its
-    # place): only those are looked at again once their H is reached.
+    # place): only those are looked at again once their H is reached. ``near``: cards with a
+    # place in their own column (the only ones for which the loop reads where and height).
     needm = [False] * 52
+    near = [False] * 52
     for ca, col in enumerate(cols):
         for i, c in enumerate(col):
-            for p in PARENTS[c]:
-                if p >= 0 and where[p] == ca:
+            for p in _PLACES[c]:
+                if where[p] == ca:
+                    near[c] = True
                     hp = height[p]
                     for b in (col[i + 1:hp + 1] if hp > i else col[hp + 1:i]):
                         needm[b] = True
@@ -215,8 +281,14 @@ def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: in
     h = list(home)  # H reached (home already: before the position)
     gone = list(home)  # L reached
     moved = [False] * 52  # M reached
-    pending = [s * 13 + r for r in range(13) for s in range(4) if r >= found[s]]
-    missing = len(pending)  # cards whose H is not reached yet
+    missing = 52 - sum(found)  # cards whose H is not reached yet
+    # ``order``: a first round in the order the events were reached in another position (a
+    # card twice when its M and its H came apart); in a similar one, most are reached at once.
+    pending = [c for c in (order or _BY_RANK) if not home[c]]
+    log: list[int] = []
+    logged = log.append
+    first_round = bool(order)
+    below_of, places_of, is_king = _BELOW, _PLACES, _IS_KING  # locals: looked up faster
     while missing:
         progress = False
         if not empty:
@@ -225,55 +297,75 @@ def _waiting(cols: list[list[int]], down: list[int], found: list[int], first: in
                     empty = True
                     break
         rest: list[int] = []
+        keep_on = rest.append
         for c in pending:
             w = above[c]
-            if not h[c] and (h[c - 1] or RANK_OF[c] == found[SUIT_OF[c]]) and (
-                    w < 0 or gone[w]):
-                h[c] = gone[c] = progress = True
+            hc = h[c]
+            if not hc and h[below_of[c]] and gone[w]:
+                h[c] = gone[c] = progress = hc = True
                 missing -= 1
-            if not moved[c] and (w < 0 or not hidden[c] or gone[w]):
-                if RANK_OF[c] == KING:
-                    can = empty and not bottom[c]
-                else:
-                    ok = 0
-                    for p in PARENTS[c]:
-                        if home[p]:
-                            continue
-                        q = above[p]
-                        if q == c or (q >= 0 and not gone[q]):
-                            continue
-                        if where[p] == where[c]:
-                            col = cols[where[c]]
-                            if height[p] > height[c]:
-                                # p lies over c: p or a card between them must move onto a
-                                # column first.
-                                if not any(moved[b]
-                                           for b in col[height[c] + 1:height[p] + 1]):
-                                    continue
-                            elif not any(moved[b] for b in col[height[p] + 1:height[c]]):
-                                # p lies under c: a card between them must move onto a
-                                # column first (with c on it).
+                logged(c)
+                if bottom[c]:
+                    empty = True
+            if moved[c] or not (gone[w] or not hidden[c]):
+                if not hc or (needm[c] and not moved[c]):
+                    keep_on(c)
+                continue
+            if is_king[c]:
+                can = empty and not bottom[c]
+            else:
+                ok = 0
+                two = both[c]
+                for p in places_of[c]:
+                    if home[p]:
+                        continue
+                    q = above[p]
+                    if q == c or not gone[q]:
+                        continue
+                    if near[c] and where[p] == where[c]:
+                        col = cols[where[c]]
+                        if height[p] > height[c]:
+                            # p lies over c: p or a card between them must move onto a
+                            # column first.
+                            if not any(moved[b] for b in col[height[c] + 1:height[p] + 1]):
                                 continue
-                        ok += 1
-                        if not both[c]:
-                            break
-                    can = ok == 2 or (ok == 1 and not both[c])
-                    if can and c == second and not h[first]:
-                        # Twins, the first on a place (yukon_twins_blocked): the second goes
-                        # onto a place that qualifies while the first holds the other.
-                        p1, p2 = PARENTS[c]
-                        can = ((_qualifies(c, p1, cols, above, home, gone, moved, where, height)
-                                and _holds(p2, first, above, home, gone))
-                               or (_qualifies(c, p2, cols, above, home, gone, moved, where,
-                                              height)
-                                   and _holds(p1, first, above, home, gone)))
-                if can:
-                    moved[c] = gone[c] = progress = True
-            if not h[c] or (needm[c] and not moved[c]):
-                rest.append(c)
+                        elif not any(moved[b] for b in col[height[p] + 1:height[c]]):
+                            # p lies under c: a card between them must move onto a column
+                            # first (with c on it).
+                            continue
+                    ok += 1
+                    if not two:
+                        break
+                can = ok == 2 or (ok == 1 and not two)
+                if can and c == second and not h[first]:
+                    # Twins, the first on a place (yukon_twins_blocked): the second goes onto
+                    # a place that qualifies while the first holds the other.
+                    p1, p2 = PARENTS[c]
+                    can = ((_qualifies(c, p1, cols, above, home, gone, moved, where, height)
+                            and _holds(p2, first, above, home, gone))
+                           or (_qualifies(c, p2, cols, above, home, gone, moved, where, height)
+                               and _holds(p1, first, above, home, gone)))
+            if can:
+                moved[c] = gone[c] = progress = True
+                logged(c)
+                if bottom[c]:
+                    empty = True
+                if not hc:
+                    keep_on(c)
+            elif not hc or needm[c]:
+                keep_on(c)
+        if first_round:
+            # It may have left out cards: the rounds go on over every card left.
+            first_round = False
+            pending = [c for c in _BY_RANK if not h[c] or (needm[c] and not moved[c])]
+            continue
         if not progress:
+            if keep is not None:
+                keep.append(Reached(h, gone, moved, above, hidden, bottom, bottoms, empty))
             return True
         pending = rest
+    if order is not None:
+        order[:] = log
     return False
 
 
@@ -284,7 +376,7 @@ def _qualifies(c: int, p: int, cols: list[list[int]], above: list[int], home: li
     if home[p]:
         return False
     q = above[p]
-    if q == c or (q >= 0 and not gone[q]):
+    if q == c or not gone[q]:
         return False
     if where[p] == where[c]:
         col = cols[where[c]]
@@ -302,7 +394,7 @@ def _holds(p: int, card: int, above: list[int], home: list[bool], gone: list[boo
     if home[p]:
         return False
     q = above[p]
-    return q < 0 or q == card or gone[q]
+    return q == card or gone[q]  # gone[_NONE]: no card on p
 
 
 def yukon_twins_blocked(cols: list[list[int]], down: list[int], found: list[int]) -> bool:
@@ -328,18 +420,36 @@ def yukon_twins_blocked(cols: list[list[int]], down: list[int], found: list[int]
 
     The rules of :func:`yukon_blocked` alone let both twins use one place at once (at the root
     of benchmark deal 7836837574459283361, JS and JC both onto QD, 9S and 9C onto TH, 8S and 8C
-    onto 9D): twice the rounds per pair, up to 24 pairs, so the search runs it only at the root
-    (``YukonEngine.moves``).
+    onto 9D): twice the rounds per pair, up to 24 pairs, so the search runs it at the root and,
+    within a share of its effort, after a card turns up or goes home (``YukonEngine.moves``).
     """
-    present = [False] * 52
-    for col in cols:
-        for c in col:
-            present[c] = True
-    for s in (0, 2):  # clubs and hearts; the twin is the spade or the diamond
-        for r in range(KING):
-            c = s * 13 + r
-            t = _TWIN[c]
-            if (present[c] and present[t] and _waiting(cols, down, found, c, t)
-                    and _waiting(cols, down, found, t, c)):
-                return True
-    return False
+    return yukon_twins_pair(cols, down, found)[0] >= 0
+
+
+#: The clubs and hearts but the Kings: one card of each pair of twins whose places
+#: yukon_twins_blocked looks at (the twin is the spade or the diamond).
+_PAIRS = tuple(s * 13 + r for s in (0, 2) for r in range(KING))
+
+
+def yukon_twins_pair(cols: list[list[int]], down: list[int], found: list[int],
+                     first: list[int] | None = None,
+                     order: list[int] | None = None) -> tuple[int, int]:
+    """:func:`yukon_twins_blocked`, saying which pair proves the loss (its club or heart, or
+    -1) and how many times it ran the waiting events. The pairs of ``first`` (such cards) are
+    looked at first: a search meets many positions lost by the same pair. ``order``: as for
+    :func:`_waiting` (the engine passes the one its own runs keep)."""
+    tables = _tables(cols, down)
+    where = tables.where
+    tried = first or []
+    runs = 0
+    for c in (*tried, *(c for c in _PAIRS if c not in tried)):
+        t = _TWIN[c]
+        if where[c] < 0 or where[t] < 0:
+            continue
+        runs += 1
+        if not _waiting(cols, down, found, c, t, order=order, tables=tables):
+            continue
+        runs += 1
+        if _waiting(cols, down, found, t, c, order=order, tables=tables):
+            return c, runs
+    return -1, runs
