@@ -1,5 +1,6 @@
 """Scotch for fresh deals (issue 32): the Kings' order proof with sets as bits agrees with the
-byte-per-card proof it replaced, on the positions real searches meet."""
+byte-per-card proof it replaced, on the positions real searches meet; the settled score
+(:meth:`ScotchEngine.score_settled`) and the deal it wins."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from solrules.scotch_losses import kings_order_impossible
 from solrules.solver_scotch import ScotchEngine
 
 from . import scotch_order_reference
+from .oracle import model_of, move_of, replays
 from .test_solver import scotch_endgame
 
 #: Fresh deals (bench/fresh_deals_bench.py) whose searches meet many positions the proof fires
@@ -55,3 +57,56 @@ def test_kings_order_as_bits_agrees_on_end_positions() -> None:
             engine.fans, engine.h, engine.ac), (engine.fans, engine.h, engine.ac)
         fired += new
     assert 30 < fired < 270, fired
+
+
+# -- the settled score (issue 32) ----------------------------------------------------------------
+
+#: f3 (red Ace) holds A to 5 and f1 (black Ace) A and 2. A run 9D 8S 7H 6C, as if given back from
+#: f3, lies on TS: 6C goes home (f3 wants a black 6), then 7H, 8S and 9D; TS lies alone. 3S lies
+#: on 4D and f1 wants a black 3: it goes home; 4D, alone, stays. The other cards lie on fan 3,
+#: KC on top of AS.
+SETTLE = ("scotch f1:AC2H f2: f3:AH2C3H4C5H f4: t1:TS9D8S7H6C t2:4D3S "
+          "t3:3C5C7C8C9CTCJCQC2S4S5S6S7S9SJSQSKS4H6H8H9HTHJHQHKHAD2D3D5D6D7D8DTDJDQDKDASKC "
+          + " ".join(f"t{i}:" for i in range(4, 19)))
+
+
+def test_settled_sends_home_the_cards_that_could_come_back() -> None:
+    engine = ScotchEngine(solrules.parse_position(SETTLE))
+    fans, h, _, settled = engine._settled()
+    assert settled == 5, settled  # 6C 7H 8S 9D to f3, 3S to f1
+    assert sorted(h) == [0, 0, 3, 9], h
+    assert [t >> 1 for t in fans[0]] == [9] and [t >> 1 for t in fans[1]] == [3]
+    # The engine's own position is left as it was.
+    assert engine.home == 7 and [len(f) for f in engine.fans[:2]] == [5, 2]
+
+
+#: Fresh deal (bench/fresh_deals_bench.py) whose winning line gives seven cards back from a
+#: foundation onto a fan, builds on them and plays them home again.
+GIVE_BACK_DEAL = 12670189516148722969
+
+
+def _best_first_alone(seed: int, score: str, nodes: int) -> solrules.SolveResult:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ScotchEngine, "best_first_scores", ((score, 16),))
+        patch.setattr(ScotchEngine, "depth_first_modes", ())
+        patch.setattr(ScotchEngine, "alone_ratio", 16)
+        return solve(solrules.new_game("scotch", seed), Budget(nodes=nodes))
+
+
+def test_the_settled_score_wins_a_deal_that_gives_cards_back() -> None:
+    """Best-first with :meth:`ScotchEngine.score_settled` alone wins it in 6,529 nodes, with
+    :meth:`ScotchEngine.score_ahead` alone in 169,327 (not within 20,000 here)."""
+    result = _best_first_alone(GIVE_BACK_DEAL, "score_settled", 20_000)
+    assert result.verdict == "won"
+    text = solrules.new_game("scotch", GIVE_BACK_DEAL).position()
+    assert replays(model_of(text), [move_of(t) for t in result.line])
+    assert _best_first_alone(GIVE_BACK_DEAL, "score_ahead", 20_000).verdict == "unknown"
+
+
+def test_the_full_search_wins_the_give_back_deal() -> None:
+    """With the three best-first searchers (unknown at 1,000,000 nodes with two: won in
+    637,551)."""
+    result = solve(solrules.new_game("scotch", GIVE_BACK_DEAL), Budget(nodes=60_000))
+    assert result.verdict == "won"
+    text = solrules.new_game("scotch", GIVE_BACK_DEAL).position()
+    assert replays(model_of(text), [move_of(t) for t in result.line])
