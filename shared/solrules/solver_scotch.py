@@ -206,31 +206,44 @@ class ScotchEngine:
         one rank higher and that a foundation wants has gone home (one such card per fan per
         pass, the first foundation that wants it), and how many went (the cards that go do
         not change :attr:`loose`: none lay out of order)."""
-        fans, h, ac, nf = self.fans, self.h, self.ac, self.nf
+        fans, h, ac = self.fans, self.h, self.ac
+        want = self._wanted(h, ac)
         settled = 0
         progress = True
         while progress:
             progress = False
             for i in range(len(fans)):
                 fan = fans[i]
-                if len(fan) < 2 or fan[-2] >> 1 != (fan[-1] >> 1) + 1:
+                if len(fan) < 2:
                     continue
                 t = fan[-1]
-                r = t >> 1
-                for g in range(nf):
-                    hg = h[g]
-                    if hg == r and (r == 0 or (ac[g] ^ (r & 1)) == (t & 1)):
-                        if not settled:  # copies, the first time only
-                            fans = [list(f) for f in fans]
-                            h, ac = list(h), list(ac)
-                        if r == 0:
-                            ac[g] = t & 1
-                        h[g] += 1
-                        fans[i].pop()
-                        settled += 1
-                        progress = True
-                        break
+                g = want.get(t)
+                if g is None or fan[-2] >> 1 != (t >> 1) + 1:
+                    continue
+                if not settled:  # copies, the first time only
+                    fans = [list(f) for f in fans]
+                    h, ac = list(h), list(ac)
+                if h[g] == 0:
+                    ac[g] = t & 1
+                h[g] += 1
+                fans[i].pop()
+                settled += 1
+                progress = True
+                want = self._wanted(h, ac)
         return fans, h, ac, settled
+
+    def _wanted(self, h: list[int], ac: list[int]) -> dict[int, int]:
+        """The card types the foundations want next, each with the first foundation that wants
+        it (an empty one wants an Ace of either colour)."""
+        want: dict[int, int] = {}
+        for g in range(self.nf):
+            hg = h[g]
+            if hg == 0:
+                want.setdefault(0, g)
+                want.setdefault(1, g)
+            elif hg < 13:
+                want.setdefault(hg * 2 + (ac[g] ^ (hg & 1)), g)
+        return want
 
     def _buried(self, after: bool, fans: list[list[int]] | None = None,
                 h: list[int] | None = None, ac: list[int] | None = None) -> int:
