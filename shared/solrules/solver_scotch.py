@@ -108,15 +108,17 @@ class ScotchEngine:
     #: :meth:`score_loose`); both win 15476970870814115376 (in 3,992 and 4,009 nodes), which
     #: :meth:`score` and the prover do not (the prover alone wins it in 673,021). No probes:
     #: on the 55 Scotch deals of the benchmark that take over 1,000 nodes, they win none more
-    #: within 100,000 nodes (43 either way) and their turns replay long lines. Issue 32: a third
-    #: best-first searcher, :meth:`score_settled`; the five take a fifth of the nodes each. On
-    #: the 200 fresh deals of ``bench/fresh_deals_bench.py`` it wins 12670189516148722969 (in
-    #: 30,337 nodes; unknown at 1,000,000 before, won in 637,551), and no deal decided before
-    #: is left undecided; the others take up to a quarter more nodes (at most 24,526).
+    #: within 100,000 nodes (43 either way) and their turns replay long lines. Issue 32: two
+    #: more best-first searchers, :meth:`score_settled` and :meth:`score_settled_ahead`; the
+    #: six searchers take a sixth of the nodes each (``alone_ratio`` 5: the five with sets of
+    #: their own may spend five times the prover's nodes). Of the 200 fresh deals of
+    #: ``bench/fresh_deals_bench.py`` they win 16332354230349107884 (66,936 nodes; unknown at
+    #: 1,000,000 before) and 12670189516148722969 (36,481; 637,551 before).
     probes = False
     best_first_alone = True
-    best_first_scores = (("score_loose", 1), ("score_ahead", 1), ("score_settled", 1))
-    alone_ratio = 4
+    best_first_scores = (("score_loose", 1), ("score_ahead", 1), ("score_settled", 1),
+                         ("score_settled_ahead", 1))
+    alone_ratio = 5
     #: Whether a home move that is not safe is tried only when it can pay at once (issue 20,
     #: fifth part; see the module docstring). The prover and the best-first searchers do;
     #: a second depth-first searcher, with a set of its own, does not (``depth_first_modes``):
@@ -189,14 +191,21 @@ class ScotchEngine:
         return 4 * self.home - 3 * self.loose - 6 * self._buried(False) - 3 * self._buried(True)
 
     def score_settled(self) -> int:
-        """:meth:`score_ahead` of the position *settled* (issue 32): every fan top that lies on
-        a card one rank higher and that a foundation wants sent home, again and again (see
+        """:meth:`score` of the position *settled* (issue 32): every fan top that lies on a card
+        one rank higher and that a foundation wants sent home, again and again (see
         :meth:`_settled`). Such a move can be undone (the foundation gives the card back onto
         the same card), so the two positions are reachable from each other; the other scores
         count a run given back from a foundation to hold other cards as cards lost, and take
-        up such a line last. Fresh deal 12670189516148722969 gives seven cards back from a
-        foundation onto a fan, builds on them, and plays them home again: this score alone
-        wins it in 6,529 nodes, :meth:`score_ahead` alone in 169,327."""
+        up such a line last. Alone it wins fresh deal 16332354230349107884 in 11,896 nodes
+        (:meth:`score_settled_ahead` and the other scores alone: not within 120,000)."""
+        fans, h, ac, settled = self._settled()
+        return 4 * (self.home + settled) - 3 * self.loose - 6 * self._buried(False, fans, h, ac)
+
+    def score_settled_ahead(self) -> int:
+        """:meth:`score_ahead` of the position settled (see :meth:`score_settled`). Fresh deal
+        12670189516148722969 gives seven cards back from a foundation onto a fan, builds on
+        them, and plays them home again: this score alone wins it in 6,529 nodes,
+        :meth:`score_ahead` alone in 169,327 (:meth:`score_settled` not within 120,000)."""
         fans, h, ac, settled = self._settled()
         return (4 * (self.home + settled) - 3 * self.loose - 6 * self._buried(False, fans, h, ac)
                 - 3 * self._buried(True, fans, h, ac))

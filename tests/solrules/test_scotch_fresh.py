@@ -1,6 +1,7 @@
 """Scotch for fresh deals (issue 32): the Kings' order proof with sets as bits agrees with the
-byte-per-card proof it replaced, on the positions real searches meet; the settled score
-(:meth:`ScotchEngine.score_settled`) and the deal it wins."""
+byte-per-card proof it replaced, on the positions real searches meet; the settled scores
+(:meth:`ScotchEngine.score_settled`, :meth:`ScotchEngine.score_settled_ahead`) and the deals
+they win."""
 
 from __future__ import annotations
 
@@ -80,9 +81,11 @@ def test_settled_sends_home_the_cards_that_could_come_back() -> None:
     assert engine.home == 7 and [len(f) for f in engine.fans[:2]] == [5, 2]
 
 
-#: Fresh deal (bench/fresh_deals_bench.py) whose winning line gives seven cards back from a
-#: foundation onto a fan, builds on them and plays them home again.
+#: Fresh deals (bench/fresh_deals_bench.py), each won by one settled score alone: the first's
+#: winning line gives seven cards back from a foundation onto a fan, builds on them and plays
+#: them home again.
 GIVE_BACK_DEAL = 12670189516148722969
+SETTLED_DEAL = 16332354230349107884
 
 
 def _best_first_alone(seed: int, score: str, nodes: int) -> solrules.SolveResult:
@@ -93,20 +96,29 @@ def _best_first_alone(seed: int, score: str, nodes: int) -> solrules.SolveResult
         return solve(solrules.new_game("scotch", seed), Budget(nodes=nodes))
 
 
-def test_the_settled_score_wins_a_deal_that_gives_cards_back() -> None:
-    """Best-first with :meth:`ScotchEngine.score_settled` alone wins it in 6,529 nodes, with
-    :meth:`ScotchEngine.score_ahead` alone in 169,327 (not within 20,000 here)."""
-    result = _best_first_alone(GIVE_BACK_DEAL, "score_settled", 20_000)
+@pytest.mark.parametrize(("seed", "score", "other"), [
+    (GIVE_BACK_DEAL, "score_settled_ahead", "score_ahead"),
+    (SETTLED_DEAL, "score_settled", "score"),
+])
+def test_a_settled_score_wins_what_its_plain_score_does_not(seed: int, score: str,
+                                                            other: str) -> None:
+    """Best-first with :meth:`ScotchEngine.score_settled_ahead` alone wins the first deal in
+    6,529 nodes (:meth:`ScotchEngine.score_ahead` alone in 169,327), with
+    :meth:`ScotchEngine.score_settled` alone the second in 11,896 (:meth:`ScotchEngine.score`
+    alone: not within 20,000 here)."""
+    result = _best_first_alone(seed, score, 20_000)
     assert result.verdict == "won"
-    text = solrules.new_game("scotch", GIVE_BACK_DEAL).position()
+    text = solrules.new_game("scotch", seed).position()
     assert replays(model_of(text), [move_of(t) for t in result.line])
-    assert _best_first_alone(GIVE_BACK_DEAL, "score_ahead", 20_000).verdict == "unknown"
+    assert _best_first_alone(seed, other, 20_000).verdict == "unknown"
 
 
-def test_the_full_search_wins_the_give_back_deal() -> None:
-    """With the three best-first searchers (unknown at 1,000,000 nodes with two: won in
-    637,551)."""
-    result = solve(solrules.new_game("scotch", GIVE_BACK_DEAL), Budget(nodes=60_000))
+@pytest.mark.parametrize("seed", [GIVE_BACK_DEAL, SETTLED_DEAL])
+def test_the_full_search_wins_the_settled_deals(seed: int) -> None:
+    """With the four best-first searchers, each of the six searchers a sixth of the nodes
+    (36,481 and 66,936 nodes; with two best-first searchers the first was won in 637,551, the
+    second unknown at 1,000,000)."""
+    result = solve(solrules.new_game("scotch", seed), Budget(nodes=80_000))
     assert result.verdict == "won"
-    text = solrules.new_game("scotch", GIVE_BACK_DEAL).position()
+    text = solrules.new_game("scotch", seed).position()
     assert replays(model_of(text), [move_of(t) for t in result.line])
