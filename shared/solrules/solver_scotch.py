@@ -80,6 +80,16 @@ def _type(card: int) -> int:
     return RANK_OF[card] * 2 + RED_OF[card]
 
 
+def _wanted(height: int, ace: int) -> tuple[int, ...]:
+    """The card types a foundation of that height and Ace colour wants next (an empty one: an
+    Ace of either colour)."""
+    if height == 0:
+        return (0, 1)
+    if height < 13:
+        return (height * 2 + (ace ^ (height & 1)),)
+    return ()
+
+
 def _depth(fans: list[list[int]], t: int) -> int:
     """Cards above the least buried card of type ``t`` on ``fans`` (99: none there)."""
     best = 99
@@ -216,43 +226,43 @@ class ScotchEngine:
         pass, the first foundation that wants it), and how many went (the cards that go do
         not change :attr:`loose`: none lay out of order)."""
         fans, h, ac = self.fans, self.h, self.ac
-        want = self._wanted(h, ac)
+        # Only a fan whose top lies on a card one rank higher can settle, and only its top
+        # changes when it does: the passes look at those alone, in the same order.
+        ready = [i for i, fan in enumerate(fans)
+                 if len(fan) > 1 and fan[-2] >> 1 == (fan[-1] >> 1) + 1]
         settled = 0
+        if not ready:
+            return fans, h, ac, settled
+        nf = self.nf
+        wants = [_wanted(h[g], ac[g]) for g in range(nf)]
         progress = True
         while progress:
             progress = False
-            for i in range(len(fans)):
+            still: list[int] = []
+            for i in ready:
                 fan = fans[i]
-                if len(fan) < 2:
-                    continue
                 t = fan[-1]
-                g = want.get(t)
-                if g is None or fan[-2] >> 1 != (t >> 1) + 1:
+                for g in range(nf):
+                    if t in wants[g]:
+                        break
+                else:
+                    still.append(i)
                     continue
                 if not settled:  # copies, the first time only
                     fans = [list(f) for f in fans]
                     h, ac = list(h), list(ac)
+                    fan = fans[i]
                 if h[g] == 0:
                     ac[g] = t & 1
                 h[g] += 1
-                fans[i].pop()
+                wants[g] = _wanted(h[g], ac[g])
+                fan.pop()
                 settled += 1
                 progress = True
-                want = self._wanted(h, ac)
+                if len(fan) > 1 and fan[-2] >> 1 == (fan[-1] >> 1) + 1:
+                    still.append(i)
+            ready = still
         return fans, h, ac, settled
-
-    def _wanted(self, h: list[int], ac: list[int]) -> dict[int, int]:
-        """The card types the foundations want next, each with the first foundation that wants
-        it (an empty one wants an Ace of either colour)."""
-        want: dict[int, int] = {}
-        for g in range(self.nf):
-            hg = h[g]
-            if hg == 0:
-                want.setdefault(0, g)
-                want.setdefault(1, g)
-            elif hg < 13:
-                want.setdefault(hg * 2 + (ac[g] ^ (hg & 1)), g)
-        return want
 
     def _buried(self, after: bool, fans: list[list[int]] | None = None,
                 h: list[int] | None = None, ac: list[int] | None = None) -> int:
