@@ -42,9 +42,9 @@ engine's order (best move first); for Scotch, Yukon and Quadruple Canfield a *be
 searcher (the waiting position with the best score — cards home, cards in order, the cards the
 foundations want next uncovered, the reserve emptied — is expanded next), sharing the prover's
 set of expanded positions in Yukon, with a set of its own and three quarters of the nodes in
-Quadruple Canfield (there only once the prover has spent 2,048 nodes); in Scotch two of them,
+Quadruple Canfield (there only once the prover has spent 2,048 nodes); in Scotch four of them,
 each with a score and a set of its own, and a second depth-first searcher with a set of its own
-that tries every home move (``ScotchEngine.home_pays`` off), a quarter of the nodes each; for
+that tries every home move (``ScotchEngine.home_pays`` off), a sixth of the nodes each; for
 Yukon a *mirror*, depth-first in the order of the tests' plain search (by decreasing source,
 destination, count), and *probes*, depth-first searches in shuffled orders
 (``random.Random(i)``) with node limits that follow the Luby sequence, each with a set of its

@@ -80,6 +80,27 @@ def _type(card: int) -> int:
     return RANK_OF[card] * 2 + RED_OF[card]
 
 
+def _wanted(height: int, ace: int) -> tuple[int, ...]:
+    """The card types a foundation of that height and Ace colour wants next (an empty one: an
+    Ace of either colour)."""
+    if height == 0:
+        return (0, 1)
+    if height < 13:
+        return (height * 2 + (ace ^ (height & 1)),)
+    return ()
+
+
+def _depth(fans: list[list[int]], t: int) -> int:
+    """Cards above the least buried card of type ``t`` on ``fans`` (99: none there)."""
+    best = 99
+    for fan in fans:
+        if t in fan:
+            d = fan[::-1].index(t)
+            if d < best:
+                best = d
+    return best
+
+
 class ScotchEngine:
     """Search representation of a Scotch position (see the module docstring)."""
 
@@ -97,17 +118,23 @@ class ScotchEngine:
     #: :meth:`score_loose`); both win 15476970870814115376 (in 3,992 and 4,009 nodes), which
     #: :meth:`score` and the prover do not (the prover alone wins it in 673,021). No probes:
     #: on the 55 Scotch deals of the benchmark that take over 1,000 nodes, they win none more
-    #: within 100,000 nodes (43 either way) and their turns replay long lines.
+    #: within 100,000 nodes (43 either way) and their turns replay long lines. Issue 32: two
+    #: more best-first searchers, :meth:`score_settled` and :meth:`score_settled_ahead`; the
+    #: six searchers take a sixth of the nodes each (``alone_ratio`` 5: the five with sets of
+    #: their own may spend five times the prover's nodes). Of the 200 fresh deals of
+    #: ``bench/fresh_deals_bench.py`` they win 16332354230349107884 (66,936 nodes; unknown at
+    #: 1,000,000 before) and 12670189516148722969 (36,481; 637,551 before).
     probes = False
     best_first_alone = True
-    best_first_scores = (("score_loose", 1), ("score_ahead", 1))
-    alone_ratio = 4
+    best_first_scores = (("score_loose", 1), ("score_ahead", 1), ("score_settled", 1),
+                         ("score_settled_ahead", 1))
+    alone_ratio = 5
     #: Whether a home move that is not safe is tried only when it can pay at once (issue 20,
-    #: fifth part; see the module docstring). The prover and both best-first searchers do;
+    #: fifth part; see the module docstring). The prover and the best-first searchers do;
     #: a second depth-first searcher, with a set of its own, does not (``depth_first_modes``):
     #: the rule reorders the prover's dive, and benchmark deal 14270399781586851470, which the
     #: prover won alone in 17,282 nodes, then takes it 310,674 (13,098 without the rule). The
-    #: four searchers take equal turns (each wins deals the others do not; see
+    #: searchers take equal turns (each wins deals the others do not; see
     #: docs/performance.md, "Scotch (issue 20, fifth part)").
     home_pays = True
     #: Whether a 2 goes home as a safe move once both Aces of its colour pattern are home
@@ -173,28 +200,86 @@ class ScotchEngine:
         """:meth:`score` that also looks at the card each foundation wants after the next one."""
         return 4 * self.home - 3 * self.loose - 6 * self._buried(False) - 3 * self._buried(True)
 
-    def _buried(self, after: bool) -> int:
+    def score_settled(self) -> int:
+        """:meth:`score` of the position *settled* (issue 32): every fan top that lies on a card
+        one rank higher and that a foundation wants sent home, again and again (see
+        :meth:`_settled`). Such a move can be undone (the foundation gives the card back onto
+        the same card), so the two positions are reachable from each other; the other scores
+        count a run given back from a foundation to hold other cards as cards lost, and take
+        up such a line last. Alone it wins fresh deal 16332354230349107884 in 11,896 nodes
+        (:meth:`score_settled_ahead` and the other scores alone: not within 120,000)."""
+        fans, h, ac, settled = self._settled()
+        return 4 * (self.home + settled) - 3 * self.loose - 6 * self._buried(False, fans, h, ac)
+
+    def score_settled_ahead(self) -> int:
+        """:meth:`score_ahead` of the position settled (see :meth:`score_settled`). Fresh deal
+        12670189516148722969 gives seven cards back from a foundation onto a fan, builds on
+        them, and plays them home again: this score alone wins it in 6,529 nodes,
+        :meth:`score_ahead` alone in 169,327 (:meth:`score_settled` not within 120,000)."""
+        fans, h, ac, settled = self._settled()
+        return (4 * (self.home + settled) - 3 * self.loose - 6 * self._buried(False, fans, h, ac)
+                - 3 * self._buried(True, fans, h, ac))
+
+    def _settled(self) -> tuple[list[list[int]], list[int], list[int], int]:
+        """The fans, foundation heights and Ace colours once every fan top that lies on a card
+        one rank higher and that a foundation wants has gone home (one such card per fan per
+        pass, the first foundation that wants it), and how many went (the cards that go do
+        not change :attr:`loose`: none lay out of order)."""
+        fans, h, ac = self.fans, self.h, self.ac
+        # Only a fan whose top lies on a card one rank higher can settle, and only its top
+        # changes when it does: the passes look at those alone, in the same order.
+        ready = [i for i, fan in enumerate(fans)
+                 if len(fan) > 1 and fan[-2] >> 1 == (fan[-1] >> 1) + 1]
+        settled = 0
+        if not ready:
+            return fans, h, ac, settled
+        nf = self.nf
+        wants = [_wanted(h[g], ac[g]) for g in range(nf)]
+        progress = True
+        while progress:
+            progress = False
+            still: list[int] = []
+            for i in ready:
+                fan = fans[i]
+                t = fan[-1]
+                for g in range(nf):
+                    if t in wants[g]:
+                        break
+                else:
+                    still.append(i)
+                    continue
+                if not settled:  # copies, the first time only
+                    fans = [list(f) for f in fans]
+                    h, ac = list(h), list(ac)
+                    fan = fans[i]
+                if h[g] == 0:
+                    ac[g] = t & 1
+                h[g] += 1
+                wants[g] = _wanted(h[g], ac[g])
+                fan.pop()
+                settled += 1
+                progress = True
+                if len(fan) > 1 and fan[-2] >> 1 == (fan[-1] >> 1) + 1:
+                    still.append(i)
+            ready = still
+        return fans, h, ac, settled
+
+    def _buried(self, after: bool, fans: list[list[int]] | None = None,
+                h: list[int] | None = None, ac: list[int] | None = None) -> int:
         """Cards above the card each foundation wants next (``after``: the one after it, for the
-        foundations that want two more at least), 0 for a card not on the fans."""
+        foundations that want two more at least), 0 for a card not on the fans. ``fans``,
+        ``h``, ``ac``: another position than the engine's (:meth:`score_settled`)."""
         buried = 0
-        h, ac = self.h, self.ac
+        fans = self.fans if fans is None else fans
+        h = self.h if h is None else h
+        ac = self.ac if ac is None else ac
         for f in range(self.nf):
             hf = h[f] + after
             if hf == 0:
-                buried += min(self._depth(0), self._depth(1)) % 99
+                buried += min(_depth(fans, 0), _depth(fans, 1)) % 99
             elif hf < 13 and (hf > 1 or not after):
-                buried += self._depth(hf * 2 + (ac[f] ^ (hf & 1))) % 99
+                buried += _depth(fans, hf * 2 + (ac[f] ^ (hf & 1))) % 99
         return buried
-
-    def _depth(self, t: int) -> int:
-        """Cards above the least buried card of type ``t`` on the fans (99: none there)."""
-        best = 99
-        for fan in self.fans:
-            if t in fan:
-                d = fan[::-1].index(t)
-                if d < best:
-                    best = d
-        return best
 
     def key(self) -> bytes:
         h, ac = self.h, self.ac
