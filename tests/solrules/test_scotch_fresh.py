@@ -96,9 +96,10 @@ def _best_first_alone(seed: int, score: str, nodes: int) -> solrules.SolveResult
         return solve(solrules.new_game("scotch", seed), Budget(nodes=nodes))
 
 
+# One deal of each kind runs by default (the suite's five minutes); `make test-all` runs both.
 @pytest.mark.parametrize(("seed", "score", "other"), [
     (GIVE_BACK_DEAL, "score_settled_ahead", "score_ahead"),
-    (SETTLED_DEAL, "score_settled", "score"),
+    pytest.param(SETTLED_DEAL, "score_settled", "score", marks=pytest.mark.slow),
 ])
 def test_a_settled_score_wins_what_its_plain_score_does_not(seed: int, score: str,
                                                             other: str) -> None:
@@ -113,7 +114,8 @@ def test_a_settled_score_wins_what_its_plain_score_does_not(seed: int, score: st
     assert _best_first_alone(seed, other, 20_000).verdict == "unknown"
 
 
-@pytest.mark.parametrize("seed", [GIVE_BACK_DEAL, SETTLED_DEAL])
+@pytest.mark.parametrize("seed", [pytest.param(GIVE_BACK_DEAL, marks=pytest.mark.slow),
+                                  SETTLED_DEAL])
 def test_the_full_search_wins_the_settled_deals(seed: int) -> None:
     """With the four best-first searchers, each of the six searchers a sixth of the nodes
     (36,481 and 66,936 nodes; with two best-first searchers the first was won in 637,551, the
