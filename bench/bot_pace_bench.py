@@ -205,7 +205,8 @@ async def child(args: argparse.Namespace) -> dict[str, Any]:
     load = Path("/proc/loadavg").read_text().split()[0]
     bots = []
     for level, race_id in races.items():
-        race = app.hub.races[race_id]
+        # A race a bot won within the time has ended: it is in the finished races' cache.
+        race = app.hub.races.get(race_id) or app.hub.finished[race_id]
         bot = next(r for r in race.racers.values() if r.bot)
         start = race.starts_at or (bot.times[0] if bot.times else 0)
         times = [start, *bot.times]
