@@ -11,13 +11,13 @@ search of ``oracle.py`` (no position in which a trap is closed is won).
 from __future__ import annotations
 
 import random
-from itertools import pairwise
 
 import pytest
 import solrules
 from solrules import Budget, solve
 from solrules.solver_yukon import YukonEngine
 from solrules.yukon_losses import Reached, _waiting, yukon_blocked
+from solrules.yukon_losses import _tables as yukon_tables
 from solrules.yukon_traps import Trap, Traps, _trap
 
 from .oracle import model_of, plain_search
@@ -25,21 +25,9 @@ from .test_commuting_losses import _played, _positions, _text
 
 
 def _tables(engine: YukonEngine) -> tuple[list[int], list[bool], list[bool], list[int], bool]:
-    above = [52] * 53
-    hidden = [False] * 53
-    bottom = [False] * 53
-    bottoms: list[int] = []
-    empty = False
-    for ca, col in enumerate(engine.cols):
-        if not col:
-            empty = True
-            continue
-        bottom[col[0]] = True
-        bottoms.append(col[0])
-        for x, y in pairwise(col):
-            above[x] = y
-        for c in col[:engine.down[ca]]:
-            hidden[c] = True
+    """What ``Trap.closed`` reads of a position, from the tables the engine builds for it."""
+    above, hidden, bottom, _where, _height, bottoms, empty = yukon_tables(engine.cols,
+                                                                         engine.down)
     return above, hidden, bottom, bottoms, empty
 
 
