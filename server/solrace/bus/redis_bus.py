@@ -34,13 +34,14 @@ from redis.exceptions import RedisError
 
 from solrace.bus.base import Deliver, Subscription
 from solrace.bus.memory_bus import MemoryBus
+from solrace.bus.redis_listen import Listener
 from solrace.core.views import for_audience
 from solrace.protocol import internal
 from solrace.protocol.board_views import BoardViews
 from solrace.protocol.event import Event, Publishable, Viewer
 from solrace.runtime.redis_connect import RedisClient, key, node_client, proc_key, unit_of
 from solrace.runtime.supervisor import Supervisor
-from solrace.settings import LINK_BACKOFF, STREAM_LEN
+from solrace.settings import LINK_BACKOFF, REDIS_CONNECT_TIMEOUT, STREAM_LEN
 
 log = logging.getLogger(__name__)
 
@@ -91,11 +92,14 @@ def viewer_key(viewer: Viewer, race: Any) -> str:
 
 
 class _Link:
-    """One subscriber connection (to the node that serves some channels), with its reader."""
+    """One subscriber connection (to the node that serves some channels), with its reader:
+    a :class:`~solrace.bus.redis_listen.Listener`, which hands messages on from the
+    transport's callback, or redis-py's ``PubSub`` (over TLS, or ``raw`` false)."""
 
-    def __init__(self, bus: RedisBus, client: Redis) -> None:
+    def __init__(self, bus: RedisBus, client: Redis, raw: bool = True) -> None:
         self.bus = bus
         self.client = client
+        self.raw = raw
         self.channels: set[str] = set()
         self.pubsub: Any = None
         self.task: asyncio.Task[None] | None = None
@@ -126,16 +130,37 @@ class _Link:
             with contextlib.suppress(RedisError, OSError):
                 await self.pubsub.sunsubscribe(channel)
 
+    def _confirm(self, channel: str) -> None:
+        waiter = self.confirmed.get(channel)
+        if waiter is not None:
+            waiter.set()
+
+    async def _open(self) -> Listener | None:
+        if not self.raw:
+            return None
+        listener = await Listener.open(self.client, self.bus.received, self._confirm,
+                                       REDIS_CONNECT_TIMEOUT)
+        if listener is None:
+            self.raw = False  # TLS: redis-py's
+        return listener
+
     async def _run(self) -> None:
         attempt = 0
         first = True
         while True:
             try:
-                self.pubsub = self.client.pubsub()
+                listener = await self._open()
+                self.pubsub = listener if listener is not None else self.client.pubsub()
                 for confirmed in self.confirmed.values():
                     confirmed.clear()
                 if self.channels:
                     await self.pubsub.ssubscribe(*self.channels)
+                    if listener is not None:
+                        # Confirmed before the catch-up reads the streams: nothing published
+                        # in between is missed.
+                        waits = [c.wait() for c in self.confirmed.values()]
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(asyncio.gather(*waits), 1.0)
                 else:
                     await self.pubsub.ping()
                 self.ready.set()
@@ -144,6 +169,9 @@ class _Link:
                     self.bus.link_back(set(self.channels))
                 first = False
                 attempt = 0
+                if listener is not None:
+                    await listener.closed
+                    raise RedisError("Redis closed the subscription link")
                 while True:
                     msg = await self.pubsub.get_message(timeout=None)
                     if msg is None:
@@ -152,9 +180,7 @@ class _Link:
                     if kind in ("smessage", "message"):
                         self.bus.received(msg["channel"].decode(), msg["data"])
                     elif kind == "ssubscribe":
-                        waiter = self.confirmed.get(msg["channel"].decode())
-                        if waiter is not None:
-                            waiter.set()
+                        self._confirm(msg["channel"].decode())
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
