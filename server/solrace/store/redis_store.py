@@ -163,6 +163,7 @@ class RedisStore:
         self._healthy = True
         self._batch: _Batch | None = None
         self._writing: asyncio.Task[None] | None = None
+        self._inflight: _Batch | None = None  # the batch being written
         self._sha: dict[str, str] = {}
         self.commits = 0
 
@@ -366,7 +367,7 @@ class RedisStore:
             self._current().after.append((ok, fail))
 
     def flushed(self) -> asyncio.Future[None]:
-        batch = self._batch
+        batch = self._batch if self._batch is not None else self._inflight
         if batch is None or batch.done is None:
             fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             fut.set_result(None)
@@ -374,28 +375,73 @@ class RedisStore:
         return asyncio.shield(batch.done)
 
     def _end_of_turn(self) -> None:
-        if self._writing is None:
-            self._writing = self.supervisor.spawn(self._write_batches(), "write to Redis")
+        """The turn that queued a batch is over: write it. On the commit link (a single Redis
+        server) it is written right here, before any task wakes up to wait for its replies:
+        at a person's pace that is on every move's way to the other processes' spectators."""
+        if self._writing is not None:
+            return
+        sent: tuple[_Batch, list[tuple[str, _UnitOps]], int] | None = None
+        batch = self._batch
+        if self.link is not None and self.link.open and batch is not None:
+            self._batch = None
+            units = list(batch.units.items())
+            sent = batch, units, self.link.send(self._commands(batch, units))
+            self._inflight = batch
+        self._writing = self.supervisor.spawn(self._write_batches(sent), "write to Redis")
 
     def commit(self) -> None:
         """Nothing to do at once: batches go out from the event loop (see ``_end_of_turn``)."""
 
-    async def _write_batches(self) -> None:
-        """Write the batches one after the other. When one fails, the batch collected while
-        it was in flight fails too, unsent: it was worked out on top of the failed one (a
-        move after a move that is not written; a repeated ``seq`` answered from a move that
-        is not written)."""
+    async def _write_batches(
+            self, sent: tuple[_Batch, list[tuple[str, _UnitOps]], int] | None = None) -> None:
+        """Write the batches one after the other (the first one already ``sent``, maybe).
+        When one fails, the batch collected while it was in flight fails too, unsent: it was
+        worked out on top of the failed one (a move after a move that is not written; a
+        repeated ``seq`` answered from a move that is not written)."""
         try:
-            while self._batch is not None:
-                batch, self._batch = self._batch, None
-                error = await self._write(batch)
+            while sent is not None or self._batch is not None:
+                if sent is not None:
+                    batch, units, count = sent
+                    sent = None
+                else:
+                    assert self._batch is not None
+                    batch, self._batch = self._batch, None
+                    units, count = list(batch.units.items()), 0
+                self._inflight = batch
+                error = await self._write(batch, units, count)
+                self._inflight = None
                 if error is not None and self._batch is not None:
                     after, self._batch = self._batch, None
                     self._failed(after, error, set(after.units))
         finally:
             self._writing = None
+            self._inflight = None
 
-    async def _send(self, batch: _Batch, units: list[tuple[str, _UnitOps]]) -> list[Any]:
+    def _commands(self, batch: _Batch, units: list[tuple[str, _UnitOps]]) -> list[list[Any]]:
+        """A batch's commands on a single Redis server: a commit script per unit, then the
+        index updates."""
+        commands: list[list[Any]] = []
+        for unit, ops in units:
+            epoch = "" if ops.claim else str(self.epochs.get(unit, ""))
+            args = ops.args()  # first: it names the keys it uses
+            keys = [key(unit, "lease"), key(unit, "epoch"), *ops.keys]
+            commands.append(["EVALSHA", self._sha["commit"], len(keys), *keys, self.pid, epoch,
+                             LEASE_MS, *args])
+        for unit in batch.created:
+            commands.append(["SADD", UNITS, unit])
+        for unit in batch.finished:
+            commands.append(["SREM", UNITS, unit])
+        if batch.to_score:
+            commands.append(["SADD", TO_SCORE, *batch.to_score])
+        return commands
+
+    async def _send(self, batch: _Batch, units: list[tuple[str, _UnitOps]],
+                    sent: int = 0) -> list[Any]:
+        """The replies of a batch's commands: those ``sent`` on the link already, or sent
+        now."""
+        if sent:
+            assert self.link is not None
+            return await self.link.receive(sent)
         if isinstance(self.writer, RedisCluster):
             # A cluster pipeline cannot run scripts: send them side by side (each to the node
             # of its unit's slot), then the index updates.
@@ -413,19 +459,7 @@ class RedisStore:
             if batch.to_score:
                 calls.append(self.writer.sadd(TO_SCORE, *batch.to_score))
             return list(await asyncio.gather(*calls, return_exceptions=True))
-        commands: list[list[Any]] = []
-        for unit, ops in units:
-            epoch = "" if ops.claim else str(self.epochs.get(unit, ""))
-            args = ops.args()  # first: it names the keys it uses
-            keys = [key(unit, "lease"), key(unit, "epoch"), *ops.keys]
-            commands.append(["EVALSHA", self._sha["commit"], len(keys), *keys, self.pid, epoch,
-                             LEASE_MS, *args])
-        for unit in batch.created:
-            commands.append(["SADD", UNITS, unit])
-        for unit in batch.finished:
-            commands.append(["SREM", UNITS, unit])
-        if batch.to_score:
-            commands.append(["SADD", TO_SCORE, *batch.to_score])
+        commands = self._commands(batch, units)
         if self.link is not None:
             return await self.link.call(commands)
         async with self.writer.pipeline(transaction=False) as pipe:
@@ -433,11 +467,12 @@ class RedisStore:
                 pipe.execute_command(*command)
             return list(await pipe.execute(raise_on_error=False))
 
-    async def _write(self, batch: _Batch) -> BaseException | None:
-        """Write one batch; the error if it failed (its callbacks have failed then)."""
-        units = list(batch.units.items())
+    async def _write(self, batch: _Batch, units: list[tuple[str, _UnitOps]],
+                     sent: int = 0) -> BaseException | None:
+        """Write one batch (``sent``: its commands are on the link already); the error if it
+        failed (its callbacks have failed then)."""
         try:
-            results = await self._send(batch, units)
+            results = await self._send(batch, units, sent)
             if any(isinstance(r, NoScriptError) for r in results):
                 # Redis restarted without its script cache: nothing ran, send it again.
                 await self._load_scripts()

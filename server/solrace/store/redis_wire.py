@@ -19,7 +19,8 @@ redis-py's ``ResponseError`` (``NoScriptError`` for ``NOSCRIPT``), as a pipeline
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import contextlib
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import hiredis
@@ -89,16 +90,41 @@ class CommitLink:
                    db=int(kwargs.get("db") or 0), username=kwargs.get("username"),
                    password=kwargs.get("password"), timeout=timeout)
 
+    @property
+    def open(self) -> bool:
+        """Is the link open, so that :meth:`send` may write on it now?"""
+        return self._writer is not None and not self._writer.transport.is_closing()
+
     async def call(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
         """Send ``commands`` in one write and read one reply each, in order."""
         data = pack(commands)
+        async with self._failures():
+            if self._writer is None:
+                await self._open()
+            assert self._writer is not None
+            self._writer.write(data)
+            return await self._replies(len(commands))
+
+    def send(self, commands: Sequence[Sequence[Any]]) -> int:
+        """Write ``commands`` at once on the open link (:attr:`open`), from synchronous code;
+        their replies are read by :meth:`receive` with the count returned. The store sends a
+        batch so at the end of the loop turn that made it, before a task is woken to wait."""
+        assert self._writer is not None
+        self._writer.write(pack(commands))
+        return len(commands)
+
+    async def receive(self, count: int) -> list[Any]:
+        """The replies of ``count`` commands written by :meth:`send`, in order."""
+        async with self._failures():
+            if self._writer is None:  # closed since: what was sent is lost with it
+                raise EOFError("the link was closed")
+            return await self._replies(count)
+
+    @contextlib.asynccontextmanager
+    async def _failures(self) -> AsyncIterator[None]:
         try:
             async with asyncio.timeout(self.timeout):
-                if self._writer is None:
-                    await self._open()
-                assert self._writer is not None
-                self._writer.write(data)
-                return await self._replies(len(commands))
+                yield
         except TimeoutError as exc:
             self.close()
             raise RedisTimeoutError(f"Redis did not answer within {self.timeout} s") from exc

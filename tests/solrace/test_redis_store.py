@@ -1,0 +1,98 @@
+"""The Redis store's commits on its link (solrace.store.redis_store) against a real
+``redis-server``: when a batch is written, and what a batch written on a dead link becomes."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import redis
+from solrace.core.race import Race
+from solrace.core.race_parts import Options
+from solrace.runtime.redis_connect import connect, key, unit_of
+from solrace.store.redis_store import RedisStore
+
+
+def _race(race_id: str) -> Race:
+    return Race(race_id, "scotch", 11, "salt", Options(players=2), 0, "host")
+
+
+async def _store(url: str) -> RedisStore:
+    store = RedisStore(connect(url), "p1")
+    await store.start()
+    return store
+
+
+def _log_len(sync: redis.Redis, race_id: str) -> int:
+    return int(sync.llen(key(unit_of(race_id), f"log:{race_id}")))
+
+
+async def test_a_batch_is_written_when_its_turn_ends(redis: Any) -> None:
+    """The batch a loop turn queued is on the link by the end of that turn, before any task
+    runs (here none can: the loop is held right after the turn), and acknowledged after."""
+    store = await _store(redis.url)
+    sync = redis_sync(redis.port)
+    try:
+        race = _race("rw1")
+        store.add_race(race)
+        await store.flushed()  # the first commit opens the link
+        assert store.link is not None and store.link.open
+        store.append(race.join("Ann", "tok-a", 0).log)
+        acked: list[str] = []
+        store.after_commit(lambda: acked.append("ok"), lambda exc: acked.append(repr(exc)))
+        await asyncio.sleep(0)  # this turn ends: the store's end-of-turn callback runs next
+        time.sleep(0.2)  # the loop is held: no task has read Redis's answer
+        assert acked == []
+        assert _log_len(sync, "rw1") == 1  # yet the commit is in Redis
+        await store.flushed()
+        assert acked == ["ok"]
+    finally:
+        await close(store)
+        sync.close()
+
+
+async def test_a_batch_sent_on_a_link_redis_dropped_fails_and_is_not_seen(redis: Any) -> None:
+    """Redis dropped the link before the process noticed: the batch goes out on it at the end
+    of its turn, fails (its callbacks fail; nothing of it is in Redis), and the next commit
+    opens a new link."""
+    store = await _store(redis.url)
+    sync = redis_sync(redis.port)
+    try:
+        race = _race("rw2")
+        store.add_race(race)
+        await store.flushed()
+        assert store.link is not None and store.link._writer is not None
+        host, port = store.link._writer.get_extra_info("sockname")[:2]
+        sync.execute_command("CLIENT", "KILL", "ADDR", f"{host}:{port}")  # the loop is busy
+        assert store.link.open  # not noticed yet
+        store.append(race.join("Ann", "tok-a", 0).log)
+        outcome: list[str] = []
+        store.after_commit(lambda: outcome.append("ok"),
+                           lambda exc: outcome.append(type(exc).__name__))
+        for _ in range(100):
+            if outcome:
+                break
+            await asyncio.sleep(0.02)
+        assert outcome == ["ConnectionError"]
+        assert _log_len(sync, "rw2") == 0
+        other = _race("rw3")
+        store.add_race(other)
+        store.append(other.join("Bob", "tok-b", 0).log)
+        store.after_commit(lambda: outcome.append("ok"))
+        await store.flushed()
+        assert outcome == ["ConnectionError", "ok"]
+        assert _log_len(sync, "rw3") == 1
+        assert store.link.opened == 2
+    finally:
+        await close(store)
+        sync.close()
+
+
+def redis_sync(port: int) -> redis.Redis:
+    return redis.Redis(port=port)
+
+
+async def close(store: RedisStore) -> None:
+    store.close()
+    await store.client.aclose()
