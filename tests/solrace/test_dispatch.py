@@ -15,6 +15,7 @@ from solrace.core.effects import (
     Bind,
     Effects,
     Follow,
+    Later,
     NotLoaded,
     Reply,
     Snapshot,
@@ -141,8 +142,11 @@ def test_create_then_join_then_move(hub: World) -> None:
     assert not fx.barrier  # the reader goes on at once
     assert fx.outcomes[0].started  # the due start is recorded first, its timer late or not
     state, emit = fx.steps
-    assert isinstance(state, Reply) and state.msg["type"] == "state"
-    assert state.msg["seq"] == 1 and state.msg["rid"] == 4 and emit is EMIT
+    # The racer's state is built once the move's writes are on their way (Hub.run).
+    assert isinstance(state, Later)
+    built = state.build()
+    assert built["type"] == "state" and built["seq"] == 1 and built["rid"] == 4
+    assert emit is EMIT
     assert [e.kind for e in fx.outcomes[-1].events] == ["progress"]
 
     # Resuming with the token: the same racer, and its state since the race runs.

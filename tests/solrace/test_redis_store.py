@@ -52,6 +52,34 @@ async def test_a_batch_is_written_when_its_turn_ends(redis: Any) -> None:
         sync.close()
 
 
+async def test_send_now_writes_at_once_unless_a_batch_is_in_flight(redis: Any) -> None:
+    """``send_now`` (the hub calls it before building a mover's reply) writes the batch within
+    the call when nothing is in flight; with a batch in flight it does nothing, and what was
+    queued goes after it, in order."""
+    store = await _store(redis.url)
+    sync = redis_sync(redis.port)
+    try:
+        race = _race("rw4")
+        store.add_race(race)
+        await store.flushed()
+        acked: list[str] = []
+        store.append(race.join("Ann", "tok-a", 0).log)
+        store.after_commit(lambda: acked.append("Ann"))
+        store.send_now()
+        time.sleep(0.2)  # not one loop turn: not even this turn's end
+        assert _log_len(sync, "rw4") == 1 and acked == []
+        store.append(race.join("Bob", "tok-b", 0).log)
+        store.after_commit(lambda: acked.append("Bob"))
+        store.send_now()  # Ann's batch is in flight: Bob's waits for it
+        time.sleep(0.2)
+        assert _log_len(sync, "rw4") == 1
+        await store.flushed()
+        assert acked == ["Ann", "Bob"] and _log_len(sync, "rw4") == 2
+    finally:
+        await close(store)
+        sync.close()
+
+
 async def test_a_batch_sent_on_a_link_redis_dropped_fails_and_is_not_seen(redis: Any) -> None:
     """Redis dropped the link before the process noticed: the batch goes out on it at the end
     of its turn, fails (its callbacks fail; nothing of it is in Redis), and the next commit

@@ -5,7 +5,7 @@ durable, then steps to take). Pure types: no I/O."""
 
 from __future__ import annotations
 
-from collections.abc import Container, Mapping
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
@@ -81,6 +81,14 @@ class Reply(NamedTuple):
     """Send this ready message to the sender."""
 
     msg: Message
+
+
+class Later(NamedTuple):
+    """A reply built by ``build`` once the effects' writes are on their way, in the same call
+    (:meth:`solrace.service.hub.Hub.run`): the racer's state after a move, which only he
+    waits for, does not hold up the commit that carries the move to everyone else."""
+
+    build: Callable[[], Message]
 
 
 class Emit(NamedTuple):
@@ -167,8 +175,8 @@ class ASeat(NamedTuple):
     player: str
 
 
-Step = (Reply | Emit | Follow | Unfollow | Bind | Unbind | Snapshot | State | Announce | TView
-        | Seats | Entered | AView | ASeat)
+Step = (Reply | Later | Emit | Follow | Unfollow | Bind | Unbind | Snapshot | State | Announce
+        | TView | Seats | Entered | AView | ASeat)
 EMIT = Emit()
 
 

@@ -14,6 +14,8 @@ the event loop) and asks again. The core decides; this layer speaks the wire."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import solrules
 
 from solrace.core import rooms
@@ -24,6 +26,7 @@ from solrace.core.effects import (
     Effects,
     Entered,
     Follow,
+    Later,
     Pending,
     Reply,
     Seats,
@@ -103,11 +106,12 @@ def _on_race(world: World, session: Session, cmd: RaceCommand, race: Race,
             out = race.undo(player, cmd.seq, now)
         assert out.acted is not None
         outcomes.append(out)
+        later: Later
         if out.turned is not None and race_id in session.lean:
-            reply = messages.lean_state(race, out.acted, out.turned, cmd.rid)
+            later = Later(partial(messages.lean_state, race, out.acted, out.turned, cmd.rid))
         else:  # a full state: also the answer to a repeated seq, lean or not
-            reply = messages.state(race, out.acted, cmd.rid)
-        steps: list[Step] = [Reply(reply), EMIT]
+            later = Later(partial(messages.state, race, out.acted, cmd.rid))
+        steps: list[Step] = [later, EMIT]
         return Effects(race, outcomes, steps, cmd.rid)
     fx = Effects(race, outcomes, [], cmd.rid)
     if isinstance(cmd, commands.Join):

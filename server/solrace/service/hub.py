@@ -31,7 +31,7 @@ from typing import Any, Protocol
 
 from solrace.bus.base import Bus
 from solrace.core.arena import Arena
-from solrace.core.effects import Effects, NotLoaded, Pending
+from solrace.core.effects import Effects, Later, NotLoaded, Pending, Reply
 from solrace.core.errors import Code
 from solrace.core.keys import net_tag
 from solrace.core.quotas import Caps, outside_reserve
@@ -312,6 +312,14 @@ class Hub(Loading):
                 done.set_result(None)
 
         store.after_commit(ok, fail)
+        steps = fx.steps
+        if steps and type(steps[0]) is Later:  # a move's or an undo's state
+            # The writes go out now if the store can send them at once; the racer's reply is
+            # built after that, while they are on their way (see Later).
+            store.send_now()
+            for i, step in enumerate(steps):
+                if type(step) is Later:
+                    steps[i] = Reply(step.build())
         return done
 
     def reply_later(self, session: Sender, msg: dict[str, Any]) -> None:

@@ -26,6 +26,7 @@ from solrace.core.effects import (
     Emit,
     Entered,
     Follow,
+    Later,
     Reply,
     Seats,
     Snapshot,
@@ -93,6 +94,8 @@ def take_steps(host: StepHost, session: Follower, fx: Effects) -> None:
         # at a third of the cost per command (a match's class patterns: ~0.4 µs more).
         if isinstance(step, Reply):
             session.send(step.msg)
+        elif isinstance(step, Later):  # not built by Hub.run (no store sent it early)
+            session.send(step.build())
         elif isinstance(step, Emit):
             _emit(host, fx)
         elif isinstance(step, Follow):

@@ -139,5 +139,10 @@ class Store(Protocol):
     def commit(self) -> None:
         """Commit what is queued now."""
 
+    def send_now(self) -> None:
+        """Start writing what is queued now, before the loop turn ends, if this store can
+        without waiting for anything (nothing else in flight); else nothing: it goes at the
+        end of the turn as always. Its callbacks still run once it is durable."""
+
     def close(self) -> None:
         """Commit what is queued and release the store."""

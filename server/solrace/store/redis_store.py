@@ -374,12 +374,19 @@ class RedisStore:
             return fut
         return asyncio.shield(batch.done)
 
+    def send_now(self) -> None:
+        """With nothing in flight on the commit link, write the batch now (see
+        ``_end_of_turn``); what the rest of the turn queues goes in the next batch."""
+        if self._writing is None and self._batch is not None and self.link is not None \
+                and self.link.open:
+            self._end_of_turn()
+
     def _end_of_turn(self) -> None:
         """The turn that queued a batch is over: write it. On the commit link (a single Redis
         server) it is written right here, before any task wakes up to wait for its replies:
         at a person's pace that is on every move's way to the other processes' spectators."""
-        if self._writing is not None:
-            return
+        if self._writing is not None or self._batch is None:
+            return  # in flight (the task writes what comes after), or sent by send_now
         sent: tuple[_Batch, list[tuple[str, _UnitOps]], int] | None = None
         batch = self._batch
         if self.link is not None and self.link.open and batch is not None:

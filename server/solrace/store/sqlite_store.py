@@ -309,6 +309,10 @@ class SQLiteStore:
         if self._checkpointing is None:
             self.commit()
 
+    def send_now(self) -> None:
+        """Nothing: a commit here is synchronous, so the loop turn's writes wait for its end
+        to go in one transaction."""
+
     def commit(self) -> None:
         """Write everything queued now in one transaction, then run the callbacks: each
         ``ok`` after a commit; after a failed one each ``fail``, then :attr:`on_failure`."""
