@@ -80,6 +80,34 @@ async def test_send_now_writes_at_once_unless_a_batch_is_in_flight(redis: Any) -
         sync.close()
 
 
+async def test_a_batch_that_cannot_be_encoded_fails_and_the_next_goes(redis: Any) -> None:
+    """A batch holding what RESP cannot carry (a bug) fails its callbacks, instead of
+    leaving them waiting; the store goes on with the next batch."""
+    store = await _store(redis.url)
+    sync = redis_sync(redis.port)
+    try:
+        race = _race("rw5")
+        store.add_race(race)
+        await store.flushed()
+        outcome: list[str] = []
+        store.publish("rw5", None)  # type: ignore[arg-type]
+        store.after_commit(lambda: outcome.append("ok"),
+                           lambda exc: outcome.append(type(exc).__name__))
+        for _ in range(100):
+            if outcome:
+                break
+            await asyncio.sleep(0.02)
+        assert outcome == ["TypeError"]
+        assert await store.probe()
+        store.append(race.join("Ann", "tok-a", 0).log)
+        store.after_commit(lambda: outcome.append("ok"))
+        await store.flushed()
+        assert outcome == ["TypeError", "ok"] and _log_len(sync, "rw5") == 1
+    finally:
+        await close(store)
+        sync.close()
+
+
 async def test_a_batch_sent_on_a_link_redis_dropped_fails_and_is_not_seen(redis: Any) -> None:
     """Redis dropped the link before the process noticed: the batch goes out on it at the end
     of its turn, fails (its callbacks fail; nothing of it is in Redis), and the next commit

@@ -389,11 +389,15 @@ class RedisStore:
             return  # in flight (the task writes what comes after), or sent by send_now
         sent: tuple[_Batch, list[tuple[str, _UnitOps]], int] | None = None
         batch = self._batch
-        if self.link is not None and self.link.open and batch is not None:
-            self._batch = None
+        if self.link is not None and self.link.open:
             units = list(batch.units.items())
-            sent = batch, units, self.link.send(self._commands(batch, units))
-            self._inflight = batch
+            try:
+                count = self.link.send(self._commands(batch, units))
+            except Exception:  # not encodable (a bug): the task's write fails it, as always
+                log.exception("a batch could not be sent at the end of its turn")
+            else:
+                self._batch, self._inflight = None, batch
+                sent = batch, units, count
         self._writing = self.supervisor.spawn(self._write_batches(sent), "write to Redis")
 
     def commit(self) -> None:
@@ -484,7 +488,7 @@ class RedisStore:
                 # Redis restarted without its script cache: nothing ran, send it again.
                 await self._load_scripts()
                 results = await self._send(batch, units)
-        except RedisError as exc:
+        except Exception as exc:  # Redis's, or a batch that cannot be encoded: it fails
             self._failed(batch, exc, set(batch.units))
             return exc
         errors: dict[str, BaseException] = {}
