@@ -112,9 +112,11 @@ export function mount(root, { arena: aid }) {
     tick();
     renderYou(phase);
     // The table is drawn again only when what it shows changed (a redraw every second would
-    // lose a keyboard user's place in it).
+    // lose a keyboard user's place in it). The phase is the clock's: the start can come after
+    // the last message (the pairing's view reached this page before its clock passed the
+    // start), and the title must still turn from "Entrants" to "Live table".
     const myId = session.myId;
-    const key = JSON.stringify([model.v, phase === "finished", myId, model.standings, session.mine]);
+    const key = JSON.stringify([model.v, phase, myId, model.standings, session.mine]);
     if (key === drawn) return;
     drawn = key;
     renderTable(phase, myId);

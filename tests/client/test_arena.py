@@ -240,6 +240,20 @@ def test_an_arena_from_its_page_to_the_podium(pages: Pages) -> None:
     watcher.wait_for_selector(".podium")
 
 
+def test_the_table_turns_live_at_the_start_by_the_clock(pages: Pages) -> None:
+    """One entrant: nobody to pair at the start, so no message need come then; the page's
+    clock starts the arena, and the table's title follows ("Live table", not "Entrants")."""
+    ann = pages.open("/")
+    account(ann, "Ann")
+    aid = create_arena(ann, minutes=3, starts_in=4, name="Lone Arena")
+    ann.goto(f"{pages.base}/arena/{aid}")
+    join(ann)
+    watcher = pages.open(f"/arena/{aid}")
+    watcher.wait_for_selector(".table-panel h2 >> text=Entrants (1)")
+    watcher.wait_for_selector(".a-clock >> text=/Ends in/", timeout=WAIT_MS * 2)
+    assert watcher.locator(".table-panel h2").inner_text() == "Live table"
+
+
 def test_a_reload_keeps_her_in_pause_resume_and_a_call_from_another_page(pages: Pages) -> None:
     ann = pages.open("/")
     account(ann, "Ada")
