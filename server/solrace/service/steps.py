@@ -94,7 +94,7 @@ def take_steps(host: StepHost, session: Follower, fx: Effects) -> None:
         # at a third of the cost per command (a match's class patterns: ~0.4 µs more).
         if isinstance(step, Reply):
             session.send(step.msg)
-        elif isinstance(step, Later):  # not built by Hub.run (no store sent it early)
+        elif isinstance(step, Later):  # Hub.run builds them; one it did not is built here
             session.send(step.build())
         elif isinstance(step, Emit):
             _emit(host, fx)
