@@ -3,8 +3,9 @@
 With redis-py's ``PubSub`` a message reaches the bus through a task awaiting ``get_message()``:
 the task wakes one loop turn after the bytes came, then redis-py's parsing and its message dict.
 Across processes that is on the path of every move to every spectator of another process, so
-this link hands each message to the bus from the transport's ``data_received`` itself, the way
-the server reads nothing else in between (docs/performance.md, "Crowds and across processes").
+this link hands each message to the bus from the transport's ``data_received`` itself: the
+spectators' process had a move 0.1 ms after the owner had its commit's answer, now before it
+(docs/performance.md, "Crowds and across processes").
 
 It speaks only what the bus needs of a subscriber connection: ``AUTH`` once opened,
 ``SSUBSCRIBE``/``SUNSUBSCRIBE`` (their confirmations go to ``on_confirmed``), ``PING`` and the
