@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -15,6 +16,15 @@ from solrace.tools.race_client import RaceClient
 
 #: Every wait in these tests is a small multiple of this (seconds).
 T = 5.0
+
+
+async def until(check: Any, seconds: float = 2.0) -> None:
+    """Wait until ``check()`` is true, looking every 10 ms; AssertionError after ``seconds``."""
+    for _ in range(int(seconds / 0.01)):
+        if check():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("not within the time")
 
 
 @pytest.fixture(autouse=True)

@@ -12,6 +12,8 @@ from solrace.bus.redis_bus import RedisBus
 from solrace.bus.redis_listen import Listener
 from solrace.runtime.redis_connect import connect
 
+from tests.solrace.conftest import until
+
 
 class Heard:
     """What a listener handed on, and when (inside which call)."""
@@ -28,14 +30,6 @@ class Heard:
 
     def confirm(self, channel: str) -> None:
         self.confirmed.append(channel)
-
-
-async def until(check: Any, seconds: float = 2.0) -> None:
-    for _ in range(int(seconds / 0.01)):
-        if check():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("not within the time")
 
 
 async def test_messages_are_handed_on_in_order_from_the_callback(redis: Any) -> None:

@@ -15,6 +15,8 @@ from solrace.core.race_parts import Options
 from solrace.runtime.redis_connect import connect, key, unit_of
 from solrace.store.redis_store import RedisStore
 
+from tests.solrace.conftest import until
+
 
 def _race(race_id: str) -> Race:
     return Race(race_id, "scotch", 11, "salt", Options(players=2), 0, "host")
@@ -32,13 +34,6 @@ class Stored:
         self.store.add_race(race)
         await self.store.flushed()
         return race
-
-    async def outcome(self, outcome: list[str]) -> None:
-        """Wait (at most 2 s) until a callback has said something in ``outcome``."""
-        for _ in range(100):
-            if outcome:
-                return
-            await asyncio.sleep(0.02)
 
 
 @pytest.fixture
@@ -105,7 +100,7 @@ async def test_a_batch_that_cannot_be_encoded_fails_and_the_next_goes(stored: St
     store.publish("rw5", None)  # type: ignore[arg-type]
     store.after_commit(lambda: outcome.append("ok"),
                        lambda exc: outcome.append(type(exc).__name__))
-    await stored.outcome(outcome)
+    await until(lambda: outcome)
     assert outcome == ["TypeError"]
     assert await store.probe()
     store.append(race.join("Ann", "tok-a", 0).log)
@@ -128,7 +123,7 @@ async def test_a_batch_sent_on_a_link_redis_dropped_fails_and_is_not_seen(stored
     outcome: list[str] = []
     store.after_commit(lambda: outcome.append("ok"),
                        lambda exc: outcome.append(type(exc).__name__))
-    await stored.outcome(outcome)
+    await until(lambda: outcome)
     assert outcome == ["ConnectionError"]
     assert _log_len(sync, "rw2") == 0
     other = _race("rw3")
